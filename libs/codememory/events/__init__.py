@@ -1,0 +1,60 @@
+"""The event catalogue: every fact codememory records, and the one envelope that carries it.
+
+Import events from here, never from the modules behind it, so that the catalogue stays the single
+place that says what can be in the log.
+"""
+
+from codememory.events.catalogue import (
+    CompactionCheckpointed,
+    Event,
+    MemoryDeprecated,
+    MemoryEmbedded,
+    MemoryForgotten,
+    MemoryRefined,
+    MemoryScope,
+    MemoryStored,
+    ObservationRecorded,
+    PromptSubmitted,
+    SessionEnded,
+    SessionStarted,
+    SubagentCompleted,
+    ToolFailed,
+    ToolKind,
+    ToolObserved,
+)
+from codememory.events.codec import (
+    EventDecodeError,
+    UnknownSchemaVersionError,
+    decode_envelope,
+    encode_envelope,
+)
+from codememory.events.envelope import SCHEMA_VERSION, Envelope, log_subject, new_envelope
+from codememory.events.ids import deterministic_id
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "CompactionCheckpointed",
+    "Envelope",
+    "Event",
+    "EventDecodeError",
+    "MemoryDeprecated",
+    "MemoryEmbedded",
+    "MemoryForgotten",
+    "MemoryRefined",
+    "MemoryScope",
+    "MemoryStored",
+    "ObservationRecorded",
+    "PromptSubmitted",
+    "SessionEnded",
+    "SessionStarted",
+    "SubagentCompleted",
+    "ToolFailed",
+    "ToolKind",
+    "ToolObserved",
+    "UnknownSchemaVersionError",
+    "decode_envelope",
+    "deterministic_id",
+    "encode_envelope",
+    "log_subject",
+    "new_envelope",
+]

@@ -1,0 +1,66 @@
+"""Encoding and decoding of envelopes, with the upcasting of older schema versions.
+
+One encoder and one decoder are built once. A payload that is not JSON, has an unknown event type, or
+comes from a future schema version raises a typed error: consumers send it to the DLQ and go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from codememory.events.envelope import SCHEMA_VERSION, Envelope
+
+
+class EventDecodeError(ValueError):
+    """The bytes are not a valid envelope of a known event."""
+
+
+class UnknownSchemaVersionError(EventDecodeError):
+    """The envelope was written by a newer codememory than this one."""
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(Envelope)
+_raw_decoder = msgspec.json.Decoder(dict[str, Any])
+
+# Upcasters take the raw dict of version N and return version N + 1.
+_UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def encode_envelope(envelope: Envelope) -> bytes:
+    return _encoder.encode(envelope)
+
+
+def decode_envelope(data: bytes) -> Envelope:
+    try:
+        return _decoder.decode(data)
+    except msgspec.ValidationError as first_error:
+        return _decode_other_version(data, first_error)
+    except msgspec.DecodeError as exc:
+        raise EventDecodeError(f"not a JSON envelope: {exc}") from exc
+
+
+def _decode_other_version(data: bytes, first_error: msgspec.ValidationError) -> Envelope:
+    try:
+        raw = _raw_decoder.decode(data)
+    except msgspec.DecodeError as exc:  # pragma: no cover - the first decode already parsed it
+        raise EventDecodeError(str(exc)) from exc
+    version = raw.get("schema_version", SCHEMA_VERSION)
+    if not isinstance(version, int) or version == SCHEMA_VERSION:
+        raise EventDecodeError(f"invalid envelope: {first_error}") from first_error
+    if version > SCHEMA_VERSION:
+        raise UnknownSchemaVersionError(f"schema_version {version} is newer than {SCHEMA_VERSION}")
+    while version < SCHEMA_VERSION:
+        upcast = _UPCASTERS.get(version)
+        if upcast is None:
+            raise EventDecodeError(f"no upcaster from schema_version {version}")
+        raw = upcast(raw)
+        version += 1
+    raw["schema_version"] = SCHEMA_VERSION
+    try:
+        return msgspec.convert(raw, Envelope)
+    except msgspec.ValidationError as exc:
+        raise EventDecodeError(f"invalid envelope after upcasting: {exc}") from exc

@@ -1,0 +1,58 @@
+"""The one envelope around every event in LOG: identity, tenant, time and lineage.
+
+``occurred_at`` is stamped on receipt in UTC (agents send no clock); ``event_id`` is deterministic so a
+retried publish is stored once (it is sent as ``Nats-Msg-Id``).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import msgspec
+
+from codememory.events.catalogue import Event
+
+SCHEMA_VERSION = 1
+_SUBJECT_TOKEN = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class Envelope(msgspec.Struct, frozen=True, kw_only=True):
+    event_id: str
+    tenant: str
+    occurred_at: datetime
+    payload: Event
+    causation_id: str = ""
+    correlation_id: str = ""
+    schema_version: int = SCHEMA_VERSION
+
+
+def new_envelope(
+    payload: Event,
+    *,
+    event_id: str,
+    tenant: str,
+    occurred_at: datetime | None = None,
+    causation_id: str = "",
+    correlation_id: str = "",
+) -> Envelope:
+    return Envelope(
+        event_id=event_id,
+        tenant=tenant,
+        occurred_at=occurred_at or datetime.now(UTC),
+        payload=payload,
+        causation_id=causation_id,
+        correlation_id=correlation_id or causation_id or event_id,
+    )
+
+
+def subject_token(value: str) -> str:
+    """A NATS subject token from any string: no dots, spaces or wildcards."""
+    return _SUBJECT_TOKEN.sub("_", value) or "_"
+
+
+def log_subject(envelope: Envelope) -> str:
+    """``cm.log.<tenant>.<tag>``: the tag's dots make the aggregate kind the first token."""
+    tag = msgspec.inspect.type_info(type(envelope.payload))
+    assert isinstance(tag, msgspec.inspect.StructType)
+    return f"cm.log.{subject_token(envelope.tenant)}.{tag.tag}"
