@@ -30,9 +30,14 @@ from codememory.events.codec import (
 )
 from codememory.events.envelope import SCHEMA_VERSION, Envelope, log_subject, new_envelope
 from codememory.events.ids import deterministic_id
+from codememory.events.log import Appended, EventLog, InMemoryEventLog, LogRecord
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Appended",
+    "EventLog",
+    "InMemoryEventLog",
+    "LogRecord",
     "CompactionCheckpointed",
     "Envelope",
     "Event",

@@ -1,0 +1,88 @@
+"""The event log on JetStream: the real implementation of ``codememory.events.EventLog``.
+
+Every service appends through ``EventLog.append``; the deterministic event id goes out as
+``Nats-Msg-Id`` so JetStream stores a retried append once. ``read`` walks LOG in sequence order with
+an ordered consumer: that is what replay and ``codememory log`` use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+
+from nats.js.api import ConsumerConfig, DeliverPolicy
+from nats.js.client import JetStreamContext
+
+from codememory.bus.streams import LOG
+from codememory.events import Appended, Envelope, LogRecord, encode_envelope, log_subject
+
+
+
+
+class JetStreamEventLog:
+    """EventLog on the LOG stream."""
+
+    def __init__(self, js: JetStreamContext, *, timeout: float = 5.0) -> None:
+        self._js = js
+        self._timeout = timeout
+
+    async def append(self, envelopes: Sequence[Envelope]) -> list[Appended]:
+        futures = [
+            self._js.publish(
+                log_subject(envelope),
+                encode_envelope(envelope),
+                timeout=self._timeout,
+                stream=LOG,
+                headers={"Nats-Msg-Id": envelope.event_id},
+            )
+            for envelope in envelopes
+        ]
+        acks = await asyncio.gather(*futures)
+        return [Appended(seq=ack.seq, duplicate=bool(ack.duplicate)) for ack in acks]
+
+    async def last_seq(self) -> int:
+        info = await self._js.stream_info(LOG)
+        return int(info.state.last_seq)
+
+    async def read(self, from_seq: int = 1, *, until_seq: int | None = None) -> AsyncIterator[LogRecord]:
+        end = until_seq if until_seq is not None else await self.last_seq()
+        if end < from_seq:
+            return
+        sub = await self._js.subscribe(
+            "cm.log.>",
+            stream=LOG,
+            ordered_consumer=True,
+            config=ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=max(from_seq, 1)),
+        )
+        try:
+            async for msg in sub.messages:
+                seq = msg.metadata.sequence.stream
+                yield LogRecord(seq=seq, subject=msg.subject, data=msg.data)
+                if seq >= end:
+                    break
+        finally:
+            await sub.unsubscribe()
+
+
+async def follow(js: JetStreamContext, from_seq: int, *, batch: int = 256) -> AsyncIterator[list[LogRecord]]:
+    """Tail LOG forever from ``from_seq``, yielding records in small batches as they arrive.
+
+    An ordered consumer: nothing to clean up on the server, restarted by the client on gaps.
+    """
+    sub = await js.subscribe(
+        "cm.log.>",
+        stream=LOG,
+        ordered_consumer=True,
+        config=ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=max(from_seq, 1)),
+        pending_msgs_limit=100_000,
+    )
+    try:
+        while True:
+            first = await sub.next_msg(timeout=None)
+            records = [LogRecord(seq=first.metadata.sequence.stream, subject=first.subject, data=first.data)]
+            while len(records) < batch and sub.pending_msgs > 0:
+                msg = await sub.next_msg(timeout=0.1)
+                records.append(LogRecord(seq=msg.metadata.sequence.stream, subject=msg.subject, data=msg.data))
+            yield records
+    finally:
+        await sub.unsubscribe()

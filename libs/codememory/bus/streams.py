@@ -1,0 +1,74 @@
+"""The three JetStream streams and how they are configured.
+
+HOOKS is a short-lived work queue of raw payloads (it may hold what redaction missed, so it is never
+the record). LOG is the immutable event log, the only source of truth: file storage, no age limit,
+``deny_delete`` and ``deny_purge``, and a dedupe window so a retried publish of the same event id is
+stored once. DLQ keeps what could not be decoded or processed, with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
+from nats.js.client import JetStreamContext
+from nats.js.errors import NotFoundError
+
+HOOKS = "HOOKS"
+LOG = "LOG"
+DLQ = "DLQ"
+
+HOOKS_SUBJECTS = "cm.hooks.>"
+LOG_SUBJECTS = "cm.log.>"
+DLQ_SUBJECTS = "cm.dlq.>"
+
+DAY = 24 * 3600.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamSettings:
+    replicas: int = 1
+    hooks_max_age_days: float = 7.0
+    dedupe_window_s: float = 2 * 3600.0
+
+
+def stream_configs(settings: StreamSettings) -> list[StreamConfig]:
+    return [
+        StreamConfig(
+            name=HOOKS,
+            subjects=[HOOKS_SUBJECTS],
+            retention=RetentionPolicy.WORK_QUEUE,
+            storage=StorageType.FILE,
+            max_age=settings.hooks_max_age_days * DAY,
+            duplicate_window=settings.dedupe_window_s,
+            num_replicas=settings.replicas,
+        ),
+        StreamConfig(
+            name=LOG,
+            subjects=[LOG_SUBJECTS],
+            retention=RetentionPolicy.LIMITS,
+            storage=StorageType.FILE,
+            discard=DiscardPolicy.NEW,
+            duplicate_window=settings.dedupe_window_s,
+            deny_delete=True,
+            deny_purge=True,
+            num_replicas=settings.replicas,
+        ),
+        StreamConfig(
+            name=DLQ,
+            subjects=[DLQ_SUBJECTS],
+            retention=RetentionPolicy.LIMITS,
+            storage=StorageType.FILE,
+            num_replicas=settings.replicas,
+        ),
+    ]
+
+
+async def ensure_streams(js: JetStreamContext, settings: StreamSettings | None = None) -> None:
+    """Create the streams that are missing; leave existing ones as they are."""
+    for config in stream_configs(settings or StreamSettings()):
+        assert config.name is not None
+        try:
+            await js.stream_info(config.name)
+        except NotFoundError:
+            await js.add_stream(config)

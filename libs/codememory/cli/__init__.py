@@ -1,0 +1,1 @@
+"""The ``codememory`` command line."""

@@ -1,0 +1,24 @@
+"""``codememory``: set up and run the embedded stack, wire agents' hooks, and work with memories.
+
+``codememory hook`` is dispatched before typer (or anything heavy) is imported: it runs inside every
+agent hook and has a budget of tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    if argv[:1] == ["hook"]:
+        from codememory.hookclient.main import main as hook_main
+
+        sys.exit(hook_main(argv[1:]))
+    from codememory.cli.commands import app
+
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,221 @@
+"""The typer commands. Each one parses its options, calls the gateway (or NATS for ``log``), and renders."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import grpc
+import typer
+
+from codememory.cli.client import connect
+from codememory.cli.render import as_dict, console, hits_table, print_json
+from codememory.runtime.home import NotRunningError, read_runtime
+from codememory.settings import default_home
+from codememory.v1 import memory_pb2 as pb
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Persistent, code-aware memory for AI coding agents.")
+
+Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _home() -> Path:
+    return default_home()
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.echo(f"codememory: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _call(method: str, request: Any) -> Any:
+    try:
+        with connect(_home()) as conn:
+            return getattr(conn.stub, method)(request, metadata=conn.metadata, timeout=conn.timeout)
+    except NotRunningError as exc:
+        _fail(str(exc))
+    except grpc.RpcError as exc:
+        _fail(f"{exc.code().name}: {exc.details()}")
+
+
+@app.command()
+def up() -> None:
+    """Start the embedded stack: nats-server, every service, Qdrant Edge, the gRPC gateway (foreground)."""
+    from codememory.runtime.stack import StackSettings, run_stack
+
+    asyncio.run(run_stack(StackSettings.from_env()))
+
+
+@app.command("install-hooks")
+def install_hooks_cmd(
+    agent: Annotated[str, typer.Option(help="claude, cursor, codex or gemini")],
+    project: Annotated[Path, typer.Option(help="Project directory")] = Path("."),
+    command: Annotated[str, typer.Option(help="How the agent should invoke codememory")] = "codememory",
+) -> None:
+    """Write the agent's hook configuration into a project, merging with what is there."""
+    from codememory.agents import HookConfigError, UnknownAgentError, install_hooks
+
+    try:
+        result = install_hooks(agent, project.resolve(), command=command)
+    except (HookConfigError, UnknownAgentError, NotADirectoryError) as exc:
+        _fail(str(exc), 2)
+    state = "updated" if result.changed else "already up to date"
+    typer.echo(f"{result.path}: {state} (added: {', '.join(result.events_added) or 'none'})")
+
+
+@app.command()
+def recall(
+    query: str,
+    repo: str = "",
+    branch: str = "",
+    user: str = "",
+    session: str = "",
+    type: Annotated[list[str] | None, typer.Option("--type", help="Memory type (repeatable)")] = None,
+    path: Annotated[list[str] | None, typer.Option("--path", help="Linked path (repeatable)")] = None,
+    since: float = 0.0,
+    until: float = 0.0,
+    limit: int = 10,
+    include_deprecated: bool = False,
+    json_out: Json = False,
+) -> None:
+    """Ranked memories for a query, with the parts of each score."""
+    request = pb.RecallRequest(
+        query=query, limit=limit, repo=repo, branch=branch, user=user, session_id=session,
+        types=type or [], paths=path or [], since=since, until=until, include_deprecated=include_deprecated,
+    )
+    response = as_dict(_call("Recall", request))
+    if json_out:
+        print_json(response)
+    else:
+        console.print(hits_table(response["hits"]))
+
+
+@app.command()
+def store(
+    text: str,
+    type: str = "note",
+    repo: str = "",
+    branch: str = "",
+    user: str = "",
+    session: str = "",
+    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
+    path: Annotated[list[str] | None, typer.Option("--path")] = None,
+    importance: float = 0.5,
+    json_out: Json = False,
+) -> None:
+    """Store a memory explicitly."""
+    request = pb.StoreRequest(
+        text=text, type=type, tags=tag or [], importance=importance,
+        scope=pb.Scope(repo=repo, branch=branch, user=user, session_id=session, paths=path or []),
+    )
+    _print_mutation(_call("Store", request), json_out)
+
+
+def _print_mutation(response: pb.MutationResponse, json_out: bool) -> None:
+    if json_out:
+        print_json(as_dict(response))
+    else:
+        typer.echo(f"{response.memory_id} (log seq {response.seq})")
+
+
+@app.command()
+def refine(
+    memory_id: str,
+    text: str = "",
+    importance: Annotated[float | None, typer.Option()] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag")] = None,
+    json_out: Json = False,
+) -> None:
+    """Change a memory's text, importance or tags."""
+    request = pb.RefineRequest(memory_id=memory_id, text=text, tags=tag or [], replace_tags=bool(tag))
+    if importance is not None:
+        request.importance = importance
+    _print_mutation(_call("Refine", request), json_out)
+
+
+@app.command()
+def deprecate(memory_id: str, reason: str = "", json_out: Json = False) -> None:
+    """Mark a memory as outdated: recall leaves it out unless asked to include it."""
+    _print_mutation(_call("Deprecate", pb.DeprecateRequest(memory_id=memory_id, reason=reason)), json_out)
+
+
+@app.command()
+def forget(memory_id: str, reason: str = "", json_out: Json = False) -> None:
+    """Forget a memory: it leaves every projection at once."""
+    _print_mutation(_call("Forget", pb.ForgetRequest(memory_id=memory_id, reason=reason)), json_out)
+
+
+@app.command()
+def status(json_out: Json = False) -> None:
+    """Health, counts and consumer lag."""
+    response = as_dict(_call("Status", pb.StatusRequest()))
+    if json_out:
+        print_json(response)
+        return
+    for key, value in response.items():
+        typer.echo(f"{key}: {value}")
+
+
+@app.command()
+def replay(json_out: Json = False) -> None:
+    """Rebuild the projections from LOG, without re-embedding."""
+    response = as_dict(_call("Replay", pb.ReplayRequest()))
+    if json_out:
+        print_json(response)
+    else:
+        same = response["digest_before"] == response["digest_after"]
+        typer.echo(f"replayed {response['events']} events in {float(response['seconds']):.2f}s; digest unchanged: {same}")
+
+
+@app.command("log")
+def log_cmd(
+    from_seq: Annotated[int, typer.Option("--from", help="First LOG sequence")] = 1,
+    limit: int = 0,
+    json_out: Json = False,
+) -> None:
+    """Print the events of LOG, oldest first."""
+    from codememory.cli.logread import print_log
+
+    try:
+        nats_url = read_runtime(_home()).nats_url
+    except NotRunningError as exc:
+        _fail(str(exc))
+    asyncio.run(print_log(nats_url, from_seq, limit, json_out))
+
+
+@app.command()
+def export(repo: str = "", output: Annotated[Path | None, typer.Option("--output", "-o")] = None) -> None:
+    """Write every memory of your tenant as JSON lines."""
+    from codememory.cli.transfer import export_lines
+
+    try:
+        with connect(_home()) as conn:
+            lines = export_lines(conn, repo)
+            if output is None:
+                for line in lines:
+                    sys.stdout.write(line + "\n")
+            else:
+                with output.open("w") as handle:
+                    for line in lines:
+                        handle.write(line + "\n")
+    except NotRunningError as exc:
+        _fail(str(exc))
+
+
+@app.command("import")
+def import_cmd(source: Annotated[Path, typer.Argument(help="JSON lines file, - for stdin")]) -> None:
+    """Store memories from JSON lines (as written by export) through the event path."""
+    from codememory.cli.transfer import ImportError_, import_lines
+
+    handle = sys.stdin if str(source) == "-" else source.open()
+    try:
+        with connect(_home()) as conn:
+            count = import_lines(conn, handle)
+    except (NotRunningError, ImportError_) as exc:
+        _fail(str(exc))
+    except grpc.RpcError as exc:
+        _fail(f"{exc.code().name}: {exc.details()}")
+    typer.echo(json.dumps({"imported": count}))

@@ -1,0 +1,34 @@
+"""Turning protobuf answers into JSON lines or a readable table for the terminal."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message
+from rich.console import Console
+from rich.table import Table
+
+
+def as_dict(message: Message) -> dict[str, Any]:
+    return MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+
+
+def print_json(value: object) -> None:
+    print(json.dumps(value, ensure_ascii=False))
+
+
+def hits_table(hits: Iterable[dict[str, Any]]) -> Table:
+    table = Table("score", "type", "when", "text", "id", show_lines=False)
+    for hit in hits:
+        memory, score = hit["memory"], hit["score"]
+        when = datetime.fromtimestamp(float(memory.get("created_at", 0)), UTC).strftime("%Y-%m-%d %H:%M")
+        text = " ".join(str(memory.get("text", "")).split())
+        table.add_row(f"{float(score.get('total', 0)):.3f}", memory.get("type", ""), when, text[:120], memory["id"][:8])
+    return table
+
+
+console = Console()

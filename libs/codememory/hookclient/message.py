@@ -1,0 +1,232 @@
+"""Turn one hook invocation (agent name + raw stdin bytes) into the HOOKS message.
+
+The message is stamped once, at receipt: ``received_at`` and the ``dedupe_key`` derived from it
+travel with the message into the spool, so a re-publish after a failure carries the same
+``Nats-Msg-Id`` and JetStream stores it once. Redaction happens here, before the message exists
+anywhere else (stream or spool). Repository and branch are read from ``.git`` directly, without
+a ``git`` subprocess, because a fork+exec would cost more than the whole hook budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+
+from codememory.hookclient.trim import trim_string, trim_value
+from codememory.redaction import redact, strip_private
+
+__all__ = [
+    "MAX_MESSAGE_BYTES",
+    "HookMessage",
+    "build_message",
+    "dedupe_key",
+    "encode_json",
+    "find_git",
+    "format_received_at",
+    "subject_token",
+]
+
+MAX_MESSAGE_BYTES = 900_000  # leaves headroom under NATS' default 1 MB max_payload
+_FALLBACK_CAPS = (2048, 256)
+_TOKEN_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+_sha256: Callable[[bytes], Any]
+try:  # the builtin module skips loading OpenSSL through hashlib (~4 ms per hook process)
+    _sha256 = __import__("_sha256").sha256
+except ImportError:  # pragma: no cover - interpreters without the builtin module
+    import hashlib
+
+    _sha256 = hashlib.sha256
+
+
+class HookMessage:
+    """A ready-to-publish hook message: subject, Nats-Msg-Id, encoded body and the body itself."""
+
+    __slots__ = ("body", "data", "msg_id", "subject")
+
+    def __init__(self, subject: str, msg_id: str, body: dict[str, object], data: bytes | None = None) -> None:
+        self.subject = subject
+        self.msg_id = msg_id
+        self.body = body
+        self.data = encode_json(body) if data is None else data
+
+    def to_record(self) -> dict[str, object]:
+        """The spool line for this message."""
+        return {"subject": self.subject, "msg_id": self.msg_id, "message": self.body}
+
+    @classmethod
+    def from_record(cls, record: dict[str, object]) -> HookMessage:
+        subject, msg_id, body = record["subject"], record["msg_id"], record["message"]
+        if not (isinstance(subject, str) and isinstance(msg_id, str) and isinstance(body, dict)):
+            raise ValueError("malformed spool record")
+        return cls(subject, msg_id, body)
+
+
+def encode_json(value: object) -> bytes:
+    """Compact UTF-8 JSON; falls back to ASCII escapes when a string holds a lone surrogate."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:
+        return json.dumps(value, separators=(",", ":")).encode()
+
+
+def subject_token(text: str) -> str:
+    """One NATS subject token: characters outside [A-Za-z0-9_-] become ``_``; never empty."""
+    return _TOKEN_UNSAFE.sub("_", text) or "unknown"
+
+
+def format_received_at(now: float) -> str:
+    """``2026-11-22T06:00:00.123456Z`` (UTC, microseconds) without importing datetime."""
+    seconds = int(now)
+    micros = int(round((now - seconds) * 1_000_000))
+    if micros >= 1_000_000:
+        seconds, micros = seconds + 1, micros - 1_000_000
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{micros:06d}Z"
+
+
+def dedupe_key(agent: str, received_at: str, raw: bytes) -> str:
+    """First 32 hex chars of sha256(agent NUL received_at NUL raw stdin)."""
+    hexdigest: str = _sha256(agent.encode() + b"\0" + received_at.encode() + b"\0" + raw).hexdigest()
+    return hexdigest[:32]
+
+
+def find_git(cwd: str) -> tuple[str, str, str]:
+    """(repo name, repo root, branch) of the git work tree holding ``cwd``; ``''`` when unknown."""
+    try:
+        directory = os.path.abspath(cwd)
+        for _ in range(128):
+            dotgit = os.path.join(directory, ".git")
+            if os.path.isdir(dotgit):
+                return os.path.basename(directory), directory, _branch(dotgit)
+            if os.path.isfile(dotgit):  # worktree or submodule: "gitdir: <path>"
+                with open(dotgit, encoding="utf-8") as fh:
+                    line = fh.readline().strip()
+                gitdir = line[len("gitdir:") :].strip() if line.startswith("gitdir:") else ""
+                branch = _branch(os.path.join(directory, gitdir)) if gitdir else ""
+                return os.path.basename(directory), directory, branch
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+    except (OSError, ValueError):
+        pass
+    return "", "", ""
+
+
+def _branch(gitdir: str) -> str:
+    try:
+        with open(os.path.join(gitdir, "HEAD"), encoding="utf-8") as fh:
+            head = fh.readline().strip()
+    except (OSError, ValueError):
+        return ""
+    prefix = "ref: refs/heads/"
+    return head[len(prefix) :] if head.startswith(prefix) else ""  # detached HEAD -> ''
+
+
+def _working_dir(payload: dict[str, object]) -> str:
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and os.path.isabs(cwd):
+        return cwd
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str) and os.path.isabs(roots[0]):
+        return roots[0]
+    try:
+        return os.getcwd()
+    except OSError:
+        return ""
+
+
+def _user() -> str:
+    name = os.environ.get("USER") or os.environ.get("LOGNAME") or os.environ.get("USERNAME")
+    if name:
+        return name
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError, OSError):
+        return ""
+
+
+def _scrub(value: object) -> object:
+    """Redact secrets, then drop ``<private>`` spans from every string."""
+    return _strip_all(redact(value))  # type: ignore[arg-type]
+
+
+def _strip_all(value: object) -> object:
+    if isinstance(value, str):
+        return strip_private(value)
+    if isinstance(value, dict):
+        return {key: _strip_all(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_strip_all(item) for item in value]
+    return value
+
+
+def build_message(
+    agent: str, raw: bytes, *, tenant: str, max_field: int, now: float | None = None
+) -> HookMessage:
+    """The redacted, trimmed message for one hook invocation; always under MAX_MESSAGE_BYTES."""
+    received_at = format_received_at(time.time() if now is None else now)
+    key = dedupe_key(agent, received_at, raw)
+    try:
+        parsed = json.loads(raw) if raw.strip() else None
+    except ValueError:
+        parsed = None
+    payload: dict[str, object]
+    if isinstance(parsed, dict):
+        event_name = parsed.get("hook_event_name")
+        event = event_name if isinstance(event_name, str) and event_name else "unknown"
+        repo, repo_root, branch = find_git(_working_dir(parsed))
+        scrubbed = _scrub(parsed)
+        payload = scrubbed if isinstance(scrubbed, dict) else {"_raw": ""}
+    else:
+        event = "unknown"
+        repo, repo_root, branch = find_git(_working_dir({}))
+        payload = {"_raw": _scrub(raw.decode("utf-8", errors="replace"))}
+    subject = f"cm.hooks.{subject_token(tenant)}.{subject_token(agent)}.{subject_token(event)}"
+    body: dict[str, object] = {
+        "v": 1,
+        "agent": agent,
+        "event": event,
+        "tenant": tenant,
+        "received_at": received_at,
+        "dedupe_key": key,
+        "repo": repo,
+        "repo_root": repo_root,
+        "branch": branch,
+        "user": _user(),
+        "trimmed": [],
+        "payload": payload,
+    }
+    for cap in (max_field, *(c for c in _FALLBACK_CAPS if c < max_field)):
+        trimmed_payload, paths = trim_value(payload, cap)
+        body["trimmed"], body["payload"] = paths, trimmed_payload
+        data = encode_json(body)
+        if len(data) <= MAX_MESSAGE_BYTES:
+            return HookMessage(subject, key, body, data)
+    body["payload"], body["trimmed"] = _skeleton(payload)  # last resort: top-level scalars only
+    return HookMessage(subject, key, body)
+
+
+def _skeleton(payload: dict[str, object]) -> tuple[dict[str, object], list[str]]:
+    """Top-level scalars only (strings capped at 256); every dropped or cut key is reported."""
+    out: dict[str, object] = {"_truncated": True}
+    cut: list[str] = []
+    for index, (key, value) in enumerate(payload.items()):
+        name = trim_string(key, 256)
+        if index < 100 and isinstance(value, str):
+            out[name] = trim_string(value, 256)
+            if len(value) > 256:
+                cut.append(name)
+        elif index < 100 and (value is None or isinstance(value, bool | int | float)):
+            out[name] = value
+        elif len(cut) < 100:
+            cut.append(name)
+    return out, cut

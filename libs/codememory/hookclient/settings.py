@@ -1,0 +1,120 @@
+"""Settings of the hook process, read once from the environment and passed explicitly.
+
+The hook runs as a fresh process for every agent event, so this module stays on the stdlib and
+avoids ``dataclasses`` (which pulls in ``inspect``, ~10 ms here): ``HookSettings`` is a small
+immutable slots class instead. The NATS URL comes from ``CODEMEMORY_NATS_URL`` or else from the
+``runtime.json`` that ``codememory up`` writes; with neither, the hook only spools.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["HookSettings"]
+
+_DEFAULT_TENANT = "local"
+_DEFAULT_HOOK_TIMEOUT_MS = 1000
+_DEFAULT_CONTEXT_TIMEOUT_MS = 400
+_DEFAULT_MAX_FIELD = 16384
+
+
+def _int_env(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
+    try:
+        return max(minimum, int(env.get(name, "") or default))
+    except ValueError:
+        return default
+
+
+def _runtime_nats_url(home: str) -> str | None:
+    """The ``nats_url`` of ``<home>/runtime.json``, or None if the file is absent or unreadable."""
+    try:
+        with open(os.path.join(home, "runtime.json"), "rb") as fh:
+            data = json.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    url = data.get("nats_url") if isinstance(data, dict) else None
+    return url if isinstance(url, str) and url else None
+
+
+class HookSettings:
+    """Immutable settings; build with ``from_env()`` or the keyword constructor in tests."""
+
+    __slots__ = ("context_timeout_s", "home", "hook_timeout_s", "max_field", "nats_url", "tenant")
+
+    home: str
+    nats_url: str | None
+    tenant: str
+    hook_timeout_s: float
+    context_timeout_s: float
+    max_field: int
+
+    def __init__(
+        self,
+        *,
+        home: str,
+        nats_url: str | None = None,
+        tenant: str = _DEFAULT_TENANT,
+        hook_timeout_s: float = _DEFAULT_HOOK_TIMEOUT_MS / 1000,
+        context_timeout_s: float = _DEFAULT_CONTEXT_TIMEOUT_MS / 1000,
+        max_field: int = _DEFAULT_MAX_FIELD,
+    ) -> None:
+        values = {
+            "home": home,
+            "nats_url": nats_url,
+            "tenant": tenant or _DEFAULT_TENANT,
+            "hook_timeout_s": hook_timeout_s,
+            "context_timeout_s": context_timeout_s,
+            "max_field": max(256, max_field),
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> HookSettings:
+        env = os.environ if env is None else env
+        home = os.path.abspath(os.path.expanduser(env.get("CODEMEMORY_HOME") or "~/.codememory"))
+        return cls(
+            home=home,
+            nats_url=env.get("CODEMEMORY_NATS_URL") or _runtime_nats_url(home),
+            tenant=env.get("CODEMEMORY_TENANT") or _DEFAULT_TENANT,
+            hook_timeout_s=_int_env(env, "CODEMEMORY_HOOK_TIMEOUT_MS", _DEFAULT_HOOK_TIMEOUT_MS, 10) / 1000,
+            context_timeout_s=_int_env(env, "CODEMEMORY_CONTEXT_TIMEOUT_MS", _DEFAULT_CONTEXT_TIMEOUT_MS, 0)
+            / 1000,
+            max_field=_int_env(env, "CODEMEMORY_HOOK_MAX_FIELD", _DEFAULT_MAX_FIELD, 256),
+        )
+
+    def replace(self, **changes: object) -> HookSettings:
+        """A copy with some fields changed (the instance itself is immutable)."""
+        values: dict[str, object] = {name: getattr(self, name) for name in self.__slots__}
+        values.update(changes)
+        return HookSettings(**values)  # type: ignore[arg-type]
+
+    @property
+    def spool_path(self) -> str:
+        return os.path.join(self.home, "spool", "hooks.jsonl")
+
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.home, "logs", "hook.log")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"HookSettings is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"HookSettings is immutable; cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HookSettings):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, n) for n in self.__slots__))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"HookSettings({fields})"

@@ -1,0 +1,351 @@
+"""A minimal blocking NATS client: just enough protocol to publish to JetStream and make a request.
+
+Why not nats-py: the hook is a fresh process per agent event and ``import asyncio, nats`` alone
+costs 125-170 ms, while the whole hook must finish in ~60 ms. The NATS client protocol is plain
+text over TCP, so one socket and a line parser do: read INFO, send CONNECT and SUB to a private
+inbox, then HPUB with a reply subject and wait for the reply (a JetStream PubAck, or the answer to
+a core request). Everything is pipelined into as few writes as possible and bounded by a deadline.
+``_socket`` is used directly because the ``socket`` wrapper module imports ``selectors`` and
+``enum`` on top (~5 ms). TLS is not supported: the local server listens on loopback.
+"""
+
+from __future__ import annotations
+
+import _socket
+import json
+import os
+import time
+
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+__all__ = [
+    "JetStreamError",
+    "NatsConnection",
+    "NatsError",
+    "NatsTimeout",
+    "NoRespondersError",
+    "PubAck",
+    "encode_headers",
+    "parse_url",
+]
+
+_CRLF = b"\r\n"
+_MAX_LINE = 64 * 1024
+
+
+class NatsError(Exception):
+    """Protocol, connection or server error. ``permanent`` means retrying the same message is futile."""
+
+    permanent = False
+
+
+class NatsTimeout(NatsError):
+    """No reply before the deadline."""
+
+
+class NoRespondersError(NatsError):
+    """Status 503 on the reply inbox: nobody listens on the subject (for JetStream: no stream)."""
+
+
+class JetStreamError(NatsError):
+    """JetStream answered the publish with ``{"error": {...}}``."""
+
+    def __init__(self, code: int, err_code: int, description: str) -> None:
+        super().__init__(f"jetstream error {code}/{err_code}: {description}")
+        self.code = code
+        self.err_code = err_code
+        # 400s (bad request, message too large, ...) would fail again; 5xx are transient.
+        self.permanent = code == 400
+
+
+class PubAck:
+    """A JetStream publish acknowledgement."""
+
+    __slots__ = ("duplicate", "seq", "stream")
+
+    def __init__(self, stream: str, seq: int, duplicate: bool) -> None:
+        self.stream = stream
+        self.seq = seq
+        self.duplicate = duplicate
+
+    def __repr__(self) -> str:
+        return f"PubAck(stream={self.stream!r}, seq={self.seq}, duplicate={self.duplicate})"
+
+
+def parse_url(url: str) -> tuple[str, int, str, str]:
+    """``nats://[user[:pass]@]host[:port]`` -> (host, port, user, password); a lone user is a token."""
+    rest = url.strip()
+    scheme, sep, after = rest.partition("://")
+    if sep:
+        if scheme.lower() not in ("nats", "tcp"):
+            raise NatsError(f"unsupported NATS URL scheme {scheme!r} (only nats:// on loopback)")
+        rest = after
+    rest = rest.split("/", 1)[0]
+    user = password = ""
+    if "@" in rest:
+        creds, rest = rest.rsplit("@", 1)
+        user, _, password = creds.partition(":")
+    port = 4222
+    if rest.startswith("["):  # [::1]:4222
+        host, _, tail = rest[1:].partition("]")
+        if tail.startswith(":"):
+            port = int(tail[1:])
+    elif ":" in rest:
+        host, _, port_text = rest.rpartition(":")
+        port = int(port_text)
+    else:
+        host = rest
+    return host or "127.0.0.1", port, user, password
+
+
+def encode_headers(headers: Mapping[str, str]) -> bytes:
+    """The NATS/1.0 header block, including its terminating blank line."""
+    parts = [b"NATS/1.0\r\n"]
+    for name, value in headers.items():
+        if any(c in name for c in ": \r\n") or "\r" in value or "\n" in value:
+            raise NatsError(f"invalid header {name!r}")
+        parts.append(f"{name}: {value}\r\n".encode())
+    parts.append(_CRLF)
+    return b"".join(parts)
+
+
+def _status(header_block: bytes) -> int:
+    """The status code of a header block (``NATS/1.0 503``), or 0 when there is none."""
+    first = header_block.split(_CRLF, 1)[0].split()
+    return int(first[1]) if len(first) > 1 and first[1].isdigit() else 0
+
+
+class NatsConnection:
+    """One blocking connection. Not thread-safe; meant to live for one hook process."""
+
+    def __init__(self, sock: _socket.socket, info: dict[str, object], buffered: bytes = b"") -> None:
+        self._sock = sock
+        self._buf = bytearray(buffered)
+        self.info = info
+        max_payload = info.get("max_payload")
+        self.max_payload = max_payload if isinstance(max_payload, int) else 1024 * 1024
+        self._inbox = "_INBOX." + os.urandom(12).hex()
+        self._next_reply = 0
+        self._replies: dict[str, tuple[bytes | None, bytes]] = {}
+
+    @classmethod
+    def connect(cls, url: str, timeout: float) -> NatsConnection:
+        """Open, read INFO, and send CONNECT plus the inbox SUB (not waited for: pipelined)."""
+        deadline = time.monotonic() + timeout
+        host, port, user, password = parse_url(url)
+        sock = _open_socket(host, port, deadline)
+        try:
+            reader = cls(sock, {})
+            line = reader._read_line(deadline)
+            if not line.startswith(b"INFO"):
+                raise NatsError(f"expected INFO, got {line[:80]!r}")
+            info = json.loads(line[4:])
+            if not isinstance(info, dict):
+                raise NatsError("malformed INFO")
+            if info.get("tls_required"):
+                raise NatsError("server requires TLS, which the hook client does not speak")
+            conn = cls(sock, info, bytes(reader._buf))
+            options: dict[str, object] = {
+                "verbose": False,
+                "pedantic": False,
+                "headers": True,
+                "no_responders": True,
+                "lang": "python",
+                "version": "codememory",
+            }
+            if user and password:
+                options["user"], options["pass"] = user, password
+            elif user:
+                options["auth_token"] = user
+            connect = b"CONNECT " + json.dumps(options, separators=(",", ":")).encode() + _CRLF
+            conn._send(connect + f"SUB {conn._inbox}.* 1\r\n".encode(), deadline)
+            return conn
+        except BaseException:
+            sock.close()
+            raise
+
+    def close(self) -> None:
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self) -> NatsConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- publishing -----------------------------------------------------------------------------
+
+    def publish_many(
+        self, items: Sequence[tuple[str, bytes, Mapping[str, str]]], timeout: float
+    ) -> list[PubAck | NatsError]:
+        """JetStream-publish every (subject, data, headers) in one pipelined write; one result each.
+
+        The server stores messages from one connection in the order it reads them, so the stream
+        keeps the order of ``items``. Unanswered items get a ``NatsTimeout``.
+        """
+        deadline = time.monotonic() + timeout
+        results: list[PubAck | NatsError | None] = [None] * len(items)
+        frames: list[bytes] = []
+        waiting: dict[str, int] = {}
+        for index, (subject, data, headers) in enumerate(items):
+            header_block = encode_headers(headers) if headers else b""
+            if len(header_block) + len(data) > self.max_payload:
+                error = NatsError(f"message of {len(data)} bytes exceeds max_payload {self.max_payload}")
+                error.permanent = True
+                results[index] = error
+                continue
+            reply = self._new_reply()
+            waiting[reply] = index
+            frames.append(self._pub_frame(subject, reply, header_block, data))
+        if frames:
+            self._send(b"".join(frames), deadline)
+        for reply, index in waiting.items():
+            try:
+                header_block, payload = self._wait_reply(reply, deadline)
+                results[index] = _pub_ack(header_block, payload)
+            except NatsError as exc:
+                results[index] = exc
+        return [r if r is not None else NatsTimeout("no reply") for r in results]
+
+    def publish(self, subject: str, data: bytes, headers: Mapping[str, str], timeout: float) -> PubAck:
+        """JetStream-publish one message and wait for its PubAck; raises NatsError otherwise."""
+        result = self.publish_many([(subject, data, headers)], timeout)[0]
+        if isinstance(result, NatsError):
+            raise result
+        return result
+
+    def request(
+        self, subject: str, data: bytes, timeout: float, headers: Mapping[str, str] | None = None
+    ) -> bytes:
+        """Core request-reply: the reply's payload, or NoRespondersError / NatsTimeout."""
+        deadline = time.monotonic() + timeout
+        reply = self._new_reply()
+        header_block = encode_headers(headers) if headers else b""
+        self._send(self._pub_frame(subject, reply, header_block, data), deadline)
+        reply_headers, payload = self._wait_reply(reply, deadline)
+        if reply_headers is not None and _status(reply_headers) == 503:
+            raise NoRespondersError(f"no responders on {subject}")
+        return payload
+
+    # --- internals ------------------------------------------------------------------------------
+
+    def _new_reply(self) -> str:
+        self._next_reply += 1
+        return f"{self._inbox}.{self._next_reply}"
+
+    @staticmethod
+    def _pub_frame(subject: str, reply: str, header_block: bytes, data: bytes) -> bytes:
+        if header_block:
+            total = len(header_block) + len(data)
+            head = f"HPUB {subject} {reply} {len(header_block)} {total}\r\n".encode()
+            return head + header_block + data + _CRLF
+        return f"PUB {subject} {reply} {len(data)}\r\n".encode() + data + _CRLF
+
+    def _wait_reply(self, reply: str, deadline: float) -> tuple[bytes | None, bytes]:
+        """Read protocol messages until the one for ``reply`` arrives; others are kept for later."""
+        while reply not in self._replies:
+            line = self._read_line(deadline)
+            op = line.split(b" ", 1)[0].upper()
+            if op == b"MSG":  # MSG <subject> <sid> [reply-to] <#bytes>
+                args = line.split()
+                payload = self._read_exact(int(args[-1]) + 2, deadline)[:-2]
+                self._replies[args[1].decode()] = (None, payload)
+            elif op == b"HMSG":  # HMSG <subject> <sid> [reply-to] <#header bytes> <#total bytes>
+                args = line.split()
+                header_len, total = int(args[-2]), int(args[-1])
+                data = self._read_exact(total + 2, deadline)
+                self._replies[args[1].decode()] = (data[:header_len], data[header_len:total])
+            elif op == b"PING":
+                self._send(b"PONG\r\n", deadline)
+            elif op == b"-ERR":
+                raise NatsError(f"server error: {line[5:].decode(errors='replace').strip()}")
+            # PONG, +OK and async INFO need nothing.
+        return self._replies.pop(reply)
+
+    def _send(self, data: bytes, deadline: float) -> None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise NatsTimeout("deadline passed")
+        self._sock.settimeout(remaining)
+        try:
+            self._sock.sendall(data)
+        except TimeoutError as exc:
+            raise NatsTimeout("send timed out") from exc
+        except OSError as exc:
+            raise NatsError(f"connection error: {exc}") from exc
+
+    def _fill(self, deadline: float) -> None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise NatsTimeout("deadline passed")
+        self._sock.settimeout(remaining)
+        try:
+            chunk = self._sock.recv(65536)
+        except TimeoutError as exc:
+            raise NatsTimeout("deadline passed") from exc
+        except OSError as exc:
+            raise NatsError(f"connection error: {exc}") from exc
+        if not chunk:
+            raise NatsError("connection closed by server")
+        self._buf += chunk
+
+    def _read_line(self, deadline: float) -> bytes:
+        while True:
+            end = self._buf.find(_CRLF)
+            if end >= 0:
+                line = bytes(self._buf[:end])
+                del self._buf[: end + 2]
+                return line
+            if len(self._buf) > _MAX_LINE:
+                raise NatsError("protocol line too long")
+            self._fill(deadline)
+
+    def _read_exact(self, size: int, deadline: float) -> bytes:
+        while len(self._buf) < size:
+            self._fill(deadline)
+        data = bytes(self._buf[:size])
+        del self._buf[:size]
+        return data
+
+
+def _open_socket(host: str, port: int, deadline: float) -> _socket.socket:
+    last: Exception = NatsError(f"cannot resolve {host}")
+    for family, kind, proto, _name, address in _socket.getaddrinfo(host, port, 0, _socket.SOCK_STREAM):
+        sock = _socket.socket(family, kind, proto)
+        try:
+            sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+            sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            sock.connect(address)
+            return sock
+        except OSError as exc:
+            sock.close()
+            last = exc
+    if isinstance(last, TimeoutError):
+        raise NatsTimeout(f"connect to {host}:{port} timed out") from last
+    raise NatsError(f"cannot connect to {host}:{port}: {last}") from last
+
+
+def _pub_ack(header_block: bytes | None, payload: bytes) -> PubAck:
+    if header_block is not None:
+        status = _status(header_block)
+        if status == 503:
+            raise NoRespondersError("no JetStream stream for this subject (503 no responders)")
+        if status >= 400:
+            raise NatsError(f"status {status} on publish reply")
+    try:
+        ack = json.loads(payload)
+    except ValueError as exc:
+        raise NatsError(f"unparsable PubAck {payload[:100]!r}") from exc
+    if not isinstance(ack, dict):
+        raise NatsError(f"unexpected PubAck {payload[:100]!r}")
+    error = ack.get("error")
+    if isinstance(error, dict):
+        raise JetStreamError(
+            int(error.get("code") or 0), int(error.get("err_code") or 0), str(error.get("description", ""))
+        )
+    return PubAck(str(ack.get("stream", "")), int(ack.get("seq") or 0), bool(ack.get("duplicate", False)))

@@ -1,0 +1,115 @@
+"""Which events become memories, and what a memory says.
+
+One function decides it for every consumer: the embed service embeds exactly the texts this produces,
+and the projection indexes exactly these drafts, so the two can never disagree about a memory's text.
+Observations of what the agent did (prompts, edits, shell runs, failures, subagent results, compaction
+summaries) become memories of their own type; explicit ``MemoryStored`` events carry theirs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+
+import msgspec
+
+from codememory.events import (
+    CompactionCheckpointed,
+    Envelope,
+    MemoryStored,
+    PromptSubmitted,
+    SubagentCompleted,
+    ToolFailed,
+    ToolObserved,
+)
+
+_MAX_TEXT = 4000
+_IMPORTANCE_BY_KIND = {"edit": 0.5, "write": 0.5, "shell": 0.4, "task": 0.5, "read": 0.2, "search": 0.2}
+
+
+class MemoryDraft(msgspec.Struct, frozen=True, kw_only=True):
+    memory_id: str
+    tenant: str
+    text: str
+    memory_type: str
+    repo: str = ""
+    branch: str = ""
+    user: str = ""
+    session_id: str = ""
+    agent: str = ""
+    paths: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    importance: float = 0.5
+    metadata: dict[str, str] = msgspec.field(default_factory=dict)
+    created_at: float = 0.0
+
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _epoch(value: str, fallback: datetime) -> float:
+    if value:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+        except ValueError:
+            pass
+    return fallback.timestamp()
+
+
+def _join(*parts: str) -> str:
+    return "\n".join(p for p in parts if p).strip()[:_MAX_TEXT]
+
+
+def memory_from_envelope(envelope: Envelope) -> MemoryDraft | None:
+    """The memory an event creates, or None when the event is not itself a memory."""
+    event = envelope.payload
+    match event:
+        case MemoryStored():
+            scope = event.scope
+            return MemoryDraft(
+                memory_id=event.memory_id,
+                tenant=envelope.tenant,
+                text=event.text[:_MAX_TEXT],
+                memory_type=event.memory_type,
+                repo=scope.repo,
+                branch=scope.branch,
+                user=scope.user,
+                session_id=scope.session_id,
+                paths=scope.paths,
+                tags=event.tags,
+                importance=event.importance,
+                metadata=dict(event.metadata),
+                created_at=_epoch(event.created_at, envelope.occurred_at),
+            )
+        case PromptSubmitted() if event.prompt.strip():
+            text, memory_type, paths, importance = event.prompt[:_MAX_TEXT], "prompt", (), 0.5
+        case ToolObserved(phase="post") if event.summary or event.output_excerpt:
+            text = _join(event.summary, event.input_excerpt[:600], event.output_excerpt[:600])
+            memory_type, paths = "observation", event.paths
+            importance = _IMPORTANCE_BY_KIND.get(event.kind, 0.3)
+        case ToolFailed():
+            text = _join(f"{event.tool} failed" + (f": {event.command}" if event.command else ""), event.error)
+            memory_type, paths, importance = "failure", event.paths, 0.6
+        case SubagentCompleted() if event.result.strip():
+            text = _join(f"Subagent {event.subagent_type} result:".replace("  ", " "), event.result)
+            memory_type, paths, importance = "subagent", (), 0.5
+        case CompactionCheckpointed() if event.summary.strip():
+            text, memory_type, paths, importance = event.summary[:_MAX_TEXT], "summary", (), 0.7
+        case _:
+            return None
+    return MemoryDraft(
+        memory_id=envelope.event_id,
+        tenant=envelope.tenant,
+        created_at=envelope.occurred_at.timestamp(),
+        text=text,
+        memory_type=memory_type,
+        repo=event.repo,
+        branch=event.branch,
+        user=event.user,
+        session_id=event.session_id,
+        agent=event.agent,
+        paths=tuple(paths),
+        importance=importance,
+    )

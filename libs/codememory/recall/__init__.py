@@ -1,0 +1,22 @@
+"""Recall: hybrid ranking of memories and the session context built from it."""
+
+from codememory.recall.context import SessionContext, build_context, estimate_tokens
+from codememory.recall.query import RecallQuery, query_filter
+from codememory.recall.recaller import Recaller, RecallHit
+from codememory.recall.scoring import Candidate, ScopeHint, ScoreParts, Weights, scope_match, score
+
+__all__ = [
+    "Candidate",
+    "RecallHit",
+    "RecallQuery",
+    "Recaller",
+    "ScopeHint",
+    "ScoreParts",
+    "SessionContext",
+    "Weights",
+    "build_context",
+    "estimate_tokens",
+    "query_filter",
+    "scope_match",
+    "score",
+]

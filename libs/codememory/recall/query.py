@@ -1,0 +1,44 @@
+"""What a caller can ask of recall, and how that becomes an index filter.
+
+The tenant is not something a caller chooses: it comes from verified credentials and is always part of
+the filter. Forgotten memories never match; deprecated ones only when asked for.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from codememory.vectorstore import IndexFilter
+
+
+class RecallQuery(msgspec.Struct, frozen=True, kw_only=True):
+    tenant: str
+    text: str
+    limit: int = 10
+    repo: str = ""
+    branch: str = ""
+    user: str = ""
+    session_id: str = ""
+    types: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    since: float = 0.0
+    until: float = 0.0
+    include_deprecated: bool = False
+    cwd: str = ""
+
+
+def query_filter(query: RecallQuery) -> IndexFilter:
+    equals: dict[str, str | int | bool] = {"tenant": query.tenant}
+    for field in ("repo", "branch", "user", "session_id"):
+        value = getattr(query, field)
+        if value:
+            equals[field] = value
+    any_of: dict[str, list[str]] = {"state": ["active", "deprecated"] if query.include_deprecated else ["active"]}
+    if query.types:
+        any_of["type"] = list(query.types)
+    if query.paths:
+        any_of["paths"] = list(query.paths)
+    ranges: dict[str, tuple[float | None, float | None]] = {}
+    if query.since or query.until:
+        ranges["created_at"] = (query.since or None, query.until or None)
+    return IndexFilter(equals=equals, any_of=any_of, ranges=ranges)

@@ -1,0 +1,101 @@
+"""Hybrid scoring: the parts of a memory's score, and the weights that combine them.
+
+Dense similarity (MiniLM cosine) is strong on code and weak on conversation, BM25 the other way round,
+so neither alone decides: both are normalised over the candidate set and mixed with recency,
+importance and scope match. Every part comes back with the hit so a caller can see why it ranked.
+Pure functions: no index, no model, no network.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, kw_only=True)
+class Weights:
+    dense: float = 0.45
+    lexical: float = 0.35
+    recency: float = 0.08
+    importance: float = 0.07
+    scope: float = 0.05
+    recency_half_life_days: float = 14.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate:
+    memory_id: str
+    payload: Mapping[str, object]
+    dense: float | None
+    lexical: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScoreParts:
+    dense: float
+    lexical: float
+    recency: float
+    importance: float
+    scope: float
+    total: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScopeHint:
+    repo: str = ""
+    branch: str = ""
+    cwd: str = ""
+    paths: tuple[str, ...] = ()
+
+
+def recency(created_at: float, now: float, half_life_days: float) -> float:
+    age_days = max(0.0, now - created_at) / 86400.0
+    return math.pow(0.5, age_days / half_life_days) if half_life_days > 0 else 0.0
+
+
+def scope_match(payload: Mapping[str, object], hint: ScopeHint) -> float:
+    """Fraction of the caller's known scope (repo, branch, working directory, paths) the memory shares."""
+    checks: list[bool] = []
+    if hint.repo:
+        checks.append(payload.get("repo") == hint.repo)
+    if hint.branch:
+        checks.append(payload.get("branch") == hint.branch)
+    raw_paths = payload.get("paths")
+    paths = [str(p) for p in raw_paths] if isinstance(raw_paths, list | tuple) else []
+    if hint.cwd:
+        checks.append(any(p.startswith(hint.cwd) or hint.cwd.endswith(p) for p in paths))
+    if hint.paths:
+        checks.append(any(p in hint.paths for p in paths))
+    return sum(checks) / len(checks) if checks else 0.0
+
+
+def _as_float(value: object, default: float) -> float:
+    return float(value) if isinstance(value, int | float) else default
+
+
+def score(
+    candidates: Sequence[Candidate], weights: Weights, hint: ScopeHint, now: float
+) -> list[tuple[Candidate, ScoreParts]]:
+    """Score and sort candidates, best first."""
+    top_lexical = max((c.lexical or 0.0 for c in candidates), default=0.0)
+    scored: list[tuple[Candidate, ScoreParts]] = []
+    for c in candidates:
+        dense = max(0.0, min(1.0, c.dense or 0.0))
+        lexical = (c.lexical or 0.0) / top_lexical if top_lexical > 0 else 0.0
+        rec = recency(_as_float(c.payload.get("created_at"), now), now, weights.recency_half_life_days)
+        imp = max(0.0, min(1.0, _as_float(c.payload.get("importance"), 0.5)))
+        scope = scope_match(c.payload, hint)
+        total = (
+            weights.dense * dense
+            + weights.lexical * lexical
+            + weights.recency * rec
+            + weights.importance * imp
+            + weights.scope * scope
+        )
+        if c.payload.get("state") == "deprecated":
+            total *= 0.5
+        parts = ScoreParts(dense=dense, lexical=lexical, recency=rec, importance=imp, scope=scope, total=total)
+        scored.append((c, parts))
+    scored.sort(key=lambda pair: (-pair[1].total, pair[0].memory_id))
+    return scored

@@ -1,0 +1,72 @@
+"""Reading settings from the environment, the same way for every service.
+
+Each service defines one frozen settings dataclass and builds it with ``env_str`` and friends, which
+look up ``CODEMEMORY_<SERVICE>_<KEY>`` first and fall back to ``CODEMEMORY_<KEY>``. Settings objects
+are passed explicitly; nothing reads the environment after start-up.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+
+class SettingsError(ValueError):
+    """A setting is present but cannot be used."""
+
+
+def _lookup(service: str, key: str, environ: Mapping[str, str]) -> str | None:
+    for name in (f"CODEMEMORY_{service.upper()}_{key.upper()}", f"CODEMEMORY_{key.upper()}"):
+        value = environ.get(name)
+        if value is not None and value != "":
+            return value
+    return None
+
+
+def env_str(service: str, key: str, default: str, environ: Mapping[str, str] | None = None) -> str:
+    value = _lookup(service, key, os.environ if environ is None else environ)
+    return default if value is None else value
+
+
+def env_int(service: str, key: str, default: int, environ: Mapping[str, str] | None = None) -> int:
+    value = _lookup(service, key, os.environ if environ is None else environ)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise SettingsError(f"CODEMEMORY_{key.upper()} must be an integer, got {value!r}") from exc
+
+
+def env_float(service: str, key: str, default: float, environ: Mapping[str, str] | None = None) -> float:
+    value = _lookup(service, key, os.environ if environ is None else environ)
+    if value is None:
+        return default
+    try:
+        return float(value)
+    except ValueError as exc:
+        raise SettingsError(f"CODEMEMORY_{key.upper()} must be a number, got {value!r}") from exc
+
+
+def env_bool(service: str, key: str, default: bool, environ: Mapping[str, str] | None = None) -> bool:
+    value = _lookup(service, key, os.environ if environ is None else environ)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def default_home(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    return Path(env.get("CODEMEMORY_HOME") or Path.home() / ".codememory").expanduser()
+
+
+def parse_tokens(spec: str) -> dict[str, str]:
+    """``token=tenant,token2=tenant2`` into a mapping; the tenant comes from credentials only."""
+    tokens: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        token, sep, tenant = item.partition("=")
+        if not sep or not token or not tenant:
+            raise SettingsError(f"bad token mapping {item!r}: expected token=tenant")
+        tokens[token] = tenant
+    return tokens

@@ -1,0 +1,117 @@
+"""The gateway assembled: projection follower, gRPC server, and the hooks' context responder.
+
+Used by ``main.py`` (the gateway as its own process) and by ``codememory up`` (every service in one
+process). Owns the lifecycle; holds no domain logic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import time
+
+import structlog
+from nats.aio.client import Client
+from nats.aio.subscription import Subscription
+from nats.js.client import JetStreamContext
+
+from codememory.bus import JetStreamEventLog, follow
+from codememory.embedding import Embedder
+from codememory.gateway.core import GatewayCore, rebuild
+from codememory.gateway.indexes import IndexGenerations
+from codememory.gateway.live import LiveProjection
+from codememory.gateway.responder import serve_context_requests
+from codememory.gateway.rpc import MemoryServicer
+from codememory.gateway.server import create_server, mark_serving
+from codememory.gateway.settings import GatewaySettings
+from codememory.gateway.status import StatusSource
+from codememory.lexical import SparseEncoder
+from codememory.redaction import clean_text
+from codememory.v1 import memory_pb2 as pb
+from codememory.vectorstore import IndexFilter, index_digest
+
+log = structlog.get_logger(__name__)
+
+
+class GatewayApp:
+    def __init__(self, nc: Client, js: JetStreamContext, settings: GatewaySettings, embedder: Embedder) -> None:
+        self.settings = settings
+        self._nc = nc
+        self._js = js
+        self.event_log = JetStreamEventLog(js)
+        self.encoder = SparseEncoder()
+        self.generations = IndexGenerations(settings.data_dir, embedder.dim, settings.qdrant_url)
+        self.live = LiveProjection(self.generations.projection(self.generations.current(), self.encoder))
+        self.core = GatewayCore(
+            self.live, self.event_log, embedder, self.encoder,
+            write_wait_s=settings.write_wait_ms / 1000, clean_text=clean_text,
+        )
+        self.status = StatusSource(js, self.core)
+        self.port = 0
+        self._tasks: list[asyncio.Task[None]] = []
+        self._responder: Subscription | None = None
+        self._replaying = asyncio.Lock()
+
+    async def start(self) -> GatewayApp:
+        servicer = MemoryServicer(self.core, self.settings.tokens, self.status, self.replay)
+        self._server, self.port, self._health = await create_server(
+            servicer, self.settings.listen, reflection_enabled=self.settings.reflection
+        )
+        await self._server.start()
+        self._tasks.append(asyncio.create_task(self._follow(), name="gateway-follow"))
+        self._tasks.append(asyncio.create_task(self._become_ready(), name="gateway-ready"))
+        self._responder = await serve_context_requests(self._nc, self.core, default_budget=self.settings.context_budget_tokens)
+        log.info("gateway_started", port=self.port, projection_seq=self.live.seq)
+        return self
+
+    async def _follow(self) -> None:
+        while True:
+            try:
+                async for records in follow(self._js, self.live.seq + 1):
+                    await self.live.apply(records)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("follow_failed")
+                await asyncio.sleep(0.5)
+
+    async def _become_ready(self) -> None:
+        target = await self.status.log_last_seq()
+        while not await self.live.wait_for(target, 1.0):
+            pass
+        await mark_serving(self._health)
+        log.info("gateway_serving", projection_seq=self.live.seq)
+
+    async def replay(self) -> pb.ReplayResponse:
+        """Rebuild the projection from LOG into a new generation (no re-embedding) and swap it in."""
+        async with self._replaying:
+            everything = IndexFilter()
+            before = await asyncio.to_thread(index_digest, self.live.projection.index, everything)
+            old_generation = self.generations.current()
+            generation = old_generation + 1
+            shutil.rmtree(self.generations.root / f"gen-{generation}", ignore_errors=True)
+            fresh = self.generations.projection(generation, self.encoder)
+            started = time.perf_counter()
+            events, _ = await rebuild(self.event_log, self.live, fresh)
+            self.generations.commit(generation)
+            shutil.rmtree(self.generations.root / f"gen-{old_generation}", ignore_errors=True)
+            after = await asyncio.to_thread(index_digest, self.live.projection.index, everything)
+            seconds = time.perf_counter() - started
+            log.info("replayed", events=events, seconds=round(seconds, 3), same=before == after)
+            return pb.ReplayResponse(events=events, seconds=seconds, digest_before=before, digest_after=after)
+
+    async def stop(self) -> None:
+        if self._responder is not None:
+            with contextlib.suppress(Exception):
+                await self._responder.unsubscribe()
+        await self._health.enter_graceful_shutdown()
+        await self._server.stop(grace=2.0)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        async with self.live.lock:
+            self.live.projection.index.flush()
+            self.live.projection.index.close()

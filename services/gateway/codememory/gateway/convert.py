@@ -1,0 +1,81 @@
+"""Conversions between protobuf messages and the gateway's domain values. Nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from codememory.events import MemoryScope
+from codememory.gateway.core import NewMemory
+from codememory.recall import RecallHit, RecallQuery
+from codememory.v1 import memory_pb2 as pb
+
+
+def _strs(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list | tuple) else []
+
+
+def _num(value: object, default: float = 0.0) -> float:
+    return float(value) if isinstance(value, int | float) else default
+
+
+def memory_message(payload: Mapping[str, object]) -> pb.Memory:
+    metadata = payload.get("metadata")
+    return pb.Memory(
+        id=str(payload.get("memory_id", "")),
+        text=str(payload.get("text", "")),
+        type=str(payload.get("type", "")),
+        scope=pb.Scope(
+            repo=str(payload.get("repo", "")),
+            branch=str(payload.get("branch", "")),
+            user=str(payload.get("user", "")),
+            session_id=str(payload.get("session_id", "")),
+            paths=_strs(payload.get("paths")),
+        ),
+        tags=_strs(payload.get("tags")),
+        importance=_num(payload.get("importance"), 0.5),
+        metadata={str(k): str(v) for k, v in metadata.items()} if isinstance(metadata, dict) else {},
+        created_at=_num(payload.get("created_at")),
+        state=str(payload.get("state", "")),
+        agent=str(payload.get("agent", "")),
+        tenant=str(payload.get("tenant", "")),
+    )
+
+
+def hit_message(hit: RecallHit) -> pb.Hit:
+    p = hit.parts
+    parts = pb.ScoreParts(
+        dense=p.dense, lexical=p.lexical, recency=p.recency, importance=p.importance, scope=p.scope, total=p.total
+    )
+    return pb.Hit(memory=memory_message(hit.payload), score=parts)
+
+
+def recall_query(tenant: str, request: pb.RecallRequest) -> RecallQuery:
+    return RecallQuery(
+        tenant=tenant,
+        text=request.query,
+        limit=request.limit or 10,
+        repo=request.repo,
+        branch=request.branch,
+        user=request.user,
+        session_id=request.session_id,
+        types=tuple(request.types),
+        paths=tuple(request.paths),
+        since=request.since,
+        until=request.until,
+        include_deprecated=request.include_deprecated,
+        cwd=request.cwd,
+    )
+
+
+def new_memory(request: pb.StoreRequest) -> NewMemory:
+    s = request.scope
+    return NewMemory(
+        text=request.text,
+        memory_type=request.type or "note",
+        scope=MemoryScope(repo=s.repo, branch=s.branch, user=s.user, session_id=s.session_id, paths=tuple(s.paths)),
+        tags=tuple(request.tags),
+        importance=request.importance if request.HasField("importance") else 0.5,
+        metadata=dict(request.metadata),
+        memory_id=request.memory_id,
+        created_at=request.created_at,
+    )

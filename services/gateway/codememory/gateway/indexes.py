@@ -1,0 +1,44 @@
+"""Where the gateway's projection lives, by generation, so replay can build a new one beside the old.
+
+Qdrant Edge (the default): ``<data_dir>/memories/gen-<n>/`` holds the shard and its position file, and
+``CURRENT`` names the generation in use. With a Qdrant server URL: collection ``memories_gen_<n>`` and
+the position file under ``<data_dir>``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from codememory.lexical import SparseEncoder
+from codememory.memory import MemoryProjection, Position
+from codememory.vectorstore import EdgeVectorIndex, QdrantClientIndex, VectorIndex
+
+
+class IndexGenerations:
+    def __init__(self, data_dir: Path, dense_size: int, qdrant_url: str = "") -> None:
+        self.root = data_dir / "memories"
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._dense_size = dense_size
+        self._qdrant_url = qdrant_url
+
+    def current(self) -> int:
+        marker = self.root / "CURRENT"
+        return int(marker.read_text().strip()) if marker.is_file() else 1
+
+    def _open(self, generation: int) -> VectorIndex:
+        if self._qdrant_url:
+            from qdrant_client import QdrantClient
+
+            client = QdrantClient(url=self._qdrant_url)
+            return QdrantClientIndex(client, f"memories_gen_{generation}", self._dense_size)
+        return EdgeVectorIndex(self.root / f"gen-{generation}" / "shard", self._dense_size)
+
+    def projection(self, generation: int, encoder: SparseEncoder) -> MemoryProjection:
+        position = Position(self.root / f"gen-{generation}" / "position.json")
+        return MemoryProjection(self._open(generation), encoder, position)
+
+    def commit(self, generation: int) -> None:
+        tmp = self.root / "CURRENT.tmp"
+        tmp.write_text(str(generation))
+        os.replace(tmp, self.root / "CURRENT")

@@ -1,0 +1,134 @@
+"""The gRPC servicer: thin methods over ``GatewayCore``; errors become status codes here and only here.
+
+Each call resolves the caller's tenant from its bearer token, binds request context for the logs, and
+maps the gateway's typed errors to status codes (never a bare exception to the client).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+
+from codememory.gateway.convert import hit_message, memory_message, new_memory, recall_query
+from codememory.gateway.core import GatewayCore
+from codememory.gateway.errors import GatewayError, InvalidArgument, NotFound, NotReady, Unauthenticated
+from codememory.gateway.status import StatusSource
+from codememory.v1 import memory_pb2 as pb
+from codememory.v1 import memory_pb2_grpc as pb_grpc
+
+log = structlog.get_logger(__name__)
+R = TypeVar("R")
+
+_CODES: Mapping[type[GatewayError], grpc.StatusCode] = {
+    Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
+    InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+    NotFound: grpc.StatusCode.NOT_FOUND,
+    NotReady: grpc.StatusCode.UNAVAILABLE,
+}
+
+
+def tenant_of(context: grpc.aio.ServicerContext, tokens: Mapping[str, str]) -> str:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            tenant = tokens.get(value.removeprefix("Bearer ").strip())
+            if tenant:
+                return tenant
+    raise Unauthenticated("missing or unknown bearer token")
+
+
+def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
+    @functools.wraps(method)
+    async def wrapper(self: MemoryServicer, request: Any, context: grpc.aio.ServicerContext) -> R:
+        structlog.contextvars.bind_contextvars(rpc=method.__name__, request_id=str(uuid.uuid4()))
+        try:
+            tenant = tenant_of(context, self.tokens)
+            structlog.contextvars.bind_contextvars(tenant=tenant)
+            return await method(self, tenant, request, context)
+        except GatewayError as exc:
+            await context.abort(_CODES.get(type(exc), grpc.StatusCode.INTERNAL), str(exc))
+        except TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded")
+        except Exception:
+            log.exception("rpc_failed")
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+        finally:
+            structlog.contextvars.unbind_contextvars("rpc", "request_id", "tenant")
+        raise AssertionError("unreachable: abort raises")
+
+    return wrapper
+
+
+class MemoryServicer(pb_grpc.MemoryServiceServicer):
+    def __init__(self, core: GatewayCore, tokens: Mapping[str, str], status: StatusSource, replay: Callable[[], Awaitable[pb.ReplayResponse]]) -> None:
+        self.core = core
+        self.tokens = tokens
+        self._status = status
+        self._replay = replay
+
+    @rpc
+    async def Recall(self, tenant: str, request: pb.RecallRequest, context: grpc.aio.ServicerContext) -> pb.RecallResponse:
+        started = time.perf_counter()
+        hits = await self.core.recall(recall_query(tenant, request))
+        return pb.RecallResponse(hits=[hit_message(h) for h in hits], took_ms=(time.perf_counter() - started) * 1000)
+
+    @rpc
+    async def SessionContext(self, tenant: str, request: pb.SessionContextRequest, context: grpc.aio.ServicerContext) -> pb.SessionContextResponse:
+        ctx = await self.core.context(
+            tenant,
+            repo=request.repo,
+            branch=request.branch,
+            cwd=request.cwd,
+            session_id=request.session_id,
+            prompt=request.prompt,
+            budget_tokens=request.budget_tokens or 1500,
+        )
+        return pb.SessionContextResponse(context=ctx.text, tokens=ctx.tokens, memory_ids=list(ctx.memory_ids))
+
+    @rpc
+    async def Store(self, tenant: str, request: pb.StoreRequest, context: grpc.aio.ServicerContext) -> pb.MutationResponse:
+        written = await self.core.store(tenant, new_memory(request))
+        return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
+
+    @rpc
+    async def Refine(self, tenant: str, request: pb.RefineRequest, context: grpc.aio.ServicerContext) -> pb.MutationResponse:
+        written = await self.core.refine(
+            tenant,
+            request.memory_id,
+            text=request.text,
+            importance=request.importance if request.HasField("importance") else None,
+            tags=list(request.tags) if (request.tags or request.replace_tags) else None,
+        )
+        return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
+
+    @rpc
+    async def Deprecate(self, tenant: str, request: pb.DeprecateRequest, context: grpc.aio.ServicerContext) -> pb.MutationResponse:
+        written = await self.core.deprecate(tenant, request.memory_id, request.reason)
+        return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
+
+    @rpc
+    async def Forget(self, tenant: str, request: pb.ForgetRequest, context: grpc.aio.ServicerContext) -> pb.MutationResponse:
+        written = await self.core.forget(tenant, request.memory_id, request.reason)
+        return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
+
+    async def Export(self, request: pb.ExportRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.Memory]:
+        try:
+            tenant = tenant_of(context, self.tokens)
+        except Unauthenticated as exc:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
+            return
+        for row in await self.core.export(tenant, request.repo):
+            yield memory_message(row)
+
+    @rpc
+    async def Status(self, tenant: str, request: pb.StatusRequest, context: grpc.aio.ServicerContext) -> pb.StatusResponse:
+        return await self._status.status()
+
+    @rpc
+    async def Replay(self, tenant: str, request: pb.ReplayRequest, context: grpc.aio.ServicerContext) -> pb.ReplayResponse:
+        return await self._replay()

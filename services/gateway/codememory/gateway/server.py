@@ -1,0 +1,38 @@
+"""The gRPC server: the servicer, the shipped health service, and reflection behind a setting.
+
+``create_server`` binds and returns the port, so tests bind ``127.0.0.1:0``. Health says NOT_SERVING
+until the projection has caught up with LOG, then SERVING.
+"""
+
+from __future__ import annotations
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from codememory.gateway.rpc import MemoryServicer
+from codememory.v1 import memory_pb2, memory_pb2_grpc
+
+SERVICE_NAME = memory_pb2.DESCRIPTOR.services_by_name["MemoryService"].full_name
+
+
+async def create_server(
+    servicer: MemoryServicer, listen: str, *, reflection_enabled: bool = True
+) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
+    server = grpc.aio.server(options=[("grpc.max_receive_message_length", 8 * 1024 * 1024)])
+    memory_pb2_grpc.add_MemoryServiceServicer_to_server(servicer, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    await health_servicer.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.NOT_SERVING)
+    if reflection_enabled:
+        reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    port = server.add_insecure_port(listen)
+    if port == 0:
+        raise RuntimeError(f"could not bind {listen}")
+    return server, port, health_servicer
+
+
+async def mark_serving(health_servicer: health.aio.HealthServicer) -> None:
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

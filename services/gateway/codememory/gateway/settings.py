@@ -1,0 +1,43 @@
+"""The gateway's settings, from ``CODEMEMORY_GATEWAY_<KEY>`` or ``CODEMEMORY_<KEY>``.
+
+``tokens`` maps bearer tokens to tenants (``token=tenant,...``); it is the only source of a caller's
+tenant. ``qdrant_url`` empty means Qdrant Edge on disk under ``data_dir`` (the embedded default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codememory.settings import default_home, env_bool, env_int, env_str, parse_tokens
+
+SERVICE = "gateway"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GatewaySettings:
+    nats_url: str = "nats://127.0.0.1:4222"
+    listen: str = "127.0.0.1:50051"
+    data_dir: Path = field(default_factory=lambda: default_home() / "gateway")
+    tokens: Mapping[str, str] = field(default_factory=dict)
+    qdrant_url: str = ""
+    reflection: bool = True
+    write_wait_ms: int = 5000
+    context_budget_tokens: int = 1500
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
+        home = default_home(environ)
+        return cls(
+            nats_url=env_str(SERVICE, "nats_url", cls.nats_url, environ),
+            listen=env_str(SERVICE, "listen", cls.listen, environ),
+            data_dir=Path(env_str(SERVICE, "data_dir", str(home / "gateway"), environ)),
+            tokens=parse_tokens(env_str(SERVICE, "tokens", "", environ)),
+            qdrant_url=env_str(SERVICE, "qdrant_url", "", environ),
+            reflection=env_bool(SERVICE, "reflection", True, environ),
+            write_wait_ms=env_int(SERVICE, "write_wait_ms", cls.write_wait_ms, environ),
+            context_budget_tokens=env_int(SERVICE, "context_budget_tokens", cls.context_budget_tokens, environ),
+            log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
+        )

@@ -1,1 +1,0 @@
-"""The projector service."""
