@@ -84,7 +84,7 @@ def subject_token(text: str) -> str:
 def format_received_at(now: float) -> str:
     """``2026-11-22T06:00:00.123456Z`` (UTC, microseconds) without importing datetime."""
     seconds = int(now)
-    micros = int(round((now - seconds) * 1_000_000))
+    micros = round((now - seconds) * 1_000_000)
     if micros >= 1_000_000:
         seconds, micros = seconds + 1, micros - 1_000_000
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{micros:06d}Z"
@@ -155,8 +155,8 @@ def _user() -> str:
 
 
 def _scrub(value: object) -> object:
-    """Redact secrets, then drop ``<private>`` spans from every string."""
-    return _strip_all(redact(value))  # type: ignore[arg-type]
+    """Drop ``<private>`` spans from every string, then redact secrets (key-aware, deep)."""
+    return redact(_strip_all(value))
 
 
 def _strip_all(value: object) -> object:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -27,7 +27,6 @@ OK, RETRY, REJECT = "ok", "retry", "reject"
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 Record = dict[str, object]
-Sender = "Callable[[Sequence[Record]], list[str]]"
 
 
 class DrainResult:
@@ -108,33 +107,36 @@ class Spool:
             items.extend((_encode(r), r) for r in tail)
             keep: list[bytes] = []
             poison: list[bytes] = []
-            flushed, index, stopped = 0, 0, False
-            tail_sent = True
+            flushed, tail_acked, index, stopped = 0, 0, 0, False
             while index < len(items):
                 if stopped or time.monotonic() >= deadline or (index < len(lines) and index >= max_messages):
                     keep.extend(line for line, _ in items[index:])
-                    tail_sent = tail_sent and index >= len(items)
                     break
-                chunk = items[index : index + batch]
+                end = index + batch if index >= len(lines) else min(index + batch, max_messages)
+                chunk = items[index:end]
                 good = [(i, rec) for i, (_line, rec) in enumerate(chunk) if rec is not None]
                 outcomes = dict(zip((i for i, _ in good), send([rec for _, rec in good]), strict=True))
                 for i, (line, _rec) in enumerate(chunk):
-                    outcome = outcomes.get(i, REJECT)
-                    is_tail = index + i >= len(lines)
+                    outcome = outcomes.get(i, REJECT)  # undecodable lines are poison
                     if outcome == OK:
-                        flushed += 0 if is_tail else 1
+                        if index + i >= len(lines):
+                            tail_acked += 1
+                        else:
+                            flushed += 1
                     elif outcome == REJECT:
                         poison.append(line)
                     else:
                         keep.append(line)
                         stopped = True
-                        tail_sent = tail_sent and not is_tail
-                index += len(chunk)
+                index = end
             if poison:
                 self._append_rejected(poison)
-            if keep != lines:
+            if len(keep) >= len(lines) and keep[: len(lines)] == lines:
+                if len(keep) > len(lines):  # nothing left the spool: only the tail joins it
+                    self._append_locked(keep[len(lines) :], enforce_limit=False)
+            else:
                 self._rewrite(keep)
-            return DrainResult(flushed, len(keep), len(poison), tail_sent and bool(tail))
+            return DrainResult(flushed, len(keep), len(poison), bool(tail) and tail_acked == len(tail))
         finally:
             self._unlock(lock_fd)
 
@@ -160,11 +162,11 @@ class Spool:
         if fd >= 0:
             os.close(fd)  # closing releases the flock
 
-    def _append_locked(self, lines: list[bytes]) -> bool:
+    def _append_locked(self, lines: list[bytes], enforce_limit: bool = True) -> bool:
         data = b"".join(lines)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            if os.fstat(fd).st_size + len(data) > self.max_bytes:
+            if enforce_limit and os.fstat(fd).st_size + len(data) > self.max_bytes:
                 return False
             _write_all(fd, data)
             return True
@@ -180,10 +182,8 @@ class Spool:
 
     def _rewrite(self, lines: list[bytes]) -> None:
         if not lines:
-            try:
+            if os.path.exists(self.path):  # under the lock: nobody else can remove it meanwhile
                 os.unlink(self.path)
-            except FileNotFoundError:
-                pass
             return
         tmp = f"{self.path}.{os.getpid()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

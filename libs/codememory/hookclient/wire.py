@@ -16,105 +16,25 @@ import json
 import os
 import time
 
+from codememory.hookclient.protocol import (
+    NatsError,
+    NatsTimeout,
+    NoRespondersError,
+    PubAck,
+    encode_headers,
+    header_status,
+    parse_pub_ack,
+    parse_url,
+)
+
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-__all__ = [
-    "JetStreamError",
-    "NatsConnection",
-    "NatsError",
-    "NatsTimeout",
-    "NoRespondersError",
-    "PubAck",
-    "encode_headers",
-    "parse_url",
-]
+__all__ = ["NatsConnection"]
 
 _CRLF = b"\r\n"
 _MAX_LINE = 64 * 1024
-
-
-class NatsError(Exception):
-    """Protocol, connection or server error. ``permanent`` means retrying the same message is futile."""
-
-    permanent = False
-
-
-class NatsTimeout(NatsError):
-    """No reply before the deadline."""
-
-
-class NoRespondersError(NatsError):
-    """Status 503 on the reply inbox: nobody listens on the subject (for JetStream: no stream)."""
-
-
-class JetStreamError(NatsError):
-    """JetStream answered the publish with ``{"error": {...}}``."""
-
-    def __init__(self, code: int, err_code: int, description: str) -> None:
-        super().__init__(f"jetstream error {code}/{err_code}: {description}")
-        self.code = code
-        self.err_code = err_code
-        # 400s (bad request, message too large, ...) would fail again; 5xx are transient.
-        self.permanent = code == 400
-
-
-class PubAck:
-    """A JetStream publish acknowledgement."""
-
-    __slots__ = ("duplicate", "seq", "stream")
-
-    def __init__(self, stream: str, seq: int, duplicate: bool) -> None:
-        self.stream = stream
-        self.seq = seq
-        self.duplicate = duplicate
-
-    def __repr__(self) -> str:
-        return f"PubAck(stream={self.stream!r}, seq={self.seq}, duplicate={self.duplicate})"
-
-
-def parse_url(url: str) -> tuple[str, int, str, str]:
-    """``nats://[user[:pass]@]host[:port]`` -> (host, port, user, password); a lone user is a token."""
-    rest = url.strip()
-    scheme, sep, after = rest.partition("://")
-    if sep:
-        if scheme.lower() not in ("nats", "tcp"):
-            raise NatsError(f"unsupported NATS URL scheme {scheme!r} (only nats:// on loopback)")
-        rest = after
-    rest = rest.split("/", 1)[0]
-    user = password = ""
-    if "@" in rest:
-        creds, rest = rest.rsplit("@", 1)
-        user, _, password = creds.partition(":")
-    port = 4222
-    if rest.startswith("["):  # [::1]:4222
-        host, _, tail = rest[1:].partition("]")
-        if tail.startswith(":"):
-            port = int(tail[1:])
-    elif ":" in rest:
-        host, _, port_text = rest.rpartition(":")
-        port = int(port_text)
-    else:
-        host = rest
-    return host or "127.0.0.1", port, user, password
-
-
-def encode_headers(headers: Mapping[str, str]) -> bytes:
-    """The NATS/1.0 header block, including its terminating blank line."""
-    parts = [b"NATS/1.0\r\n"]
-    for name, value in headers.items():
-        if any(c in name for c in ": \r\n") or "\r" in value or "\n" in value:
-            raise NatsError(f"invalid header {name!r}")
-        parts.append(f"{name}: {value}\r\n".encode())
-    parts.append(_CRLF)
-    return b"".join(parts)
-
-
-def _status(header_block: bytes) -> int:
-    """The status code of a header block (``NATS/1.0 503``), or 0 when there is none."""
-    first = header_block.split(_CRLF, 1)[0].split()
-    return int(first[1]) if len(first) > 1 and first[1].isdigit() else 0
 
 
 class NatsConnection:
@@ -167,10 +87,7 @@ class NatsConnection:
             raise
 
     def close(self) -> None:
-        try:
-            self._sock.close()
-        except OSError:
-            pass
+        self._sock.close()
 
     def __enter__(self) -> NatsConnection:
         return self
@@ -206,8 +123,8 @@ class NatsConnection:
             self._send(b"".join(frames), deadline)
         for reply, index in waiting.items():
             try:
-                header_block, payload = self._wait_reply(reply, deadline)
-                results[index] = _pub_ack(header_block, payload)
+                reply_headers, payload = self._wait_reply(reply, deadline)
+                results[index] = parse_pub_ack(reply_headers, payload)
             except NatsError as exc:
                 results[index] = exc
         return [r if r is not None else NatsTimeout("no reply") for r in results]
@@ -228,7 +145,7 @@ class NatsConnection:
         header_block = encode_headers(headers) if headers else b""
         self._send(self._pub_frame(subject, reply, header_block, data), deadline)
         reply_headers, payload = self._wait_reply(reply, deadline)
-        if reply_headers is not None and _status(reply_headers) == 503:
+        if reply_headers is not None and header_status(reply_headers) == 503:
             raise NoRespondersError(f"no responders on {subject}")
         return payload
 
@@ -250,7 +167,15 @@ class NatsConnection:
         """Read protocol messages until the one for ``reply`` arrives; others are kept for later."""
         while reply not in self._replies:
             line = self._read_line(deadline)
-            op = line.split(b" ", 1)[0].upper()
+            try:
+                self._dispatch(line, deadline)
+            except (ValueError, IndexError) as exc:
+                raise NatsError(f"malformed protocol line {line[:80]!r}") from exc
+        return self._replies.pop(reply)
+
+    def _dispatch(self, line: bytes, deadline: float) -> None:
+        op = line.split(b" ", 1)[0].upper()
+        if True:  # keeps the branches below at one indentation level
             if op == b"MSG":  # MSG <subject> <sid> [reply-to] <#bytes>
                 args = line.split()
                 payload = self._read_exact(int(args[-1]) + 2, deadline)[:-2]
@@ -328,24 +253,3 @@ def _open_socket(host: str, port: int, deadline: float) -> _socket.socket:
     if isinstance(last, TimeoutError):
         raise NatsTimeout(f"connect to {host}:{port} timed out") from last
     raise NatsError(f"cannot connect to {host}:{port}: {last}") from last
-
-
-def _pub_ack(header_block: bytes | None, payload: bytes) -> PubAck:
-    if header_block is not None:
-        status = _status(header_block)
-        if status == 503:
-            raise NoRespondersError("no JetStream stream for this subject (503 no responders)")
-        if status >= 400:
-            raise NatsError(f"status {status} on publish reply")
-    try:
-        ack = json.loads(payload)
-    except ValueError as exc:
-        raise NatsError(f"unparsable PubAck {payload[:100]!r}") from exc
-    if not isinstance(ack, dict):
-        raise NatsError(f"unexpected PubAck {payload[:100]!r}")
-    error = ack.get("error")
-    if isinstance(error, dict):
-        raise JetStreamError(
-            int(error.get("code") or 0), int(error.get("err_code") or 0), str(error.get("description", ""))
-        )
-    return PubAck(str(ack.get("stream", "")), int(ack.get("seq") or 0), bool(ack.get("duplicate", False)))

@@ -24,7 +24,8 @@ from codememory.embed.settings import EmbedSettings
 from codememory.embedding import load_default_embedder
 from codememory.gateway.app import GatewayApp
 from codememory.gateway.settings import GatewaySettings
-from codememory.hookclient import HookSettings, flush_spool
+from codememory.hookclient.main import flush_spool
+from codememory.hookclient.settings import HookSettings
 from codememory.ingest.main import create_ingest
 from codememory.ingest.settings import IngestSettings
 from codememory.logs import configure_logging
@@ -92,7 +93,7 @@ async def _run(settings: StackSettings, nats_url: str) -> None:
         create_embed(js, EmbedSettings.from_env(), embedder),
     ]
     tasks = [asyncio.create_task(r.run(), name=f"consumer-{i}") for i, r in enumerate(runners)]
-    hook_settings = replace(HookSettings.from_env(), home=home, nats_url=nats_url, tenant=settings.tenant)
+    hook_settings = HookSettings.from_env().replace(home=str(home), nats_url=nats_url, tenant=settings.tenant)
     flushed = await asyncio.to_thread(flush_spool, hook_settings)
     write_runtime(home, Runtime(nats_url=nats_url, grpc_address=f"127.0.0.1:{gateway.port}", pid=os.getpid()))
     log.info("up", nats_url=nats_url, grpc=f"127.0.0.1:{gateway.port}", home=str(home), spool_flushed=flushed)

@@ -15,7 +15,7 @@ REPO_ROOT = "/Users/tomkwon/Documents/claude-agentic-framework"
 MessageFactory = Callable[..., bytes]
 
 
-def build_message(agent: str, payload: dict[str, Any], **overrides: Any) -> bytes:
+def build_message(agent: str, payload: dict[str, Any], /, **overrides: Any) -> bytes:
     """The JSON bytes of a hook message around ``payload``; ``overrides`` replace envelope fields."""
     event = payload.get("hook_event_name", "") if isinstance(payload, dict) else ""
     message: dict[str, Any] = {

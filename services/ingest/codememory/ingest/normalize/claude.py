@@ -28,6 +28,7 @@ from codememory.ingest.normalize.common import (
     line,
     list_of,
     observation,
+    squash,
     text_of,
 )
 from codememory.ingest.normalize.tools import ToolCall, post_tool_event, tool_failed, tool_observed
@@ -127,17 +128,17 @@ def _subagent_completed(ctx: Context, subagent_type: str, result: str) -> Subage
 
 
 def _summary(event: str, payload: dict[str, Any]) -> str:
-    tool = text_of(payload, "tool_name")
-    command = text_of(dict_of(payload, "tool_input"), "command")
-    target = f"{tool} `{line(command, 120)}`" if command else tool
+    tool = line(text_of(payload, "tool_name"), 100)
+    command = line(text_of(dict_of(payload, "tool_input"), "command"), 120)
+    target = f"{tool} `{command}`" if command else tool
     if event == "Stop":
         return clean(text_of(payload, "last_assistant_message"), EXCERPT_CAP) or "Agent finished its turn"
     if event == "SubagentStart":
-        return line(f"Subagent {first_text(payload, 'agent_type') or 'unknown'} started")
+        return squash(f"Subagent {line(first_text(payload, 'agent_type'), 100) or 'unknown'} started")
     if event == "PermissionRequest":
-        return line(f"Permission requested for {target}")
+        return squash(f"Permission requested for {target}")
     if event == "PermissionDenied":
-        return line(f"Permission denied for {target}: {text_of(payload, 'reason')}")
+        return squash(f"Permission denied for {target}: {line(text_of(payload, 'reason'))}")
     calls = list_of(payload, "tool_calls")
-    names = ", ".join(text_of(item, "tool_name") for item in calls[:10])
-    return line(f"{len(calls)} tool calls: {names}")
+    names = ", ".join(line(text_of(item, "tool_name"), 100) for item in calls[:10])
+    return squash(f"{len(calls)} tool calls: {names}")

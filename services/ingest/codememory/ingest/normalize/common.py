@@ -30,6 +30,7 @@ __all__ = [
     "list_of",
     "observation",
     "sanitize",
+    "squash",
     "text_of",
 ]
 
@@ -117,6 +118,15 @@ def line(value: object, limit: int = LINE_CAP) -> str:
     return cap(" ".join(clean_text(text[:_PRE_CAP]).split()), limit)
 
 
+def squash(text: str, limit: int = LINE_CAP) -> str:
+    """One line composed from parts that are already clean: whitespace collapsed and capped.
+
+    Not cleaned again on purpose: redaction would misread codememory's own template text around the
+    parts (``"auth.py: replaced ..."``) as a secret assignment.
+    """
+    return cap(" ".join(text.split()), limit)
+
+
 def text_of(mapping: object, key: str) -> str:
     """``mapping[key]`` when it is a string, else ``""`` (raw, not cleaned)."""
     if isinstance(mapping, dict):
@@ -177,7 +187,7 @@ def _describe(hook_event: str, payload: dict[str, Any]) -> str:
     for key in _DESCRIBE_KEYS:
         value = payload.get(key)
         if isinstance(value, str) and value.strip():
-            return line(f"{hook_event}: {value}")
+            return squash(f"{line(hook_event, 100)}: {line(value)}")
     return line(hook_event or "hook event")
 
 

@@ -26,6 +26,7 @@ from codememory.ingest.normalize.common import (
     first_text,
     line,
     observation,
+    squash,
     text_of,
 )
 from codememory.ingest.normalize.tools import ToolCall, post_tool_event, tool_failed, tool_observed
@@ -87,7 +88,11 @@ def normalize(ctx: Context, payload: dict[str, Any]) -> list[Event]:
         return [observation(ctx, payload, summary)]
     if event == "stop":
         return [
-            observation(ctx, payload, line(f"Agent stopped: {first_text(payload, 'status') or 'unknown'}"))
+            observation(
+                ctx,
+                payload,
+                squash(f"Agent stopped: {line(first_text(payload, 'status'), 100) or 'unknown'}"),
+            )
         ]
     return [observation(ctx, payload)]
 

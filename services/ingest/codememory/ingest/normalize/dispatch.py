@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from codememory.events import Event
 from codememory.ingest.normalize import claude, codex, cursor, gemini
-from codememory.ingest.normalize.common import Context, first_text, line, list_of, observation
+from codememory.ingest.normalize.common import Context, first_text, line, list_of, observation, squash
 
 if TYPE_CHECKING:
     from codememory.ingest.message import HookMessage
@@ -35,7 +35,11 @@ def normalize_message(message: HookMessage) -> list[Event]:
     """The domain events of one hook message (possibly none, e.g. an injected-context-only prompt)."""
     ctx = context_for(message)
     if message.is_raw:
-        return [observation(ctx, message.payload, line(f"Unparsed {ctx.hook_event or 'hook'} payload"))]
+        return [
+            observation(
+                ctx, message.payload, squash(f"Unparsed {line(ctx.hook_event, 100) or 'hook'} payload")
+            )
+        ]
     normalizer = NORMALIZERS.get(message.agent)
     if normalizer is None:
         return [observation(ctx, message.payload)]
@@ -44,7 +48,7 @@ def normalize_message(message: HookMessage) -> list[Event]:
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         # A payload shape no normalizer anticipated: keep the hook as an observation rather than lose it.
         fallback = observation(ctx, message.payload)
-        fields = {**fallback.fields, "_normalize_error": line(f"{type(exc).__name__}: {exc}")}
+        fields = {**fallback.fields, "_normalize_error": squash(f"{type(exc).__name__}: {line(str(exc))}")}
         return [msgspec.structs.replace(fallback, fields=fields)]
 
 

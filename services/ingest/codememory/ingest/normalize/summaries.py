@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from codememory.events import ToolKind
-from codememory.ingest.normalize.common import EXCERPT_CAP, clean, first_text, line, list_of, text_of
+from codememory.ingest.normalize.common import EXCERPT_CAP, clean, first_text, line, list_of, squash, text_of
 
 __all__ = ["edit_pairs", "input_text", "summarize"]
 
@@ -68,28 +68,29 @@ def summarize(
     succeeded: bool,
 ) -> str:
     """One line for a tool call, e.g. "Ran `pytest -q` → exit 0" or "Read src/x.py"."""
+    tool = line(tool, 100)
     target = _target(tool, kind, tool_input, paths, command)
     if phase == "pre":
-        return line(f"{_PRE_VERBS[kind]} {target}".strip())
+        return squash(f"{_PRE_VERBS[kind]} {target}".strip())
     if kind == "shell":
-        return line(f"Ran {target} → {_outcome(exit_code, succeeded, response)}")
+        return squash(f"Ran {target} → {_outcome(exit_code, succeeded, response)}")
     if kind == "edit":
-        return line(f"Edited {target}{_edit_detail(tool_input)}")
+        return squash(f"Edited {target}{_edit_detail(tool_input)}")
     if kind == "write":
         created = isinstance(response, dict) and response.get("type") == "create"
-        return line(f"{'Created' if created else 'Wrote'} {target}{_line_count(tool_input)}")
+        return squash(f"{'Created' if created else 'Wrote'} {target}{_line_count(tool_input)}")
     if kind == "read":
-        return line(f"Read {target}")
+        return squash(f"Read {target}")
     if kind == "search":
-        return line(f"Searched {target}{_match_count(response)}")
+        return squash(f"Searched {target}{_match_count(response)}")
     if kind == "web":
-        return line(
+        return squash(
             f"Fetched {target}" if first_text(tool_input, "url") else f"Searched the web for {target}"
         )
     if kind == "task":
-        return line(f"{_task_verb(tool)} {target}")
+        return squash(f"{_task_verb(tool)} {target}")
     suffix = "" if succeeded else " (failed)"
-    return line(f"Used {tool}{': ' + target if target != tool else ''}{suffix}")
+    return squash(f"Used {tool}{': ' + target if target != tool else ''}{suffix}")
 
 
 def _target(
@@ -108,7 +109,8 @@ def _target(
             return _todo_counts(list_of(tool_input, "todos"))
         who = first_text(tool_input, "subagent_type", "agent_type")
         what = first_text(tool_input, "description", "explanation", "prompt")
-        return line(f"{who}: {what}" if who and what else who or what or tool, 160)
+        who, what = line(who, 60), line(what, 160)
+        return squash(f"{who}: {what}" if who and what else who or what or tool, 200)
     if paths:
         return _paths(paths)
     if kind == "other":
@@ -187,7 +189,7 @@ def _task_verb(tool: str) -> str:
 def _todo_counts(todos: list[Any]) -> str:
     counts: dict[str, int] = {}
     for todo in todos:
-        status = text_of(todo, "status") or "pending"
+        status = line(text_of(todo, "status"), 30) or "pending"
         counts[status] = counts.get(status, 0) + 1
     detail = ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in counts.items())
     return f"todos: {detail}" if detail else "todos"

@@ -1,0 +1,128 @@
+"""Secrets found by where they sit: key blocks, URL credentials, auth headers, connection strings.
+
+Why separate from ``tokens``: these values have no vendor prefix of their own (a password, a
+base64 key, an opaque bearer token), so the surrounding text is what identifies them, and only
+the value is replaced: ``postgres://user:[REDACTED:password_in_url]@host/db`` keeps the host and
+``Authorization: Bearer [REDACTED:bearer_token]`` keeps the scheme. Order matters:
+whole private-key blocks go first, generic secret-named assignments last, so a value
+already caught by a precise rule keeps its precise kind.
+"""
+
+from __future__ import annotations
+
+import re
+
+from codememory.redaction.assignment import (
+    ASSIGNMENT,
+    CLI_FLAG,
+    KEY_LEAD,
+    decide_assignment,
+    decide_cli_flag,
+    literal_bare,
+)
+from codememory.redaction.rule import Rule
+
+_PRIVATE_KEY = re.compile(
+    r"(?P<secret>-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.-]*))"
+)
+_URL_PASSWORD = re.compile(r"://(?<=[A-Za-z0-9]://)[^\s:/@'\"<>]*:(?P<secret>[^\s/@'\"<>]+)@")
+_SLACK_WEBHOOK = re.compile(
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)+)"
+)
+_DISCORD_WEBHOOK = re.compile(
+    r"discord(?:app)?\.com/api/webhooks/(?P<secret>[0-9]{6,}/[A-Za-z0-9_-]{20,})"
+)
+_AUTH_HEADER = re.compile(
+    r"(?<![A-Za-z0-9])(?i:authorization)(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?"
+    r"(?:(?P<scheme>(?i:bearer|basic|token|digest|negotiate|ntlm|apikey|bot))[ \t]+)?"
+    r"(?P<secret>[^\s\"'\\,;()]+)"
+)
+_BEARER = re.compile(r"[Bb](?:earer|EARER)[ \t]+(?P<secret>[A-Za-z0-9._~+/=-]{16,})")
+_AZURE_KEY = re.compile(r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<secret>[^;\s\"']{16,})")
+_AWS_SECRET = re.compile(
+    r"(?i:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key)(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?"
+    r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+)
+_HEROKU = re.compile(
+    r"(?i:heroku[_.-]?(?:api[_.-]?key|api[_.-]?token|auth[_.-]?token|token))(?:\\?[\"'])?[ \t]*[:=][ \t]*"
+    r"(?:\\?[\"'])?(?P<secret>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+)
+_CURL_USER = re.compile(
+    r"(?<![\w-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'$]+:(?P<secret>[^\s\"']+)"
+)
+_REFERENCE_ONLY = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^<>]*>|\{\{.*\}\}|\{[A-Za-z0-9_.]*\}|%[sd]")
+_AUTH_KINDS = {"bearer": "bearer_token", "token": "bearer_token", "basic": "basic_auth"}
+
+
+def _decide_auth_header(match: re.Match[str]) -> str | None:
+    secret = match.group("secret")
+    if _REFERENCE_ONLY.fullmatch(secret):
+        return None
+    scheme = match.group("scheme")
+    if scheme is None:
+        end = match.end()
+        next_char = match.string[end : end + 1]
+        if not literal_bare(secret, env_style=False, yaml_style=False, next_char=next_char):
+            return None
+        return "authorization_header"
+    return _AUTH_KINDS.get(scheme.lower(), "authorization_header")
+
+
+def _decide_url(match: re.Match[str]) -> str | None:
+    return None if _REFERENCE_ONLY.fullmatch(match.group("secret")) else "password_in_url"
+
+
+def _decide_bearer(match: re.Match[str]) -> str | None:
+    return "bearer_token"
+
+
+def _decide_curl_user(match: re.Match[str]) -> str | None:
+    secret = match.group("secret")
+    if secret.isdigit() or _REFERENCE_ONLY.fullmatch(secret):
+        return None
+    return "basic_auth"
+
+
+KEY_BLOCK_RULES: tuple[Rule, ...] = (Rule("private_key", _PRIVATE_KEY),)
+"""Whole PEM/PGP private-key blocks; run before anything else touches their base64 body."""
+
+CONTEXT_RULES: tuple[Rule, ...] = (
+    Rule("slack_webhook", _SLACK_WEBHOOK),
+    Rule("discord_webhook", _DISCORD_WEBHOOK),
+    Rule("password_in_url", _URL_PASSWORD, decide=_decide_url),
+    Rule(
+        "azure_storage_key",
+        _AZURE_KEY,
+        anchors=("accountkey=", "sharedaccesskey=", "sharedaccesssignature="),
+        folded=True,
+    ),
+    Rule("aws_secret_key", _AWS_SECRET, anchors=("aws",), folded=True),
+    Rule("heroku_api_key", _HEROKU, anchors=("heroku",), folded=True),
+    Rule(
+        "authorization_header",
+        _AUTH_HEADER,
+        anchors=("authorization",),
+        folded=True,
+        decide=_decide_auth_header,
+    ),
+    Rule("bearer_token", _BEARER, decide=_decide_bearer, bounded=True),
+    Rule("basic_auth", _CURL_USER, anchors=("-u", "--user"), decide=_decide_curl_user),
+    Rule("cli_secret_flag", CLI_FLAG, anchors=("--",), decide=decide_cli_flag),
+    Rule(
+        "secret_assignment",
+        ASSIGNMENT,
+        anchors=("pass", "secret", "token", "cred", "auth"),
+        folded=True,
+        decide=decide_assignment,
+    ),
+    Rule(
+        "secret_assignment",
+        ASSIGNMENT,
+        anchors=("key",),
+        folded=True,
+        lead=KEY_LEAD,
+        decide=decide_assignment,
+    ),
+)
+"""Context-identified secrets, in the order they must run (after the vendor-token rules)."""

@@ -1,0 +1,56 @@
+"""The vector index behind one port: Qdrant Edge in-process by default, qdrant-client for a server.
+
+``QdrantClientIndex`` is imported on first use: qdrant-client takes over a second to import, which
+every process that only needs the port types or Qdrant Edge would otherwise pay.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from codememory.lexical import SparseVec
+from codememory.vectorstore.digest import index_digest, point_record
+from codememory.vectorstore.edge import EdgeVectorIndex
+from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
+from codememory.vectorstore.port import (
+    DEFAULT_FLOAT_FIELDS,
+    DEFAULT_KEYWORD_FIELDS,
+    DENSE,
+    SPARSE,
+    Hit,
+    IndexFilter,
+    IndexPoint,
+    StoredPoint,
+    VectorIndex,
+    canonical_id,
+)
+
+if TYPE_CHECKING:
+    from codememory.vectorstore.client import QdrantClientIndex
+
+__all__ = [
+    "DEFAULT_FLOAT_FIELDS",
+    "DEFAULT_KEYWORD_FIELDS",
+    "DENSE",
+    "SPARSE",
+    "EdgeVectorIndex",
+    "Hit",
+    "IndexFilter",
+    "IndexPoint",
+    "IndexUnavailableError",
+    "PointNotFoundError",
+    "QdrantClientIndex",
+    "SparseVec",
+    "StoredPoint",
+    "VectorIndex",
+    "VectorIndexError",
+    "canonical_id",
+    "index_digest",
+    "point_record",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "QdrantClientIndex":
+        from codememory.vectorstore.client import QdrantClientIndex
+
+        return QdrantClientIndex
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

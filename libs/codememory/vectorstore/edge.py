@@ -1,0 +1,251 @@
+"""The default vector index: Qdrant Edge, the Qdrant engine running inside this process.
+
+No server to run and no network hop: an HNSW search over 100K x 384 vectors takes about half a
+millisecond. The shard lives in one directory; it is created on first use and loaded afterwards.
+Qdrant Edge raises bare ``Exception`` for nearly everything, so every call goes through ``_call``,
+which turns failures into the ``VectorIndexError`` tree (an update of a missing point is recognised by
+looking the point up, not by parsing the message).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from codememory.lexical import SparseVec
+from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
+from codememory.vectorstore.port import (
+    DEFAULT_FLOAT_FIELDS,
+    DEFAULT_KEYWORD_FIELDS,
+    DENSE,
+    SPARSE,
+    Hit,
+    IndexFilter,
+    IndexPoint,
+    StoredPoint,
+    canonical_id,
+    check_dense,
+)
+from qdrant_edge import (
+    CountRequest,
+    Distance,
+    EdgeConfig,
+    EdgeShard,
+    EdgeSparseVectorParams,
+    EdgeVectorParams,
+    FieldCondition,
+    Filter,
+    KeywordIndexParams,
+    MatchAny,
+    MatchValue,
+    Modifier,
+    PayloadSchemaType,
+    Point,
+    PointVectors,
+    Query,
+    QueryRequest,
+    RangeFloat,
+    Record,
+    ScrollRequest,
+    SparseVector,
+    UpdateOperation,
+)
+
+if TYPE_CHECKING:  # aliases that exist only in the type stub
+    from qdrant_edge import ConditionType, NamedVector, PointId, Vector
+
+__all__ = ["EdgeVectorIndex", "edge_filter"]
+
+T = TypeVar("T")
+
+
+def edge_filter(flt: IndexFilter) -> Filter | None:
+    """The Qdrant Edge form of ``flt`` (``None`` when it has no conditions)."""
+    if flt.is_empty:
+        return None
+    must: list[ConditionType] = [FieldCondition(key=k, match=MatchValue(v)) for k, v in flt.equals.items()]
+    must += [FieldCondition(key=k, match=MatchAny(list(vs))) for k, vs in flt.any_of.items()]
+    must += [FieldCondition(key=k, range=RangeFloat(gte=lo, lte=hi)) for k, (lo, hi) in flt.ranges.items()]
+    must_not: list[ConditionType] = [
+        FieldCondition(key=k, match=MatchValue(v)) for k, v in flt.not_equals.items()
+    ]
+    return Filter(must=must or None, must_not=must_not or None)
+
+
+def _vectors(vector: Vector | None) -> tuple[tuple[float, ...] | None, SparseVec | None]:
+    if not isinstance(vector, dict):
+        return None, None
+    dense_raw = vector.get(DENSE)
+    sparse_raw = vector.get(SPARSE)
+    dense = tuple(float(x) for x in cast("list[float]", dense_raw)) if isinstance(dense_raw, list) else None
+    sparse = None
+    if isinstance(sparse_raw, SparseVector) and sparse_raw.indices:
+        sparse = SparseVec.from_dict(dict(zip(sparse_raw.indices, sparse_raw.values, strict=True)))
+    return dense, sparse
+
+
+def _stored(point_id: PointId, payload: dict[str, Any] | None, vector: Vector | None) -> StoredPoint:
+    dense, sparse = _vectors(vector)
+    return StoredPoint(id=str(point_id), payload=payload or {}, dense=dense, sparse=sparse)
+
+
+def _sparse(sparse: SparseVec) -> SparseVector:
+    return SparseVector(list(sparse.indices), list(sparse.values))
+
+
+class EdgeVectorIndex:
+    """``VectorIndex`` over a Qdrant Edge shard at ``path`` (created if the directory is empty)."""
+
+    def __init__(
+        self,
+        path: Path,
+        dense_size: int,
+        *,
+        keyword_fields: Sequence[str] = DEFAULT_KEYWORD_FIELDS,
+        float_fields: Sequence[str] = DEFAULT_FLOAT_FIELDS,
+    ) -> None:
+        self.path = path
+        self.dense_size = dense_size
+        config = EdgeConfig(
+            vectors={DENSE: EdgeVectorParams(size=dense_size, distance=Distance.Cosine)},
+            sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+        )
+        exists = path.is_dir() and any(path.iterdir())
+        try:
+            shard = EdgeShard.load(str(path), config) if exists else EdgeShard.create(str(path), config)
+        except Exception as exc:
+            raise IndexUnavailableError(f"cannot open Qdrant Edge shard at {path}: {exc}") from exc
+        self._shard: EdgeShard | None = shard
+        indexed = set(shard.info().payload_schema)
+        for field in keyword_fields:
+            if field not in indexed:
+                tenant = field == "tenant"
+                params = KeywordIndexParams(is_tenant=True) if tenant else PayloadSchemaType.Keyword
+                self._update(UpdateOperation.create_field_index(field, params))
+        for field in float_fields:
+            if field not in indexed:
+                self._update(UpdateOperation.create_field_index(field, PayloadSchemaType.Float))
+
+    def _call(self, what: str, fn: Callable[[EdgeShard], T]) -> T:
+        if self._shard is None:
+            raise IndexUnavailableError(f"Qdrant Edge shard at {self.path} is closed")
+        try:
+            return fn(self._shard)
+        except VectorIndexError:
+            raise
+        except Exception as exc:
+            raise VectorIndexError(f"Qdrant Edge {what} failed: {exc}") from exc
+
+    def _update(self, operation: UpdateOperation) -> None:
+        self._call("update", lambda s: s.update(operation))
+
+    def _update_point(self, point_id: str, operation: UpdateOperation) -> None:
+        try:
+            self._update(operation)
+        except IndexUnavailableError:
+            raise
+        except VectorIndexError:
+            if not self.get([point_id]):
+                raise PointNotFoundError(point_id) from None
+            raise
+
+    def upsert(self, points: Sequence[IndexPoint]) -> None:
+        if not points:
+            return
+        converted = []
+        for p in points:
+            vector: dict[str, NamedVector] = {}
+            if p.dense is not None:
+                vector[DENSE] = check_dense(p.dense, self.dense_size)
+            if p.sparse is not None:
+                vector[SPARSE] = _sparse(p.sparse)
+            converted.append(Point(canonical_id(p.id), vector, dict(p.payload)))
+        self._update(UpdateOperation.upsert_points(converted))
+
+    def set_dense(self, point_id: str, dense: Sequence[float]) -> None:
+        pid = canonical_id(point_id)
+        vector = check_dense(dense, self.dense_size)
+        self._update_point(pid, UpdateOperation.update_vectors([PointVectors(pid, {DENSE: vector})]))
+
+    def replace_sparse(self, point_id: str, sparse: SparseVec) -> None:
+        pid = canonical_id(point_id)
+        operation = UpdateOperation.update_vectors([PointVectors(pid, {SPARSE: _sparse(sparse)})])
+        self._update_point(pid, operation)
+
+    def set_payload(self, point_id: str, payload: Mapping[str, Any]) -> None:
+        pid = canonical_id(point_id)
+        self._update_point(pid, UpdateOperation.set_payload([pid], dict(payload)))
+
+    def delete(self, point_ids: Sequence[str]) -> None:
+        if point_ids:
+            self._update(UpdateOperation.delete_points([canonical_id(i) for i in point_ids]))
+
+    def get(self, point_ids: Sequence[str], with_vectors: bool = False) -> list[StoredPoint]:
+        wanted = list(dict.fromkeys(canonical_id(i) for i in point_ids))
+        if not wanted:
+            return []
+        records = self._call("retrieve", lambda s: s.retrieve(list(wanted), True, with_vectors))
+        found = {str(r.id): _stored(r.id, r.payload, r.vector) for r in records}
+        return [found[i] for i in wanted if i in found]
+
+    def search_dense(
+        self, vector: Sequence[float], flt: IndexFilter, limit: int, with_vectors: bool = False
+    ) -> list[Hit]:
+        if flt.matches_nothing or limit <= 0:
+            return []
+        request = QueryRequest(
+            limit=limit,
+            query=Query.Nearest(check_dense(vector, self.dense_size), using=DENSE),
+            filter=edge_filter(flt),
+            with_payload=True,
+            with_vector=[DENSE] if with_vectors else False,
+        )
+        scored = self._call("dense search", lambda s: s.query(request))
+        hits = []
+        for p in scored:
+            dense = _vectors(p.vector)[0]
+            hits.append(Hit(id=str(p.id), score=p.score, payload=p.payload or {}, dense=dense))
+        return hits
+
+    def search_sparse(self, sparse: SparseVec, flt: IndexFilter, limit: int) -> list[Hit]:
+        if not sparse.indices or flt.matches_nothing or limit <= 0:
+            return []
+        query = Query.Nearest(_sparse(sparse), using=SPARSE)
+        request = QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
+        scored = self._call("sparse search", lambda s: s.query(request))
+        return [Hit(id=str(p.id), score=p.score, payload=p.payload or {}) for p in scored]
+
+    def scroll(self, flt: IndexFilter, batch: int = 256, with_vectors: bool = False) -> Iterator[StoredPoint]:
+        if flt.matches_nothing:
+            return
+        native = edge_filter(flt)
+        offset: PointId | None = None
+        while True:
+            request = ScrollRequest(
+                offset=offset, limit=batch, filter=native, with_payload=True, with_vector=with_vectors
+            )
+            records, offset = self._scroll_page(request)
+            for r in records:
+                yield _stored(r.id, r.payload, r.vector)
+            if offset is None:
+                return
+
+    def _scroll_page(self, request: ScrollRequest) -> tuple[list[Record], PointId | None]:
+        return self._call("scroll", lambda s: s.scroll(request))
+
+    def count(self, flt: IndexFilter) -> int:
+        if flt.matches_nothing:
+            return 0
+        return self._call("count", lambda s: s.count(CountRequest(exact=True, filter=edge_filter(flt))))
+
+    def flush(self) -> None:
+        self._call("flush", lambda s: s.flush())
+
+    def close(self) -> None:
+        shard, self._shard = self._shard, None
+        if shard is not None:
+            try:
+                shard.flush()
+            finally:
+                shard.close()

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Set up codememory from nothing: a virtualenv in .venv with the project and its pinned dependencies.
+# Idempotent: skips the install when pyproject.toml has not changed since the last successful one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3.11}
+command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+"$PYTHON" -c 'import sys; assert sys.version_info[:2] == (3, 11), "codememory needs Python 3.11"' 
+[[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
+stamp=.venv/.codememory-installed
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [[ -f $stamp && $(cat "$stamp") == "$want" ]]; then
+  exit 0
+fi
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+# torch first and pinned: the CPU build on this machine's disk; a looser pin pulls a multi-GB CUDA build.
+.venv/bin/python -m pip install -q torch==2.13.0
+.venv/bin/python -m pip install -q -e '.[dev]'
+echo "$want" > "$stamp"

@@ -1,0 +1,186 @@
+"""Building the hook message: stamp, dedupe key, subject, repo and branch, redaction, fitting."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from codememory.hookclient.message import (
+    MAX_MESSAGE_BYTES,
+    HookMessage,
+    build_message,
+    dedupe_key,
+    find_git,
+    format_received_at,
+    subject_token,
+)
+
+HOOKS_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "hooks"
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def body(message: HookMessage) -> dict[str, Any]:
+    decoded: dict[str, Any] = json.loads(message.data)
+    return decoded
+
+
+def test_received_at_is_utc_with_microseconds() -> None:
+    assert format_received_at(1795327200.123456) == "2026-11-22T06:00:00.123456Z"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", format_received_at(1.9999999))
+
+
+def test_dedupe_key_is_32_hex_and_depends_on_every_input() -> None:
+    key = dedupe_key("claude", "2026-11-22T06:00:00.000001Z", b"{}")
+    assert re.fullmatch(r"[0-9a-f]{32}", key)
+    assert key == dedupe_key("claude", "2026-11-22T06:00:00.000001Z", b"{}")
+    assert key != dedupe_key("codex", "2026-11-22T06:00:00.000001Z", b"{}")
+    assert key != dedupe_key("claude", "2026-11-22T06:00:00.000002Z", b"{}")
+    assert key != dedupe_key("claude", "2026-11-22T06:00:00.000001Z", b"{ }")
+
+
+def test_subject_tokens_are_sanitized() -> None:
+    assert subject_token("PostToolUse") == "PostToolUse"
+    assert subject_token("my agent.v2>*") == "my_agent_v2__"
+    assert subject_token("") == "unknown"
+
+
+def test_claude_sample(tmp_path: Path) -> None:
+    raw = (HOOKS_DATA / "claude_PostToolUse_Edit.json").read_bytes()
+    message = build_message("claude", raw, tenant="local", max_field=16384, now=1795327200.5)
+    decoded = body(message)
+    assert message.subject == "cm.hooks.local.claude.PostToolUse"
+    assert list(decoded) == [
+        "v", "agent", "event", "tenant", "received_at", "dedupe_key",
+        "repo", "repo_root", "branch", "user", "trimmed", "payload",
+    ]  # fmt: skip
+    assert decoded["v"] == 1 and decoded["event"] == "PostToolUse"
+    assert decoded["received_at"] == "2026-11-22T06:00:00.500000Z"
+    assert decoded["dedupe_key"] == message.msg_id == dedupe_key("claude", decoded["received_at"], raw)
+    assert decoded["payload"] == json.loads(raw)  # nothing secret or long in this sample
+    assert decoded["trimmed"] == []
+    assert decoded["repo"] == "" and decoded["branch"] == ""  # its cwd does not exist here
+
+
+def test_cursor_event_and_tenant_go_into_the_subject() -> None:
+    raw = (HOOKS_DATA / "cursor_beforeSubmitPrompt.json").read_bytes()
+    message = build_message("cursor", raw, tenant="team.a", max_field=16384)
+    assert message.subject == "cm.hooks.team_a.cursor.beforeSubmitPrompt"
+    assert body(message)["tenant"] == "team.a"
+
+
+def test_secrets_are_redacted_before_anything_else() -> None:
+    payload = {"hook_event_name": "PostToolUse", "tool_response": {"stdout": f"token={SECRET} done"}}
+    message = build_message("claude", json.dumps(payload).encode(), tenant="local", max_field=16384)
+    assert SECRET not in message.data.decode()
+    assert SECRET not in json.dumps(message.to_record())
+    assert "done" in body(message)["payload"]["tool_response"]["stdout"]
+
+
+def test_non_json_stdin_is_kept_as_raw_text() -> None:
+    message = build_message("gemini", b"not json at all " + SECRET.encode(), tenant="local", max_field=16384)
+    decoded = body(message)
+    assert decoded["event"] == "unknown"
+    assert message.subject == "cm.hooks.local.gemini.unknown"
+    assert decoded["payload"]["_raw"].startswith("not json at all ")
+    assert SECRET not in decoded["payload"]["_raw"]
+
+
+def test_a_json_array_is_not_an_object_so_it_is_raw() -> None:
+    decoded = body(build_message("codex", b"[1, 2]", tenant="local", max_field=16384))
+    assert decoded["payload"] == {"_raw": "[1, 2]"}
+
+
+def test_invalid_utf8_is_replaced_not_fatal() -> None:
+    decoded = body(build_message("codex", b"\xff\xfe{", tenant="local", max_field=16384))
+    assert decoded["payload"]["_raw"].endswith("{")
+
+
+def test_three_megabyte_write_fits_and_records_paths() -> None:
+    payload = json.loads((HOOKS_DATA / "claude_PostToolUse_Write.json").read_bytes())
+    content = "".join(f"line {i}: some file content here\n" for i in range(100_000))
+    assert len(content) > 3_000_000
+    payload["tool_input"]["content"] = content
+    payload["tool_response"] = {"type": "create", "filePath": "/x.py", "content": content}
+    message = build_message("claude", json.dumps(payload).encode(), tenant="local", max_field=16384)
+    decoded = body(message)
+    assert len(message.data) < 64 * 1024
+    assert decoded["trimmed"] == ["tool_input.content", "tool_response.content"]
+    assert decoded["payload"]["tool_input"]["content"].startswith("line 0: ")
+    assert "…[trimmed " in decoded["payload"]["tool_input"]["content"]
+
+
+def test_many_medium_fields_trigger_harder_caps() -> None:
+    payload = {"hook_event_name": "PostToolUse", "items": ["z" * 15_000 for _ in range(200)]}
+    message = build_message("claude", json.dumps(payload).encode(), tenant="local", max_field=16384)
+    assert len(message.data) <= MAX_MESSAGE_BYTES
+    assert len(body(message)["payload"]["items"][0]) <= 2048 + 32
+
+
+def test_pathological_payload_falls_back_to_top_level_scalars() -> None:
+    payload = {"hook_event_name": "Stop", "session_id": "s1", "blob": [[1] * 100 for _ in range(5000)]}
+    message = build_message("claude", json.dumps(payload).encode(), tenant="local", max_field=16384)
+    decoded = body(message)
+    assert len(message.data) <= MAX_MESSAGE_BYTES
+    assert decoded["payload"] == {"_truncated": True, "hook_event_name": "Stop", "session_id": "s1"}
+    assert decoded["trimmed"] == ["blob"]
+
+
+def test_record_round_trip() -> None:
+    message = build_message("claude", b'{"hook_event_name":"Stop"}', tenant="local", max_field=16384)
+    again = HookMessage.from_record(json.loads(json.dumps(message.to_record())))
+    assert (again.subject, again.msg_id, again.data) == (message.subject, message.msg_id, message.data)
+    with pytest.raises(ValueError):
+        HookMessage.from_record({"subject": 1, "msg_id": "x", "message": {}})
+
+
+def _git(root: Path, head: str) -> None:
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "HEAD").write_text(head)
+
+
+def test_find_git_walks_up_and_reads_the_branch(tmp_path: Path) -> None:
+    repo = tmp_path / "myrepo"
+    _git(repo, "ref: refs/heads/feature/x\n")
+    (repo / "src" / "pkg").mkdir(parents=True)
+    assert find_git(str(repo / "src" / "pkg")) == ("myrepo", str(repo), "feature/x")
+
+
+def test_find_git_detached_head(tmp_path: Path) -> None:
+    _git(tmp_path / "r", "0123456789abcdef0123456789abcdef01234567\n")
+    assert find_git(str(tmp_path / "r")) == ("r", str(tmp_path / "r"), "")
+
+
+def test_find_git_worktree_file(tmp_path: Path) -> None:
+    gitdir = tmp_path / "main" / ".git" / "worktrees" / "wt"
+    gitdir.mkdir(parents=True)
+    (gitdir / "HEAD").write_text("ref: refs/heads/wip\n")
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    (worktree / ".git").write_text(f"gitdir: {gitdir}\n")
+    assert find_git(str(worktree)) == ("wt", str(worktree), "wip")
+
+
+def test_find_git_outside_any_repo(tmp_path: Path) -> None:
+    if any((p / ".git").exists() for p in [tmp_path, *tmp_path.parents]):
+        pytest.skip("tmp dir is inside a git repo")
+    assert find_git(str(tmp_path)) == ("", "", "")
+    assert find_git("/no/such/dir/anywhere") == ("", "", "")
+
+
+def test_message_uses_payload_cwd_then_workspace_roots(tmp_path: Path) -> None:
+    _git(tmp_path / "proj", "ref: refs/heads/main\n")
+    claude = {"hook_event_name": "Stop", "cwd": str(tmp_path / "proj")}
+    decoded = body(build_message("claude", json.dumps(claude).encode(), tenant="local", max_field=16384))
+    assert (decoded["repo"], decoded["repo_root"], decoded["branch"]) == (
+        "proj",
+        str(tmp_path / "proj"),
+        "main",
+    )
+    cursor = {"hook_event_name": "stop", "cwd": "", "workspace_roots": [str(tmp_path / "proj")]}
+    decoded = body(build_message("cursor", json.dumps(cursor).encode(), tenant="local", max_field=16384))
+    assert decoded["repo"] == "proj"
+    assert decoded["user"] == (os.environ.get("USER") or os.environ.get("LOGNAME") or decoded["user"])

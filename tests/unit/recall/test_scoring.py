@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from codememory.recall import Candidate, ScopeHint, Weights, scope_match, score
+from codememory.recall.scoring import recency
+
+NOW = 1_800_000_000.0
+DAY = 86400.0
+
+
+def _c(mid: str, dense: float | None, lexical: float | None, **payload: object) -> Candidate:
+    base: dict[str, object] = {"created_at": NOW, "importance": 0.5, "state": "active"}
+    base.update(payload)
+    return Candidate(memory_id=mid, payload=base, dense=dense, lexical=lexical)
+
+
+def test_lexical_is_normalised_over_the_candidates() -> None:
+    ranked = score([_c("a", 0.2, 10.0), _c("b", 0.2, 5.0)], Weights(), ScopeHint(), NOW)
+    assert [c.memory_id for c, _ in ranked] == ["a", "b"]
+    assert ranked[0][1].lexical == 1.0 and ranked[1][1].lexical == 0.5
+
+
+def test_dense_and_lexical_both_count() -> None:
+    ranked = score([_c("dense", 0.9, None), _c("lex", 0.1, 3.0), _c("both", 0.7, 2.5)], Weights(), ScopeHint(), NOW)
+    assert ranked[0][0].memory_id == "both"
+
+
+def test_recency_halves_every_half_life() -> None:
+    assert recency(NOW, NOW, 14) == 1.0
+    assert abs(recency(NOW - 14 * DAY, NOW, 14) - 0.5) < 1e-9
+    assert recency(NOW + DAY, NOW, 14) == 1.0  # clock skew never scores above fresh
+
+
+def test_newer_wins_a_tie() -> None:
+    ranked = score([_c("old", 0.5, 1.0, created_at=NOW - 60 * DAY), _c("new", 0.5, 1.0)], Weights(), ScopeHint(), NOW)
+    assert ranked[0][0].memory_id == "new"
+
+
+def test_scope_match_counts_repo_branch_and_paths() -> None:
+    payload = {"repo": "api", "branch": "main", "paths": ["src/auth/jwt.py"]}
+    assert scope_match(payload, ScopeHint(repo="api", branch="main")) == 1.0
+    assert scope_match(payload, ScopeHint(repo="api", branch="dev")) == 0.5
+    assert scope_match(payload, ScopeHint(paths=("src/auth/jwt.py",))) == 1.0
+    assert scope_match(payload, ScopeHint()) == 0.0
+
+
+def test_deprecated_memories_rank_below_active_equals() -> None:
+    ranked = score([_c("dep", 0.8, 2.0, state="deprecated"), _c("act", 0.8, 2.0)], Weights(), ScopeHint(), NOW)
+    assert [c.memory_id for c, _ in ranked] == ["act", "dep"]
+
+
+def test_parts_add_up_to_total() -> None:
+    w = Weights()
+    (_, parts), = score([_c("a", 0.6, 1.0, importance=0.9)], w, ScopeHint(repo="x"), NOW)
+    expected = w.dense * parts.dense + w.lexical * parts.lexical + w.recency * parts.recency
+    expected += w.importance * parts.importance + w.scope * parts.scope
+    assert abs(parts.total - expected) < 1e-9

@@ -1,0 +1,233 @@
+"""The VectorIndex contract, run against Qdrant Edge and qdrant-client local mode (see conftest)."""
+
+from __future__ import annotations
+
+import math
+import uuid
+
+import pytest
+
+from codememory.lexical import SparseEncoder, SparseVec, code_terms
+from codememory.vectorstore import (
+    IndexFilter,
+    IndexPoint,
+    IndexUnavailableError,
+    PointNotFoundError,
+    VectorIndex,
+    VectorIndexError,
+)
+
+EVERYTHING = IndexFilter()
+ENCODER = SparseEncoder()
+
+
+def pid(n: int) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_OID, f"point-{n}"))
+
+
+def unit(*xs: float) -> tuple[float, ...]:
+    norm = math.sqrt(sum(x * x for x in xs))
+    return tuple(x / norm for x in xs)
+
+
+def point(n: int, dense: tuple[float, ...] | None = None, sparse: SparseVec | None = None, **payload: object) -> IndexPoint:
+    return IndexPoint(id=pid(n), payload={"n": n, **payload}, dense=dense, sparse=sparse)
+
+
+def ids(points: object) -> set[str]:
+    return {p.id for p in points}  # type: ignore[attr-defined]
+
+
+def test_upsert_get_round_trip(index: VectorIndex) -> None:
+    payload = {"tenant": "a", "tags": ["x", "y"], "importance": 0.5, "ok": True, "meta": {"k": "v"}, "n": 1}
+    sparse = SparseVec((3, 7), (0.5, 1.25))
+    index.upsert([IndexPoint(id=pid(1), payload=payload, dense=unit(1, 0, 0, 0), sparse=sparse)])
+
+    [stored] = index.get([pid(1)], with_vectors=True)
+    assert stored.id == pid(1)
+    assert stored.payload == payload
+    assert stored.dense == pytest.approx(unit(1, 0, 0, 0))
+    assert stored.sparse == sparse
+
+    [bare] = index.get([pid(1)])
+    assert bare.payload == payload
+    assert bare.dense is None and bare.sparse is None
+
+
+def test_get_skips_missing_keeps_order_and_dedupes(index: VectorIndex) -> None:
+    index.upsert([point(1), point(2), point(3)])
+    found = index.get([pid(3), pid(9), pid(1), pid(3)])
+    assert [p.id for p in found] == [pid(3), pid(1)]
+    assert index.get([]) == []
+
+
+def test_ids_come_back_canonical(index: VectorIndex) -> None:
+    index.upsert([IndexPoint(id=pid(1).upper(), payload={})])
+    assert [p.id for p in index.get([pid(1)])] == [pid(1)]
+
+
+def test_bad_id_and_wrong_dimension_are_index_errors(index: VectorIndex) -> None:
+    with pytest.raises(VectorIndexError):
+        index.upsert([IndexPoint(id="not-a-uuid", payload={})])
+    with pytest.raises(VectorIndexError):
+        index.upsert([point(1, dense=(1.0, 0.0))])
+    with pytest.raises(VectorIndexError):
+        index.search_dense([1.0], EVERYTHING, 5)
+
+
+def test_sparse_only_point_then_set_dense(index: VectorIndex) -> None:
+    sparse = ENCODER.encode_document("retry the upload")
+    index.upsert([point(1, sparse=sparse, tenant="a")])
+    assert index.search_dense(unit(1, 1, 0, 0), EVERYTHING, 5) == []
+
+    index.set_dense(pid(1), unit(1, 1, 0, 0))
+
+    [stored] = index.get([pid(1)], with_vectors=True)
+    assert stored.dense == pytest.approx(unit(1, 1, 0, 0))
+    assert stored.sparse == sparse
+    assert stored.payload == {"n": 1, "tenant": "a"}
+    assert [h.id for h in index.search_dense(unit(1, 1, 0, 0), EVERYTHING, 5)] == [pid(1)]
+
+
+def test_replace_sparse_keeps_dense_and_payload(index: VectorIndex) -> None:
+    index.upsert([point(1, dense=unit(0, 1, 0, 0), sparse=ENCODER.encode_document("old words"), tenant="a")])
+    new = ENCODER.encode_document("fresh retry policy")
+    index.replace_sparse(pid(1), new)
+
+    [stored] = index.get([pid(1)], with_vectors=True)
+    assert stored.sparse == new
+    assert stored.dense == pytest.approx(unit(0, 1, 0, 0))
+    assert stored.payload == {"n": 1, "tenant": "a"}
+    assert index.search_sparse(ENCODER.encode_query("old"), EVERYTHING, 5) == []
+    assert [h.id for h in index.search_sparse(ENCODER.encode_query("retry"), EVERYTHING, 5)] == [pid(1)]
+
+
+def test_set_payload_merges(index: VectorIndex) -> None:
+    index.upsert([point(1, dense=unit(1, 0, 0, 0), tenant="a", state="active")])
+    index.set_payload(pid(1), {"state": "deprecated", "seq": 7})
+
+    [stored] = index.get([pid(1)], with_vectors=True)
+    assert stored.payload == {"n": 1, "tenant": "a", "state": "deprecated", "seq": 7}
+    assert stored.dense == pytest.approx(unit(1, 0, 0, 0))
+
+
+def test_updates_of_a_missing_point_raise_point_not_found(index: VectorIndex) -> None:
+    with pytest.raises(PointNotFoundError):
+        index.set_payload(pid(5), {"a": 1})
+    with pytest.raises(PointNotFoundError):
+        index.set_dense(pid(5), unit(1, 0, 0, 0))
+    with pytest.raises(PointNotFoundError):
+        index.replace_sparse(pid(5), SparseVec((1,), (1.0,)))
+    assert index.count(EVERYTHING) == 0
+
+
+def test_delete(index: VectorIndex) -> None:
+    index.upsert([point(1), point(2)])
+    index.delete([pid(1), pid(9)])
+    index.delete([])
+    assert ids(index.get([pid(1), pid(2)])) == {pid(2)}
+    assert index.count(EVERYTHING) == 1
+
+
+def test_upserting_twice_leaves_one_point_with_the_last_content(index: VectorIndex) -> None:
+    index.upsert([point(1, dense=unit(1, 0, 0, 0), sparse=SparseVec((1,), (1.0,)), v=1)])
+    index.upsert([point(1, v=2)])
+    assert index.count(EVERYTHING) == 1
+    [stored] = index.get([pid(1)], with_vectors=True)
+    assert stored.payload == {"n": 1, "v": 2}
+    assert stored.dense is None and stored.sparse is None
+
+
+@pytest.fixture
+def filtered(index: VectorIndex) -> VectorIndex:
+    index.upsert(
+        [
+            point(1, dense=unit(1, 0, 0, 0), tenant="a", state="active", tags=["auth", "jwt"], created_at=10.0),
+            point(2, dense=unit(1, 1, 0, 0), tenant="a", state="deprecated", tags=["db"], created_at=20.0),
+            point(3, dense=unit(0, 1, 0, 0), tenant="b", state="active", tags=["auth"], created_at=30.0),
+            point(4, dense=unit(0, 0, 1, 0), tenant="b", state="forgotten", created_at=40.5),
+        ]
+    )
+    return index
+
+
+@pytest.mark.parametrize(
+    ("flt", "expected"),
+    [
+        (IndexFilter(), {1, 2, 3, 4}),
+        (IndexFilter(equals={"tenant": "a"}), {1, 2}),
+        (IndexFilter(equals={"tenant": "a", "state": "active"}), {1}),
+        (IndexFilter(equals={"n": 3}), {3}),
+        (IndexFilter(any_of={"tags": ["jwt", "db"]}), {1, 2}),
+        (IndexFilter(any_of={"tags": ["auth"]}), {1, 3}),
+        (IndexFilter(any_of={"state": ["active", "deprecated"]}), {1, 2, 3}),
+        (IndexFilter(any_of={"state": []}), set()),
+        (IndexFilter(not_equals={"state": "forgotten"}), {1, 2, 3}),
+        (IndexFilter(not_equals={"tags": "auth"}), {2, 4}),
+        (IndexFilter(ranges={"created_at": (20.0, None)}), {2, 3, 4}),
+        (IndexFilter(ranges={"created_at": (None, 20.0)}), {1, 2}),
+        (IndexFilter(ranges={"created_at": (15.0, 40.5)}), {2, 3, 4}),
+        (IndexFilter(equals={"tenant": "b"}, any_of={"tags": ["auth"]}, ranges={"created_at": (0.0, 35.0)}), {3}),
+    ],
+)
+def test_filters(filtered: VectorIndex, flt: IndexFilter, expected: set[int]) -> None:
+    want = {pid(n) for n in expected}
+    assert ids(filtered.scroll(flt)) == want
+    assert filtered.count(flt) == len(want)
+    assert ids(filtered.search_dense(unit(1, 1, 1, 1), flt, 10)) == want
+
+
+def test_search_dense_orders_by_cosine(filtered: VectorIndex) -> None:
+    hits = filtered.search_dense(unit(1, 0.2, 0, 0), EVERYTHING, 3, with_vectors=True)
+    assert [h.id for h in hits] == [pid(1), pid(2), pid(3)]
+    assert hits[0].score == pytest.approx(unit(1, 0.2, 0, 0)[0], abs=1e-5)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert hits[0].dense == pytest.approx(unit(1, 0, 0, 0))
+    assert hits[0].payload["tenant"] == "a"
+    assert all(h.dense is None for h in filtered.search_dense(unit(1, 0, 0, 0), EVERYTHING, 3))
+
+
+def test_search_sparse_ranks_by_bm25(index: VectorIndex) -> None:
+    texts = {
+        1: "validateToken() rejects an expired token before the retry",
+        2: "the retry budget for uploads is three attempts",
+        3: "use the staging database for migrations",
+        4: "token refresh happens in validateToken, token expiry is checked there",
+    }
+    index.upsert([point(n, sparse=ENCODER.encode_document(code_terms(t))) for n, t in texts.items()])
+    hits = index.search_sparse(ENCODER.encode_query(code_terms("validate token")), EVERYTHING, 10)
+    assert [h.id for h in hits][:2] == [pid(4), pid(1)]
+    assert ids(hits) == {pid(1), pid(4)}
+    assert all(h.score > 0 for h in hits)
+    assert index.search_sparse(SparseVec(), EVERYTHING, 10) == []
+
+
+def test_tenant_isolation_via_equals_filter(index: VectorIndex) -> None:
+    text = ENCODER.encode_document("deploy with the blue green script")
+    index.upsert([point(1, dense=unit(1, 0, 0, 0), sparse=text, tenant="a")])
+    index.upsert([point(2, dense=unit(1, 0, 0, 0), sparse=text, tenant="b")])
+    only_b = IndexFilter(equals={"tenant": "b"})
+    assert [h.id for h in index.search_dense(unit(1, 0, 0, 0), only_b, 10)] == [pid(2)]
+    assert [h.id for h in index.search_sparse(ENCODER.encode_query("deploy"), only_b, 10)] == [pid(2)]
+    assert [p.id for p in index.scroll(only_b)] == [pid(2)]
+
+
+def test_scroll_is_in_stable_id_order_across_pages(index: VectorIndex) -> None:
+    index.upsert([point(n, tenant="a" if n % 2 else "b") for n in range(11)])
+    first = [p.id for p in index.scroll(EVERYTHING, batch=3)]
+    assert first == sorted(pid(n) for n in range(11))
+    assert [p.id for p in index.scroll(EVERYTHING, batch=4)] == first
+    assert [p.id for p in index.scroll(IndexFilter(equals={"tenant": "a"}), batch=2)] == sorted(
+        pid(n) for n in range(11) if n % 2
+    )
+
+
+def test_closed_index_is_unavailable(index: VectorIndex) -> None:
+    index.upsert([point(1)])
+    index.flush()
+    index.close()
+    index.close()
+    with pytest.raises(IndexUnavailableError):
+        index.get([pid(1)])
+    with pytest.raises(IndexUnavailableError):
+        index.flush()
