@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["HookSettings"]
+__all__ = ["HookSettings", "log_line"]
 
 _DEFAULT_TENANT = "local"
 _DEFAULT_HOOK_TIMEOUT_MS = 1000
 _DEFAULT_CONTEXT_TIMEOUT_MS = 400
 _DEFAULT_MAX_FIELD = 16384
+_LOG_MAX_BYTES = 1024 * 1024
 
 
 def _int_env(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
@@ -119,3 +121,22 @@ class HookSettings:
     def __repr__(self) -> str:
         fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
         return f"HookSettings({fields})"
+
+
+def log_line(settings: HookSettings | None, text: str) -> None:
+    """Append one line to the hook log; never raises."""
+    try:
+        if settings is None:
+            settings = HookSettings.from_env()
+        path = settings.log_path
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:
+            if os.stat(path).st_size > _LOG_MAX_BYTES:
+                os.replace(path, path + ".1")
+        except OSError:
+            pass
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        with open(path, "a", encoding="utf-8", errors="replace") as fh:
+            fh.write(f"{stamp} pid={os.getpid()} {text}\n")
+    except BaseException:
+        pass

@@ -115,7 +115,11 @@ class Spool:
                 end = index + batch if index >= len(lines) else min(index + batch, max_messages)
                 chunk = items[index:end]
                 good = [(i, rec) for i, (_line, rec) in enumerate(chunk) if rec is not None]
-                outcomes = dict(zip((i for i, _ in good), send([rec for _, rec in good]), strict=True))
+                try:
+                    answers = send([rec for _, rec in good])
+                    outcomes = dict(zip((i for i, _ in good), answers, strict=True))
+                except Exception:  # a broken sender must not lose the batch: keep it for later
+                    outcomes = {i: RETRY for i, _ in good}
                 for i, (line, _rec) in enumerate(chunk):
                     outcome = outcomes.get(i, REJECT)  # undecodable lines are poison
                     if outcome == OK:

@@ -174,23 +174,22 @@ class NatsConnection:
         return self._replies.pop(reply)
 
     def _dispatch(self, line: bytes, deadline: float) -> None:
+        """Handle one server line; MSG/HMSG payloads are stored by their (reply inbox) subject."""
         op = line.split(b" ", 1)[0].upper()
-        if True:  # keeps the branches below at one indentation level
-            if op == b"MSG":  # MSG <subject> <sid> [reply-to] <#bytes>
-                args = line.split()
-                payload = self._read_exact(int(args[-1]) + 2, deadline)[:-2]
-                self._replies[args[1].decode()] = (None, payload)
-            elif op == b"HMSG":  # HMSG <subject> <sid> [reply-to] <#header bytes> <#total bytes>
-                args = line.split()
-                header_len, total = int(args[-2]), int(args[-1])
-                data = self._read_exact(total + 2, deadline)
-                self._replies[args[1].decode()] = (data[:header_len], data[header_len:total])
-            elif op == b"PING":
-                self._send(b"PONG\r\n", deadline)
-            elif op == b"-ERR":
-                raise NatsError(f"server error: {line[5:].decode(errors='replace').strip()}")
-            # PONG, +OK and async INFO need nothing.
-        return self._replies.pop(reply)
+        if op == b"MSG":  # MSG <subject> <sid> [reply-to] <#bytes>
+            args = line.split()
+            payload = self._read_exact(int(args[-1]) + 2, deadline)[:-2]
+            self._replies[args[1].decode()] = (None, payload)
+        elif op == b"HMSG":  # HMSG <subject> <sid> [reply-to] <#header bytes> <#total bytes>
+            args = line.split()
+            header_len, total = int(args[-2]), int(args[-1])
+            data = self._read_exact(total + 2, deadline)
+            self._replies[args[1].decode()] = (data[:header_len], data[header_len:total])
+        elif op == b"PING":
+            self._send(b"PONG\r\n", deadline)
+        elif op == b"-ERR":
+            raise NatsError(f"server error: {line[5:].decode(errors='replace').strip()}")
+        # PONG, +OK and async INFO need nothing.
 
     def _send(self, data: bytes, deadline: float) -> None:
         remaining = deadline - time.monotonic()

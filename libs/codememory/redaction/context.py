@@ -22,36 +22,40 @@ from codememory.redaction.assignment import (
 )
 from codememory.redaction.rule import Rule
 
-_PRIVATE_KEY = re.compile(
+_PRIVATE_KEY = (
     r"(?P<secret>-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
     r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.-]*))"
 )
-_URL_PASSWORD = re.compile(r"://(?<=[A-Za-z0-9]://)[^\s:/@'\"<>]*:(?P<secret>[^\s/@'\"<>]+)@")
-_SLACK_WEBHOOK = re.compile(
+_URL_PASSWORD = (
+r"://(?<=[A-Za-z0-9]://)[^\s:/@'\"<>]*:(?P<secret>[^\s/@'\"<>]+)@")
+_SLACK_WEBHOOK = (
     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)+)"
 )
-_DISCORD_WEBHOOK = re.compile(
+_DISCORD_WEBHOOK = (
     r"discord(?:app)?\.com/api/webhooks/(?P<secret>[0-9]{6,}/[A-Za-z0-9_-]{20,})"
 )
-_AUTH_HEADER = re.compile(
+_AUTH_HEADER = (
     r"(?<![A-Za-z0-9])(?i:authorization)(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?"
     r"(?:(?P<scheme>(?i:bearer|basic|token|digest|negotiate|ntlm|apikey|bot))[ \t]+)?"
     r"(?P<secret>[^\s\"'\\,;()]+)"
 )
-_BEARER = re.compile(r"[Bb](?:earer|EARER)[ \t]+(?P<secret>[A-Za-z0-9._~+/=-]{16,})")
-_AZURE_KEY = re.compile(r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<secret>[^;\s\"']{16,})")
-_AWS_SECRET = re.compile(
+_BEARER = (
+r"(?<![A-Za-z0-9])(?i:bearer)[ \t]+(?P<secret>[A-Za-z0-9._~+/=-]{16,})")
+_AZURE_KEY = (
+r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<secret>[^;\s\"']{16,})")
+_AWS_SECRET = (
     r"(?i:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key)(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?"
     r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
 )
-_HEROKU = re.compile(
+_HEROKU = (
     r"(?i:heroku[_.-]?(?:api[_.-]?key|api[_.-]?token|auth[_.-]?token|token))(?:\\?[\"'])?[ \t]*[:=][ \t]*"
     r"(?:\\?[\"'])?(?P<secret>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
 )
-_CURL_USER = re.compile(
+_CURL_USER = (
     r"(?<![\w-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'$]+:(?P<secret>[^\s\"']+)"
 )
-_REFERENCE_ONLY = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^<>]*>|\{\{.*\}\}|\{[A-Za-z0-9_.]*\}|%[sd]")
+_REFERENCE_ONLY = (
+r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^<>]*>|\{\{.*\}\}|\{[A-Za-z0-9_.]*\}|%[sd]")
 _AUTH_KINDS = {"bearer": "bearer_token", "token": "bearer_token", "basic": "basic_auth"}
 
 
@@ -73,10 +77,6 @@ def _decide_url(match: re.Match[str]) -> str | None:
     return None if _REFERENCE_ONLY.fullmatch(match.group("secret")) else "password_in_url"
 
 
-def _decide_bearer(match: re.Match[str]) -> str | None:
-    return "bearer_token"
-
-
 def _decide_curl_user(match: re.Match[str]) -> str | None:
     secret = match.group("secret")
     if secret.isdigit() or _REFERENCE_ONLY.fullmatch(secret):
@@ -94,7 +94,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "azure_storage_key",
         _AZURE_KEY,
-        anchors=("accountkey=", "sharedaccesskey=", "sharedaccesssignature="),
+        anchors=("accountkey=", "sharedaccess"),
         folded=True,
     ),
     Rule("aws_secret_key", _AWS_SECRET, anchors=("aws",), folded=True),
@@ -106,7 +106,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         folded=True,
         decide=_decide_auth_header,
     ),
-    Rule("bearer_token", _BEARER, decide=_decide_bearer, bounded=True),
+    Rule("bearer_token", _BEARER, anchors=("bearer",), folded=True),
     Rule("basic_auth", _CURL_USER, anchors=("-u", "--user"), decide=_decide_curl_user),
     Rule("cli_secret_flag", CLI_FLAG, anchors=("--",), decide=decide_cli_flag),
     Rule(

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from codememory.redaction.context import CONTEXT_RULES, KEY_BLOCK_RULES
 from codememory.redaction.rule import Rule, apply_rules
-from codememory.redaction.tokens import TOKEN_RULES
+from codememory.redaction.tokens import TOKEN_KINDS, TOKEN_RULES
 
 RULES: tuple[Rule, ...] = KEY_BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES
-KINDS: frozenset[str] = frozenset(
-    {rule.kind for rule in RULES}
-    | {"bearer_token", "basic_auth", "authorization_header", "dotenv_assignment", "secret_field"}
+KINDS: frozenset[str] = (
+    TOKEN_KINDS
+    | {rule.kind for rule in KEY_BLOCK_RULES + CONTEXT_RULES}
+    | {"basic_auth", "authorization_header", "dotenv_assignment", "secret_field"}
 )
 """Every ``<kind>`` that can appear in ``[REDACTED:<kind>]``."""
 

@@ -117,7 +117,15 @@ class EdgeVectorIndex:
         except Exception as exc:
             raise IndexUnavailableError(f"cannot open Qdrant Edge shard at {path}: {exc}") from exc
         self._shard: EdgeShard | None = shard
-        indexed = set(shard.info().payload_schema)
+        try:
+            self._index_fields(keyword_fields, float_fields)
+        except VectorIndexError:
+            self.close()  # release the WAL lock, or no one can open this shard until we are collected
+            raise
+
+    def _index_fields(self, keyword_fields: Sequence[str], float_fields: Sequence[str]) -> None:
+        """Create the payload indexes the shard lacks (about 25 ms each, once per shard)."""
+        indexed = set(self._call("info", lambda s: s.info()).payload_schema)
         for field in keyword_fields:
             if field not in indexed:
                 tenant = field == "tenant"

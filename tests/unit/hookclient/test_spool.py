@@ -162,3 +162,16 @@ def test_concurrent_appends_from_threads_stay_whole_lines(tmp_path: Path) -> Non
         t.join()
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert sorted(r["msg_id"] for r in records) == sorted(f"{w}-{i}" for w in range(6) for i in range(25))
+
+
+def test_a_failing_sender_keeps_everything(tmp_path: Path) -> None:
+    path = tmp_path / "hooks.jsonl"
+    spool = Spool(str(path))
+    spool.append([rec(1), rec(2)])
+
+    def broken(records: Sequence[Record]) -> list[str]:
+        raise RuntimeError("boom")
+
+    result = spool.drain(broken, deadline=far(), tail=[rec(3)])
+    assert result is not None and result.flushed == 0
+    assert lines(path) == [1, 2, 3]

@@ -203,3 +203,15 @@ def test_tls_only_server_is_refused(fake: list[FakeServer]) -> None:
     fake.append(server)
     with pytest.raises(NatsError, match="TLS"):
         NatsConnection.connect(server.url, 2.0)
+
+
+def test_malformed_server_line_is_a_nats_error(fake: list[FakeServer]) -> None:
+    def script(server: FakeServer, conn: socket.socket) -> None:
+        server.read_until(conn, b"PUB")
+        conn.sendall(b"MSG _INBOX.x 1 not-a-number\r\n")
+        time.sleep(0.2)
+
+    server = FakeServer(script)
+    fake.append(server)
+    with NatsConnection.connect(server.url, 2.0) as conn, pytest.raises(NatsError, match="malformed"):
+        conn.publish("a.b", b"{}", {}, 2.0)

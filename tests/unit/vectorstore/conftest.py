@@ -2,37 +2,20 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from qdrant_client import QdrantClient
-
-from codememory.vectorstore import EdgeVectorIndex, QdrantClientIndex, VectorIndex
-
-DIM = 4
-KINDS = ["edge", "client"]
-
-MakeIndex = Callable[[str], VectorIndex]
-
-
-def open_index(kind: str, path: Path) -> VectorIndex:
-    if kind == "edge":
-        return EdgeVectorIndex(path / "shard", DIM)
-    client = QdrantClient(location=":memory:")
-    with warnings.catch_warnings():
-        # local mode has no payload indexes and says so; a server would build them
-        warnings.filterwarnings("ignore", message="Payload indexes have no effect", category=UserWarning)
-        return QdrantClientIndex(client, "memories", DIM)
+from codememory.vectorstore import VectorIndex
+from vectorstore_support import KINDS, open_index  # type: ignore[import-not-found]
 
 
 @pytest.fixture
-def make_index(tmp_path: Path) -> Iterator[MakeIndex]:
+def make_index(tmp_path: Path) -> Iterator[Callable[[str], VectorIndex]]:
     opened: list[VectorIndex] = []
 
     def make(kind: str) -> VectorIndex:
-        index = open_index(kind, tmp_path / f"{kind}-{len(opened)}")
+        index: VectorIndex = open_index(kind, tmp_path / f"{kind}-{len(opened)}")
         opened.append(index)
         return index
 
@@ -42,5 +25,6 @@ def make_index(tmp_path: Path) -> Iterator[MakeIndex]:
 
 
 @pytest.fixture(params=KINDS)
-def index(request: pytest.FixtureRequest, make_index: MakeIndex) -> VectorIndex:
-    return make_index(request.param)
+def index(request: pytest.FixtureRequest, make_index: Callable[[str], VectorIndex]) -> VectorIndex:
+    kind: str = request.param
+    return make_index(kind)

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import warnings
-
 import httpx
 import pytest
+from codememory.vectorstore import (
+    IndexFilter,
+    IndexPoint,
+    IndexUnavailableError,
+    QdrantClientIndex,
+    VectorIndexError,
+)
+from codememory.vectorstore.client import _translate
 from qdrant_client import QdrantClient
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
-
-from codememory.vectorstore import IndexFilter, IndexPoint, IndexUnavailableError, QdrantClientIndex, VectorIndexError
-from codememory.vectorstore.client import _translate
-
-from test_contract import pid
-
-
-def open_local(client: QdrantClient, dense_size: int = 4) -> QdrantClientIndex:
-    # local mode warns (once per process, so whichever test comes first) that it ignores payload indexes
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Payload indexes have no effect", category=UserWarning)
-        return QdrantClientIndex(client, "memories", dense_size)
+from vectorstore_support import open_local, pid  # type: ignore[import-not-found]
 
 
 def test_existing_collection_is_reused() -> None:

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import math
-import uuid
-
 import pytest
-
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.vectorstore import (
     IndexFilter,
@@ -16,21 +12,15 @@ from codememory.vectorstore import (
     VectorIndex,
     VectorIndexError,
 )
+from vectorstore_support import pid, unit  # type: ignore[import-not-found]
 
 EVERYTHING = IndexFilter()
 ENCODER = SparseEncoder()
 
 
-def pid(n: int) -> str:
-    return str(uuid.uuid5(uuid.NAMESPACE_OID, f"point-{n}"))
-
-
-def unit(*xs: float) -> tuple[float, ...]:
-    norm = math.sqrt(sum(x * x for x in xs))
-    return tuple(x / norm for x in xs)
-
-
-def point(n: int, dense: tuple[float, ...] | None = None, sparse: SparseVec | None = None, **payload: object) -> IndexPoint:
+def point(
+    n: int, dense: tuple[float, ...] | None = None, sparse: SparseVec | None = None, **payload: object
+) -> IndexPoint:
     return IndexPoint(id=pid(n), payload={"n": n, **payload}, dense=dense, sparse=sparse)
 
 
@@ -142,7 +132,9 @@ def test_upserting_twice_leaves_one_point_with_the_last_content(index: VectorInd
 def filtered(index: VectorIndex) -> VectorIndex:
     index.upsert(
         [
-            point(1, dense=unit(1, 0, 0, 0), tenant="a", state="active", tags=["auth", "jwt"], created_at=10.0),
+            point(
+                1, dense=unit(1, 0, 0, 0), tenant="a", state="active", tags=["auth", "jwt"], created_at=10.0
+            ),
             point(2, dense=unit(1, 1, 0, 0), tenant="a", state="deprecated", tags=["db"], created_at=20.0),
             point(3, dense=unit(0, 1, 0, 0), tenant="b", state="active", tags=["auth"], created_at=30.0),
             point(4, dense=unit(0, 0, 1, 0), tenant="b", state="forgotten", created_at=40.5),
@@ -167,7 +159,12 @@ def filtered(index: VectorIndex) -> VectorIndex:
         (IndexFilter(ranges={"created_at": (20.0, None)}), {2, 3, 4}),
         (IndexFilter(ranges={"created_at": (None, 20.0)}), {1, 2}),
         (IndexFilter(ranges={"created_at": (15.0, 40.5)}), {2, 3, 4}),
-        (IndexFilter(equals={"tenant": "b"}, any_of={"tags": ["auth"]}, ranges={"created_at": (0.0, 35.0)}), {3}),
+        (
+            IndexFilter(
+                equals={"tenant": "b"}, any_of={"tags": ["auth"]}, ranges={"created_at": (0.0, 35.0)}
+            ),
+            {3},
+        ),
     ],
 )
 def test_filters(filtered: VectorIndex, flt: IndexFilter, expected: set[int]) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from qdrant_edge import EdgeShard
-
 from codememory.lexical import SparseVec
 from codememory.vectorstore import (
     DEFAULT_FLOAT_FIELDS,
@@ -16,8 +14,8 @@ from codememory.vectorstore import (
     IndexPoint,
     IndexUnavailableError,
 )
-
-from test_contract import pid, unit
+from qdrant_edge import EdgeShard
+from vectorstore_support import pid, unit  # type: ignore[import-not-found]
 
 
 def test_reopening_from_disk_keeps_points_and_vectors(tmp_path: Path) -> None:
@@ -37,9 +35,9 @@ def test_reopening_from_disk_keeps_points_and_vectors(tmp_path: Path) -> None:
         assert first.sparse == sparse
         assert second.payload == {"tenant": "b", "state": "active"}
         assert second.dense is None
-        assert [h.id for h in reopened.search_dense(unit(0, 0, 1, 0), IndexFilter(equals={"tenant": "a"}), 3)] == [
-            pid(1)
-        ]
+        assert [
+            h.id for h in reopened.search_dense(unit(0, 0, 1, 0), IndexFilter(equals={"tenant": "a"}), 3)
+        ] == [pid(1)]
     finally:
         reopened.close()
 

@@ -1,0 +1,140 @@
+"""The hook's work: publish one event (draining the spool first) and fetch context if due.
+
+Separate from ``main`` so that a broken import here (for instance in redaction) can still be
+caught by ``main``, which must exit 0 whatever happens. ``flush_spool`` is what ``codememory up``
+calls to publish everything spooled while NATS was down.
+
+Order: the spooled backlog goes first and this event last, in one pipelined batch, so the stream
+keeps the order in which events happened. The drain is bounded (``FLUSH_BUDGET_S`` and
+``FLUSH_MAX_MESSAGES``); what does not fit, this event included, stays in the spool, still in
+order, for the next hook. JetStream dedupes a re-published message by its ``Nats-Msg-Id``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from codememory.hookclient.context import context_request, fetch_context, format_output, is_context_event
+from codememory.hookclient.message import HookMessage, build_message, encode_json
+from codememory.hookclient.protocol import NatsError
+from codememory.hookclient.settings import HookSettings, log_line
+from codememory.hookclient.spool import OK, REJECT, RETRY, Spool
+from codememory.hookclient.wire import NatsConnection
+
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+__all__ = ["FLUSH_BUDGET_S", "FLUSH_MAX_MESSAGES", "flush_spool", "run_hook"]
+
+FLUSH_BUDGET_S = 0.2  # how long a hook may spend draining an old backlog before its own message
+FLUSH_MAX_MESSAGES = 500
+
+
+def run_hook(agent: str, raw: bytes, settings: HookSettings) -> str | None:
+    """Publish (or spool) one event; return the context line to print, if any."""
+    deadline = time.monotonic() + settings.hook_timeout_s
+    message = build_message(agent, raw, tenant=settings.tenant, max_field=settings.max_field)
+    spool = Spool(settings.spool_path)
+    if not settings.nats_url:
+        _spool(settings, spool, message, "no NATS URL (CODEMEMORY_NATS_URL or runtime.json)")
+        return None
+    try:
+        conn = NatsConnection.connect(settings.nats_url, settings.hook_timeout_s)
+    except (NatsError, OSError, ValueError) as exc:
+        _spool(settings, spool, message, f"connect failed: {exc}")
+        return None
+    with conn:
+        handled = False
+        if spool.has_pending():
+            flush_deadline = min(deadline, time.monotonic() + FLUSH_BUDGET_S)
+            try:
+                result = spool.drain(
+                    _sender(conn, deadline),
+                    deadline=flush_deadline,
+                    max_messages=FLUSH_MAX_MESSAGES,
+                    tail=[message.to_record()],
+                )
+            except OSError as exc:  # an unreadable spool must not cost this event
+                log_line(settings, f"spool drain failed: {exc}")
+                result = None
+            handled = result is not None  # None: another process is draining; publish directly
+            if result is not None and (result.remaining or result.rejected):
+                log_line(settings, f"spool drain: {result!r}")
+        if not handled:
+            try:
+                conn.publish(message.subject, message.data, {"Nats-Msg-Id": message.msg_id}, _left(deadline))
+            except Exception as exc:  # whatever went wrong, the event is kept for a later hook
+                _spool(settings, spool, message, f"publish failed: {type(exc).__name__}: {exc}")
+        event = str(message.body["event"])
+        if not is_context_event(agent, event):
+            return None
+        text = fetch_context(conn, settings.tenant, context_request(message.body), settings.context_timeout_s)
+        return format_output(agent, event, text)
+
+
+def flush_spool(settings: HookSettings, max_seconds: float = 30.0) -> int:
+    """Publish the whole spool (for ``codememory up``); returns how many messages were flushed."""
+    spool = Spool(settings.spool_path)
+    if not settings.nats_url or not spool.has_pending():
+        return 0
+    deadline = time.monotonic() + max_seconds
+    flushed = 0
+    try:
+        with NatsConnection.connect(settings.nats_url, settings.hook_timeout_s) as conn:
+            while spool.has_pending() and time.monotonic() < deadline:
+                result = spool.drain(_sender(conn, deadline), deadline=deadline)
+                if result is None:  # a hook process holds the spool; let it work
+                    time.sleep(0.05)
+                    continue
+                flushed += result.flushed
+                if result.remaining and result.flushed == 0:
+                    break  # the server refuses for now; keep the rest for later
+    except (NatsError, OSError) as exc:
+        log_line(settings, f"flush_spool: {exc}")
+    return flushed
+
+
+def _sender(conn: NatsConnection, deadline: float) -> Callable[[Sequence[dict[str, object]]], list[str]]:
+    """A Spool sender that JetStream-publishes a batch of spool records over ``conn``."""
+
+    def send(records: Sequence[dict[str, object]]) -> list[str]:
+        outcomes: list[str | None] = [None] * len(records)
+        items: list[tuple[str, bytes, dict[str, str]]] = []
+        positions: list[int] = []
+        for index, record in enumerate(records):
+            try:
+                message = HookMessage.from_record(record)
+            except (KeyError, ValueError):
+                outcomes[index] = REJECT
+                continue
+            items.append((message.subject, encode_json(message.body), {"Nats-Msg-Id": message.msg_id}))
+            positions.append(index)
+        try:
+            results = conn.publish_many(items, _left(deadline)) if items else []
+        except NatsError as exc:
+            results = [exc] * len(items)
+        for index, result in zip(positions, results, strict=True):
+            if isinstance(result, NatsError):
+                outcomes[index] = REJECT if result.permanent else RETRY
+            else:
+                outcomes[index] = OK
+        return [o or RETRY for o in outcomes]
+
+    return send
+
+
+def _left(deadline: float) -> float:
+    return max(deadline - time.monotonic(), 0.001)
+
+
+def _spool(settings: HookSettings, spool: Spool, message: HookMessage, reason: str) -> None:
+    try:
+        stored = spool.append([message.to_record()])
+    except OSError as exc:
+        log_line(settings, f"{reason}; spooling failed too, event lost: {exc}")
+        return
+    if stored:
+        log_line(settings, f"{reason}; spooled {message.msg_id}")
+    else:
+        log_line(settings, f"{reason}; spool full ({spool.max_bytes} bytes), event dropped: {message.msg_id}")

@@ -1,0 +1,95 @@
+"""One real embedded stack for the end-to-end tests: ``codememory up`` as a subprocess.
+
+It starts its own nats-server (JetStream in a temp home), Qdrant Edge on disk, the real model and the
+gRPC gateway on a free port. Two extra tokens map to tenants ``alpha`` and ``beta`` for the tenancy
+tests; the local token maps to ``local``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+
+from codememory.v1 import memory_pb2 as pb
+from codememory.v1 import memory_pb2_grpc
+
+BIN = Path(sys.executable).parent
+
+
+@dataclass
+class Stack:
+    home: Path
+    nats_url: str
+    grpc_address: str
+    env: dict[str, str]
+    process: subprocess.Popen[bytes]
+
+    def cli(self, *args: str, stdin: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+        result = subprocess.run([str(BIN / "codememory"), *args], input=stdin, env=self.env, capture_output=True, timeout=120)
+        if check and result.returncode != 0:
+            raise AssertionError(f"codememory {' '.join(args)} failed: {result.stderr.decode()}")
+        return result
+
+    def cli_json(self, *args: str) -> dict:  # type: ignore[type-arg]
+        return json.loads(self.cli(*args, "--json").stdout)
+
+    def hook(self, agent: str, payload: bytes) -> subprocess.CompletedProcess[bytes]:
+        return self.cli("hook", "--agent", agent, stdin=payload)
+
+    def stub(self) -> memory_pb2_grpc.MemoryServiceStub:
+        return memory_pb2_grpc.MemoryServiceStub(grpc.insecure_channel(self.grpc_address))
+
+    def token(self) -> str:
+        return (self.home / "token").read_text().strip()
+
+    def wait_caught_up(self, timeout: float = 60.0) -> pb.StatusResponse:
+        stub = self.stub()
+        meta = (("authorization", f"Bearer {self.token()}"),)
+        deadline = time.monotonic() + timeout
+        while True:
+            status = stub.Status(pb.StatusRequest(), metadata=meta, timeout=10)
+            if status.caught_up and not any(status.consumer_pending.values()) and status.stream_messages["HOOKS"] == 0:
+                return status
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not caught up: {status}")
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    home = tmp_path_factory.mktemp("home")
+    env = {
+        **os.environ,
+        "CODEMEMORY_HOME": str(home),
+        "CODEMEMORY_UP_GRPC_LISTEN": "127.0.0.1:0",
+        "CODEMEMORY_GATEWAY_TOKENS": "tok-alpha=alpha,tok-beta=beta",
+        "HF_HUB_OFFLINE": "1",
+    }
+    env.pop("CODEMEMORY_NATS_URL", None)
+    log = (home / "up.log").open("wb")
+    process = subprocess.Popen([str(BIN / "codememory"), "up"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    runtime = home / "runtime.json"
+    deadline = time.monotonic() + 180
+    while not runtime.is_file():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise AssertionError(f"codememory up did not start:\n{(home / 'up.log').read_text()[-4000:]}")
+        time.sleep(0.2)
+    data = json.loads(runtime.read_text())
+    yield Stack(home=home, nats_url=data["nats_url"], grpc_address=data["grpc_address"], env=env, process=process)
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()

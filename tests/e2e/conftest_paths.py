@@ -1,0 +1,12 @@
+"""Where the shared hook payloads are, and which agent each belongs to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HOOKS_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hooks"
+HOOK_FILES = sorted([*HOOKS_DATA.glob("*.json"), *(HOOKS_DATA / "claude_docs").glob("*.json")])
+
+
+def agent_of(path: Path) -> str:
+    return "claude" if path.parent.name == "claude_docs" else path.name.split("_", 1)[0]
