@@ -19,7 +19,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
 
@@ -34,8 +33,12 @@ class Stack:
     env: dict[str, str]
     process: subprocess.Popen[bytes]
 
-    def cli(self, *args: str, stdin: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-        result = subprocess.run([str(BIN / "codememory"), *args], input=stdin, env=self.env, capture_output=True, timeout=120)
+    def cli(
+        self, *args: str, stdin: bytes | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[bytes]:
+        result = subprocess.run(
+            [str(BIN / "codememory"), *args], input=stdin, env=self.env, capture_output=True, timeout=120
+        )
         if check and result.returncode != 0:
             raise AssertionError(f"codememory {' '.join(args)} failed: {result.stderr.decode()}")
         return result
@@ -58,7 +61,11 @@ class Stack:
         deadline = time.monotonic() + timeout
         while True:
             status = stub.Status(pb.StatusRequest(), metadata=meta, timeout=10)
-            if status.caught_up and not any(status.consumer_pending.values()) and status.stream_messages["HOOKS"] == 0:
+            if (
+                status.caught_up
+                and not any(status.consumer_pending.values())
+                and status.stream_messages["HOOKS"] == 0
+            ):
                 return status
             if time.monotonic() > deadline:
                 raise AssertionError(f"not caught up: {status}")
@@ -86,7 +93,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             raise AssertionError(f"codememory up did not start:\n{(home / 'up.log').read_text()[-4000:]}")
         time.sleep(0.2)
     data = json.loads(runtime.read_text())
-    yield Stack(home=home, nats_url=data["nats_url"], grpc_address=data["grpc_address"], env=env, process=process)
+    yield Stack(
+        home=home, nats_url=data["nats_url"], grpc_address=data["grpc_address"], env=env, process=process
+    )
     process.send_signal(signal.SIGTERM)
     try:
         process.wait(timeout=30)

@@ -42,7 +42,12 @@ def test_malformed_hook_message_is_dead_lettered_and_ingest_goes_on(stack) -> No
     dead = [h for body, h in _dlq(stack.nats_url) if body == garbage]
     assert dead and "MalformedHookMessageError" in dead[0]["CM-Reason"] and dead[0]["CM-Stream"] == "HOOKS"
     fact = f"after the garbage {uuid.uuid4().hex[:6]}"
-    stack.hook("claude", json.dumps({"session_id": "s", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": fact}).encode())
+    stack.hook(
+        "claude",
+        json.dumps(
+            {"session_id": "s", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": fact}
+        ).encode(),
+    )
     stack.wait_caught_up()
     assert fact in json.dumps(stack.cli_json("recall", fact))
 
@@ -56,15 +61,27 @@ def test_hook_spools_when_nats_is_down_and_flushes_in_order(stack) -> None:  # t
     from conftest import BIN
 
     for fact in facts[:2]:
-        payload = json.dumps({"session_id": "sp", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": fact}).encode()
+        payload = json.dumps(
+            {"session_id": "sp", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": fact}
+        ).encode()
         started = time.monotonic()
-        result = subprocess.run([str(BIN / "codememory"), "hook", "--agent", "claude"], input=payload, env=down, capture_output=True, timeout=30)
+        result = subprocess.run(
+            [str(BIN / "codememory"), "hook", "--agent", "claude"],
+            input=payload,
+            env=down,
+            capture_output=True,
+            timeout=30,
+        )
         assert result.returncode == 0 and result.stdout == b"" and time.monotonic() - started < 3
     assert (stack.home / "spool" / "hooks.jsonl").read_text().count("spooled fact") == 2
     before = stack.wait_caught_up().log_last_seq
-    payload = json.dumps({"session_id": "sp", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": facts[2]}).encode()
+    payload = json.dumps(
+        {"session_id": "sp", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": facts[2]}
+    ).encode()
     assert stack.hook("claude", payload).returncode == 0
     stack.wait_caught_up()
-    events = [json.loads(line) for line in stack.cli("log", "--json", "--from", str(before + 1)).stdout.splitlines()]
+    events = [
+        json.loads(line) for line in stack.cli("log", "--json", "--from", str(before + 1)).stdout.splitlines()
+    ]
     prompts = [e["payload"]["prompt"] for e in events if e["payload"]["type"] == "prompt.submitted"]
     assert prompts == facts

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from codememory.v1 import memory_pb2 as pb
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-
-from codememory.v1 import memory_pb2 as pb
 
 
 def test_health_is_serving_once_caught_up(stack) -> None:  # type: ignore[no-untyped-def]
@@ -22,7 +21,9 @@ def test_health_is_serving_once_caught_up(stack) -> None:  # type: ignore[no-unt
 def test_reflection_lists_the_services(stack) -> None:  # type: ignore[no-untyped-def]
     channel = grpc.insecure_channel(stack.grpc_address)
     stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-    responses = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10)
+    responses = stub.ServerReflectionInfo(
+        iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
+    )
     names = {s.name for r in responses for s in r.list_services_response.service}
     assert {"codememory.v1.MemoryService", "grpc.health.v1.Health"} <= names
 

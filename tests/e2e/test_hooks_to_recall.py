@@ -7,9 +7,8 @@ import time
 import uuid
 from pathlib import Path
 
-from conftest_paths import HOOK_FILES, agent_of  # type: ignore[import-not-found]
-
 from codememory.v1 import memory_pb2 as pb
+from conftest_paths import HOOK_FILES, agent_of  # type: ignore[import-not-found]
 
 
 def _local(stack) -> tuple[tuple[str, str], ...]:  # type: ignore[no-untyped-def]
@@ -24,10 +23,18 @@ def test_every_shared_payload_is_ingested_without_error(stack) -> None:  # type:
     status = stack.wait_caught_up()
     assert status.stream_messages["DLQ"] == before.stream_messages["DLQ"], "a real payload was dead-lettered"
     assert status.log_last_seq >= before.log_last_seq + len(HOOK_FILES)
-    events = [json.loads(line) for line in stack.cli("log", "--json", "--from", str(before.log_last_seq + 1)).stdout.splitlines()]
+    events = [
+        json.loads(line)
+        for line in stack.cli("log", "--json", "--from", str(before.log_last_seq + 1)).stdout.splitlines()
+    ]
     types = {e["payload"]["type"] for e in events}
     assert {"session.started", "prompt.submitted", "tool.observed", "tool.failed", "session.ended"} <= types
-    assert {"subagent.completed", "compaction.checkpointed", "observation.recorded", "memory.embedded"} <= types
+    assert {
+        "subagent.completed",
+        "compaction.checkpointed",
+        "observation.recorded",
+        "memory.embedded",
+    } <= types
     assert all(e["seq"] > before.log_last_seq and e["tenant"] == "local" for e in events)
 
 
@@ -38,7 +45,7 @@ def test_a_prompt_is_recallable_over_grpc_with_score_parts(stack) -> None:  # ty
         "transcript_path": "/tmp/t.jsonl",
         "cwd": "/work/api",
         "hook_event_name": "UserPromptSubmit",
-        "prompt": f"Remember that tokens are validated by validateAccessToken in auth/jwt_utils.py ({marker})",
+        "prompt": f"Remember: tokens are validated by validateAccessToken in auth/jwt_utils.py ({marker})",
     }
     published = time.monotonic()
     assert stack.hook("claude", json.dumps(payload).encode()).returncode == 0
@@ -46,20 +53,30 @@ def test_a_prompt_is_recallable_over_grpc_with_score_parts(stack) -> None:  # ty
     hits: list[pb.Hit] = []
     lexical_first = None
     while time.monotonic() - published < 20 and not hits:  # lexically recallable at once, dense once embedded
-        response = stub.Recall(pb.RecallRequest(query="how do we validate access tokens jwt", limit=5), metadata=_local(stack), timeout=10)
+        response = stub.Recall(
+            pb.RecallRequest(query="how do we validate access tokens jwt", limit=5),
+            metadata=_local(stack),
+            timeout=10,
+        )
         found = [h for h in response.hits if marker in h.memory.text]
         lexical_first = lexical_first or (found[0] if found else None)
         hits = [h for h in found if h.score.dense > 0]
     assert lexical_first is not None and hits, "prompt never became recallable"
     hit = hits[0]
-    assert hit.memory.type == "prompt" and hit.memory.tenant == "local" and hit.memory.scope.session_id == payload["session_id"]
+    assert (
+        hit.memory.type == "prompt"
+        and hit.memory.tenant == "local"
+        and hit.memory.scope.session_id == payload["session_id"]
+    )
     assert hit.score.lexical > 0 and hit.score.dense > 0 and hit.score.recency > 0.9 and hit.score.total > 0
     assert hit.memory.created_at > time.time() - 120
 
 
 def test_code_aware_lexical_match_on_identifier_parts(stack) -> None:  # type: ignore[no-untyped-def]
     token = uuid.uuid4().hex[:6]
-    stored = stack.cli_json("store", f"parseRetryBudget{token} lives in net/retry_policy.py", "--repo", f"r{token}")
+    stored = stack.cli_json(
+        "store", f"parseRetryBudget{token} lives in net/retry_policy.py", "--repo", f"r{token}"
+    )
     found = stack.cli_json("recall", f"parse retry budget{token}", "--repo", f"r{token}")
     assert found["hits"][0]["memory"]["id"] == stored["memory_id"]
     assert found["hits"][0]["score"]["lexical"] == 1.0
@@ -71,12 +88,21 @@ def test_session_start_hook_injects_context_in_each_agent_format(stack) -> None:
     (repo_dir / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     fact = f"Run migrations with make migrate-{uuid.uuid4().hex[:6]} before tests"
     stack.cli("store", fact, "--type", "instruction", "--repo", "ctxrepo")
-    claude = {"session_id": "s-ctx", "cwd": str(repo_dir), "hook_event_name": "SessionStart", "source": "startup"}
+    claude = {
+        "session_id": "s-ctx",
+        "cwd": str(repo_dir),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
     out = json.loads(stack.hook("claude", json.dumps(claude).encode()).stdout)
     context = out["hookSpecificOutput"]["additionalContext"]
     assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert fact in context and context.startswith("<codememory-context>")
-    cursor = {"conversation_id": "c-ctx", "hook_event_name": "sessionStart", "workspace_roots": [str(repo_dir)]}
+    cursor = {
+        "conversation_id": "c-ctx",
+        "hook_event_name": "sessionStart",
+        "workspace_roots": [str(repo_dir)],
+    }
     assert fact in json.loads(stack.hook("cursor", json.dumps(cursor).encode()).stdout)["additional_context"]
 
 
@@ -86,6 +112,9 @@ def test_injected_context_is_never_stored_again(stack) -> None:  # type: ignore[
     payload = {"session_id": "s-inj", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": injected}
     stack.hook("claude", json.dumps(payload).encode())
     stack.wait_caught_up()
-    events = [json.loads(line) for line in stack.cli("log", "--json", "--from", str(before.log_last_seq + 1)).stdout.splitlines()]
+    events = [
+        json.loads(line)
+        for line in stack.cli("log", "--json", "--from", str(before.log_last_seq + 1)).stdout.splitlines()
+    ]
     assert not [e for e in events if e["payload"]["type"] == "prompt.submitted"]
     assert "something recalled earlier" not in json.dumps(events)

@@ -8,7 +8,9 @@ import uuid
 
 def test_replay_rebuilds_the_same_projection(stack) -> None:  # type: ignore[no-untyped-def]
     repo = f"rp{uuid.uuid4().hex[:6]}"
-    kept = stack.cli_json("store", "cache invalidation happens in cache/evict.py", "--repo", repo)["memory_id"]
+    kept = stack.cli_json("store", "cache invalidation happens in cache/evict.py", "--repo", repo)[
+        "memory_id"
+    ]
     gone = stack.cli_json("store", "temporary note to forget", "--repo", repo)["memory_id"]
     stack.cli("refine", kept, "--text", "cache invalidation happens in cache/evict.py on every write")
     stack.cli("forget", gone)

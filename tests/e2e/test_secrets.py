@@ -12,9 +12,8 @@ import json
 from datetime import UTC, datetime
 
 import nats
-from conftest_paths import HOOKS_DATA  # type: ignore[import-not-found]
-
 from codememory.redaction.testing import secret_corpus
+from conftest_paths import HOOKS_DATA  # type: ignore[import-not-found]
 
 
 def _payloads(samples) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def,type-arg]
@@ -43,7 +42,9 @@ def _assert_clean(stack, samples, start_seq: int) -> None:  # type: ignore[no-un
     log_text = stack.cli("log", "--json", "--from", str(start_seq)).stdout.decode()
     exported = stack.cli("export").stdout.decode()
     shard_bytes = b"".join(p.read_bytes() for p in (stack.home / "gateway").rglob("*") if p.is_file())
-    leaked = [s for s in samples if s.secret in log_text or s.secret in exported or s.secret.encode() in shard_bytes]
+    leaked = [
+        s for s in samples if s.secret in log_text or s.secret in exported or s.secret.encode() in shard_bytes
+    ]
     assert not leaked, f"{len(leaked)} secrets leaked, e.g. {leaked[0].kind}"
     assert "[REDACTED:" in log_text
 
@@ -68,11 +69,22 @@ def test_secrets_published_raw_are_caught_by_ingest(stack) -> None:  # type: ign
         for i, (agent, payload) in enumerate(_payloads(samples)):
             key = hashlib.sha256(f"raw-{i}-{payload}".encode()).hexdigest()[:32]
             message = {
-                "v": 1, "agent": agent, "event": payload.get("hook_event_name", ""), "tenant": "local",
-                "received_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"), "dedupe_key": key,
-                "repo": "", "repo_root": "", "branch": "", "user": "tester", "trimmed": [], "payload": payload,
+                "v": 1,
+                "agent": agent,
+                "event": payload.get("hook_event_name", ""),
+                "tenant": "local",
+                "received_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+                "dedupe_key": key,
+                "repo": "",
+                "repo_root": "",
+                "branch": "",
+                "user": "tester",
+                "trimmed": [],
+                "payload": payload,
             }
-            await js.publish(f"cm.hooks.local.{agent}.raw", json.dumps(message).encode(), headers={"Nats-Msg-Id": key})
+            await js.publish(
+                f"cm.hooks.local.{agent}.raw", json.dumps(message).encode(), headers={"Nats-Msg-Id": key}
+            )
         await nc.close()
 
     asyncio.run(publish())

@@ -6,7 +6,6 @@ import uuid
 
 import grpc
 import pytest
-
 from codememory.v1 import memory_pb2 as pb
 
 ALPHA = (("authorization", "Bearer tok-alpha"),)
@@ -18,9 +17,13 @@ def test_tenants_are_isolated(stack) -> None:  # type: ignore[no-untyped-def]
     secret_plan = f"alpha launches project nightjar-{uuid.uuid4().hex[:6]}"
     mid = stub.Store(pb.StoreRequest(text=secret_plan, type="decision"), metadata=ALPHA, timeout=30).memory_id
 
-    alpha_hits = stub.Recall(pb.RecallRequest(query="project nightjar launch", limit=50), metadata=ALPHA, timeout=30).hits
+    alpha_hits = stub.Recall(
+        pb.RecallRequest(query="project nightjar launch", limit=50), metadata=ALPHA, timeout=30
+    ).hits
     assert mid in [h.memory.id for h in alpha_hits]
-    beta_hits = stub.Recall(pb.RecallRequest(query="project nightjar launch", limit=50), metadata=BETA, timeout=30).hits
+    beta_hits = stub.Recall(
+        pb.RecallRequest(query="project nightjar launch", limit=50), metadata=BETA, timeout=30
+    ).hits
     assert all(h.memory.tenant == "beta" for h in beta_hits) and mid not in [h.memory.id for h in beta_hits]
 
     for call, request in (
@@ -38,11 +41,15 @@ def test_tenants_are_isolated(stack) -> None:  # type: ignore[no-untyped-def]
 
     beta_export = list(stub.Export(pb.ExportRequest(), metadata=BETA, timeout=30))
     assert secret_plan not in [m.text for m in beta_export]
-    survivor = stub.Recall(pb.RecallRequest(query="project nightjar launch", limit=50), metadata=ALPHA, timeout=30).hits
+    survivor = stub.Recall(
+        pb.RecallRequest(query="project nightjar launch", limit=50), metadata=ALPHA, timeout=30
+    ).hits
     assert [h.memory.text for h in survivor if h.memory.id == mid] == [secret_plan]
 
 
-@pytest.mark.parametrize("metadata", [(), (("authorization", "Bearer nope"),), (("authorization", "tok-alpha"),)])
+@pytest.mark.parametrize(
+    "metadata", [(), (("authorization", "Bearer nope"),), (("authorization", "tok-alpha"),)]
+)
 def test_calls_without_a_known_token_are_unauthenticated(stack, metadata) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(grpc.RpcError) as err:
         stack.stub().Recall(pb.RecallRequest(query="anything"), metadata=metadata, timeout=10)

@@ -9,9 +9,17 @@ import uuid
 def test_export_then_import_round_trip(stack, tmp_path) -> None:  # type: ignore[no-untyped-def]
     repo = f"tx{uuid.uuid4().hex[:6]}"
     rows = [
-        {"id": str(uuid.uuid4()), "text": f"memory number {i} about {repo}", "type": "fact", "repo": repo,
-         "session": "sess-1", "time": f"2023-05-0{i + 1}T10:00:00+00:00", "tags": ["imported"],
-         "metadata": {"dialog": f"D1:{i}"}, "importance": 0.7}
+        {
+            "id": str(uuid.uuid4()),
+            "text": f"memory number {i} about {repo}",
+            "type": "fact",
+            "repo": repo,
+            "session": "sess-1",
+            "time": f"2023-05-0{i + 1}T10:00:00+00:00",
+            "tags": ["imported"],
+            "metadata": {"dialog": f"D1:{i}"},
+            "importance": 0.7,
+        }
         for i in range(3)
     ]
     source = tmp_path / "in.jsonl"

@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from enum import Enum
 
 import structlog
+from codememory.bus.errors import Poison, Retryable
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
-
-from codememory.bus.errors import Poison, Retryable
 
 log = structlog.get_logger(__name__)
 
@@ -67,7 +66,9 @@ class ConsumerSpec:
 class ConsumerRunner:
     """Fetches batches for one durable consumer and settles every message."""
 
-    def __init__(self, js: JetStreamContext, spec: ConsumerSpec, handler: BatchHandler, *, service: str) -> None:
+    def __init__(
+        self, js: JetStreamContext, spec: ConsumerSpec, handler: BatchHandler, *, service: str
+    ) -> None:
         self._js = js
         self._spec = spec
         self._handler = handler
@@ -97,7 +98,7 @@ class ConsumerRunner:
         while not self._stopping.is_set():
             try:
                 msgs: list[Msg] = await sub.fetch(self._spec.batch, timeout=self._spec.fetch_timeout_s)  # type: ignore[attr-defined]
-            except (NatsTimeoutError, asyncio.TimeoutError):
+            except (TimeoutError, NatsTimeoutError):
                 continue
             except Exception as exc:  # connection trouble: back off, never die
                 if self._stopping.is_set():
@@ -120,7 +121,9 @@ class ConsumerRunner:
         try:
             outcomes = list(await self._handler(deliveries))
             if len(outcomes) != len(deliveries):
-                raise RuntimeError(f"handler returned {len(outcomes)} outcomes for {len(deliveries)} messages")
+                raise RuntimeError(
+                    f"handler returned {len(outcomes)} outcomes for {len(deliveries)} messages"
+                )
         except Retryable as exc:
             log.warning("batch_retry", service=self._service, error=str(exc))
             outcomes = [Outcome(Verdict.RETRY, str(exc))] * len(deliveries)
@@ -135,7 +138,10 @@ class ConsumerRunner:
     async def _settle_one(self, msg: Msg, delivery: Delivery, outcome: Outcome) -> None:
         verdict = outcome.verdict
         if verdict is Verdict.RETRY and delivery.attempt >= self._spec.max_deliver:
-            verdict, outcome = Verdict.DEAD, dead(f"gave up after {delivery.attempt} attempts: {outcome.reason}")
+            verdict, outcome = (
+                Verdict.DEAD,
+                dead(f"gave up after {delivery.attempt} attempts: {outcome.reason}"),
+            )
         if verdict is Verdict.ACK:
             await msg.ack()
             self.processed += 1

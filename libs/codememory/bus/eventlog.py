@@ -10,13 +10,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 
-from nats.js.api import ConsumerConfig, DeliverPolicy
-from nats.js.client import JetStreamContext
-
 from codememory.bus.streams import LOG
 from codememory.events import Appended, Envelope, LogRecord, encode_envelope, log_subject
-
-
+from nats.js.api import ConsumerConfig, DeliverPolicy
+from nats.js.client import JetStreamContext
 
 
 class JetStreamEventLog:
@@ -52,7 +49,9 @@ class JetStreamEventLog:
             "cm.log.>",
             stream=LOG,
             ordered_consumer=True,
-            config=ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=max(from_seq, 1)),
+            config=ConsumerConfig(
+                deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=max(from_seq, 1)
+            ),
         )
         try:
             async for msg in sub.messages:
@@ -82,7 +81,9 @@ async def follow(js: JetStreamContext, from_seq: int, *, batch: int = 256) -> As
             records = [LogRecord(seq=first.metadata.sequence.stream, subject=first.subject, data=first.data)]
             while len(records) < batch and sub.pending_msgs > 0:
                 msg = await sub.next_msg(timeout=0.1)
-                records.append(LogRecord(seq=msg.metadata.sequence.stream, subject=msg.subject, data=msg.data))
+                records.append(
+                    LogRecord(seq=msg.metadata.sequence.stream, subject=msg.subject, data=msg.data)
+                )
             yield records
     finally:
         await sub.unsubscribe()

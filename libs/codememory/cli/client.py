@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
-
 from codememory.runtime.home import local_token, read_runtime
 from codememory.v1 import memory_pb2_grpc
 
@@ -26,4 +25,6 @@ def connect(home: Path, *, timeout: float = 30.0) -> Iterator[Connection]:
     address = os.environ.get("CODEMEMORY_GRPC_ADDRESS") or read_runtime(home).grpc_address
     token = os.environ.get("CODEMEMORY_TOKEN") or local_token(home)
     with grpc.insecure_channel(address) as channel:
-        yield Connection(memory_pb2_grpc.MemoryServiceStub(channel), (("authorization", f"Bearer {token}"),), timeout)
+        yield Connection(
+            memory_pb2_grpc.MemoryServiceStub(channel), (("authorization", f"Bearer {token}"),), timeout
+        )

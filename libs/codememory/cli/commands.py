@@ -10,14 +10,15 @@ from typing import Annotated, Any
 
 import grpc
 import typer
-
 from codememory.cli.client import connect
 from codememory.cli.render import as_dict, console, hits_table, print_json
 from codememory.runtime.home import NotRunningError, read_runtime
 from codememory.settings import default_home
 from codememory.v1 import memory_pb2 as pb
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Persistent, code-aware memory for AI coding agents.")
+app = typer.Typer(
+    no_args_is_help=True, add_completion=False, help="Persistent, code-aware memory for AI coding agents."
+)
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
@@ -83,8 +84,17 @@ def recall(
 ) -> None:
     """Ranked memories for a query, with the parts of each score."""
     request = pb.RecallRequest(
-        query=query, limit=limit, repo=repo, branch=branch, user=user, session_id=session,
-        types=type or [], paths=path or [], since=since, until=until, include_deprecated=include_deprecated,
+        query=query,
+        limit=limit,
+        repo=repo,
+        branch=branch,
+        user=user,
+        session_id=session,
+        types=type or [],
+        paths=path or [],
+        since=since,
+        until=until,
+        include_deprecated=include_deprecated,
     )
     response = as_dict(_call("Recall", request))
     if json_out:
@@ -108,7 +118,10 @@ def store(
 ) -> None:
     """Store a memory explicitly."""
     request = pb.StoreRequest(
-        text=text, type=type, tags=tag or [], importance=importance,
+        text=text,
+        type=type,
+        tags=tag or [],
+        importance=importance,
         scope=pb.Scope(repo=repo, branch=branch, user=user, session_id=session, paths=path or []),
     )
     _print_mutation(_call("Store", request), json_out)
@@ -167,7 +180,10 @@ def replay(json_out: Json = False) -> None:
         print_json(response)
     else:
         same = response["digest_before"] == response["digest_after"]
-        typer.echo(f"replayed {response['events']} events in {float(response['seconds']):.2f}s; digest unchanged: {same}")
+        typer.echo(
+            f"replayed {response['events']} events in {float(response['seconds']):.2f}s;"
+            f" digest unchanged: {same}"
+        )
 
 
 @app.command("log")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import nats
-
 from codememory.bus import JetStreamEventLog
 
 
@@ -16,7 +15,9 @@ async def print_log(nats_url: str, from_seq: int, limit: int, json_out: bool) ->
         async for record in JetStreamEventLog(nc.jetstream()).read(from_seq):
             if json_out:
                 envelope = json.loads(record.data)
-                print(json.dumps({"seq": record.seq, "subject": record.subject, **envelope}, ensure_ascii=False))
+                print(
+                    json.dumps({"seq": record.seq, "subject": record.subject, **envelope}, ensure_ascii=False)
+                )
             else:
                 print(f"{record.seq:>8}  {record.subject}")
             printed += 1

@@ -27,7 +27,9 @@ def hits_table(hits: Iterable[dict[str, Any]]) -> Table:
         memory, score = hit["memory"], hit["score"]
         when = datetime.fromtimestamp(float(memory.get("created_at", 0)), UTC).strftime("%Y-%m-%d %H:%M")
         text = " ".join(str(memory.get("text", "")).split())
-        table.add_row(f"{float(score.get('total', 0)):.3f}", memory.get("type", ""), when, text[:120], memory["id"][:8])
+        table.add_row(
+            f"{float(score.get('total', 0)):.3f}", memory.get("type", ""), when, text[:120], memory["id"][:8]
+        )
     return table
 
 

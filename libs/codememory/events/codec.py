@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
-
 from codememory.events.envelope import SCHEMA_VERSION, Envelope
 
 

@@ -51,7 +51,9 @@ class InMemoryEventLog:
                 results.append(Appended(seq=known, duplicate=True))
                 continue
             seq = len(self.records) + 1
-            self.records.append(LogRecord(seq=seq, subject=log_subject(envelope), data=encode_envelope(envelope)))
+            self.records.append(
+                LogRecord(seq=seq, subject=log_subject(envelope), data=encode_envelope(envelope))
+            )
             self._seq_by_id[envelope.event_id] = seq
             results.append(Appended(seq=seq, duplicate=False))
         return results

@@ -12,7 +12,6 @@ import hashlib
 from datetime import UTC, datetime
 
 import msgspec
-
 from codememory.events import (
     CompactionCheckpointed,
     Envelope,
@@ -84,19 +83,22 @@ def memory_from_envelope(envelope: Envelope) -> MemoryDraft | None:
                 created_at=_epoch(event.created_at, envelope.occurred_at),
             )
         case PromptSubmitted() if event.prompt.strip():
-            text, memory_type, paths, importance = event.prompt[:_MAX_TEXT], "prompt", (), 0.5
+            paths: tuple[str, ...] = ()
+            text, memory_type, importance = event.prompt[:_MAX_TEXT], "prompt", 0.5
         case ToolObserved(phase="post") if event.summary or event.output_excerpt:
             text = _join(event.summary, event.input_excerpt[:600], event.output_excerpt[:600])
             memory_type, paths = "observation", event.paths
             importance = _IMPORTANCE_BY_KIND.get(event.kind, 0.3)
         case ToolFailed():
-            text = _join(f"{event.tool} failed" + (f": {event.command}" if event.command else ""), event.error)
+            text = _join(
+                f"{event.tool} failed" + (f": {event.command}" if event.command else ""), event.error
+            )
             memory_type, paths, importance = "failure", event.paths, 0.6
         case SubagentCompleted() if event.result.strip():
             text = _join(f"Subagent {event.subagent_type} result:".replace("  ", " "), event.result)
-            memory_type, paths, importance = "subagent", (), 0.5
+            memory_type, paths, importance = "subagent", tuple[str, ...](), 0.5
         case CompactionCheckpointed() if event.summary.strip():
-            text, memory_type, paths, importance = event.summary[:_MAX_TEXT], "summary", (), 0.7
+            text, memory_type, paths, importance = event.summary[:_MAX_TEXT], "summary", tuple[str, ...](), 0.7
         case _:
             return None
     return MemoryDraft(

@@ -63,7 +63,7 @@ class MemoryProjection:
         return self.position.seq
 
     def apply_batch(self, records: Iterable[tuple[int, Envelope]]) -> int:
-        """Apply each (seq, envelope) not yet applied; flush and record the position. Returns applied count."""
+        """Apply each (seq, envelope) not yet applied; flush, record the position; return the count."""
         applied = 0
         last = self.position.seq
         for seq, envelope in records:
@@ -112,7 +112,9 @@ class MemoryProjection:
         if existing and existing[0].payload.get("tenant") != draft.tenant:
             return  # an id collision across tenants never overwrites another tenant's memory
         sparse = self._encoder.encode_document(code_terms(draft.text))
-        self.index.upsert([IndexPoint(id=draft.memory_id, payload=draft_payload(draft, seq), dense=None, sparse=sparse)])
+        self.index.upsert(
+            [IndexPoint(id=draft.memory_id, payload=draft_payload(draft, seq), dense=None, sparse=sparse)]
+        )
 
     def _embedded(self, seq: int, tenant: str, event: MemoryEmbedded) -> None:
         point = self._current(tenant, event.memory_id, seq)
@@ -121,7 +123,9 @@ class MemoryProjection:
         if point.payload.get("text_digest") != event.text_digest:
             return  # computed from an older text; the newer text's embedding is on its way
         self.index.set_dense(event.memory_id, event.vector)
-        self.index.set_payload(event.memory_id, {"seq": seq, "embedded_digest": event.text_digest, "model": event.model})
+        self.index.set_payload(
+            event.memory_id, {"seq": seq, "embedded_digest": event.text_digest, "model": event.model}
+        )
 
     def _refined(self, seq: int, tenant: str, event: MemoryRefined) -> None:
         point = self._current(tenant, event.memory_id, seq)

@@ -7,7 +7,6 @@ the filter. Forgotten memories never match; deprecated ones only when asked for.
 from __future__ import annotations
 
 import msgspec
-
 from codememory.vectorstore import IndexFilter
 
 
@@ -33,7 +32,9 @@ def query_filter(query: RecallQuery) -> IndexFilter:
         value = getattr(query, field)
         if value:
             equals[field] = value
-    any_of: dict[str, list[str]] = {"state": ["active", "deprecated"] if query.include_deprecated else ["active"]}
+    any_of: dict[str, list[str]] = {
+        "state": ["active", "deprecated"] if query.include_deprecated else ["active"]
+    }
     if query.types:
         any_of["type"] = list(query.types)
     if query.paths:

@@ -53,7 +53,9 @@ class Recaller:
         if query.text.strip():
             query_vector = self._embedder.embed([query.text])[0]
             for hit in self._index.search_dense(query_vector, flt, pool):
-                found[hit.id] = Candidate(memory_id=hit.id, payload=hit.payload, dense=hit.score, lexical=None)
+                found[hit.id] = Candidate(
+                    memory_id=hit.id, payload=hit.payload, dense=hit.score, lexical=None
+                )
             sparse = self._encoder.encode_query(code_terms(query.text))
             lexical_hits = self._index.search_sparse(sparse, flt, pool) if sparse.indices else []
             missing_dense = []
@@ -71,10 +73,14 @@ class Recaller:
                 for point in self._index.get(missing_dense, with_vectors=True):
                     c = found[point.id]
                     dense = _dot(query_vector, point.dense) if point.dense else 0.0
-                    found[point.id] = Candidate(memory_id=c.memory_id, payload=c.payload, dense=dense, lexical=c.lexical)
+                    found[point.id] = Candidate(
+                        memory_id=c.memory_id, payload=c.payload, dense=dense, lexical=c.lexical
+                    )
         else:
             for stored in self._index.scroll(flt):
-                found[stored.id] = Candidate(memory_id=stored.id, payload=stored.payload, dense=None, lexical=None)
+                found[stored.id] = Candidate(
+                    memory_id=stored.id, payload=stored.payload, dense=None, lexical=None
+                )
         hint = ScopeHint(repo=query.repo, branch=query.branch, cwd=query.cwd, paths=query.paths)
         ranked = score(list(found.values()), self.weights, hint, now if now is not None else time.time())
         return [RecallHit(c.memory_id, dict(c.payload), parts) for c, parts in ranked[: query.limit]]

@@ -95,7 +95,9 @@ def score(
         )
         if c.payload.get("state") == "deprecated":
             total *= 0.5
-        parts = ScoreParts(dense=dense, lexical=lexical, recency=rec, importance=imp, scope=scope, total=total)
+        parts = ScoreParts(
+            dense=dense, lexical=lexical, recency=rec, importance=imp, scope=scope, total=total
+        )
         scored.append((c, parts))
     scored.sort(key=lambda pair: (-pair[1].total, pair[0].memory_id))
     return scored

@@ -66,7 +66,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     _tokens(("GOCSPX-",), ("google_oauth_secret", r"GOCSPX-[A-Za-z0-9_-]{24,}")),
     _tokens(("ya29.",), ("google_oauth_token", r"ya29\.[0-9A-Za-z_-]{20,}")),
     _tokens(
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        ("gh",),
         ("github_token", r"gh[pousr]_[A-Za-z0-9]{30,}"),
         ("github_token", r"github_pat_[A-Za-z0-9_]{22,}"),
     ),
@@ -88,7 +88,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     _tokens(("key-",), ("mailgun_key", rf"key-[0-9a-f]{{32}}{_END}")),
     _tokens(("eyJ",), ("jwt", r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")),
     _tokens(("hf_",), ("huggingface_token", r"hf_[A-Za-z0-9]{30,}")),
-    _tokens(("hvs.", "hvb.", "hvr."), ("vault_token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}")),
+    _tokens(("hv",), ("vault_token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}")),
     _tokens(("_v1_",), ("digitalocean_token", r"do[por]_v1_[a-f0-9]{64}")),
     _tokens(("dapi",), ("databricks_token", rf"dapi[a-f0-9]{{32}}(?:-[0-9]+)?{_END}")),
     _tokens(("lin_",), ("linear_api_key", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}")),

@@ -32,16 +32,22 @@ def runtime_file(home: Path) -> Path:
 def write_runtime(home: Path, runtime: Runtime) -> None:
     home.mkdir(parents=True, exist_ok=True)
     tmp = home / "runtime.json.tmp"
-    tmp.write_text(json.dumps({"nats_url": runtime.nats_url, "grpc_address": runtime.grpc_address, "pid": runtime.pid}))
+    tmp.write_text(
+        json.dumps({"nats_url": runtime.nats_url, "grpc_address": runtime.grpc_address, "pid": runtime.pid})
+    )
     os.replace(tmp, runtime_file(home))
 
 
 def read_runtime(home: Path) -> Runtime:
     try:
         data = json.loads(runtime_file(home).read_text())
-        return Runtime(nats_url=str(data["nats_url"]), grpc_address=str(data["grpc_address"]), pid=int(data["pid"]))
+        return Runtime(
+            nats_url=str(data["nats_url"]), grpc_address=str(data["grpc_address"]), pid=int(data["pid"])
+        )
     except (OSError, ValueError, KeyError) as exc:
-        raise NotRunningError(f"codememory is not running for {home} (start it with `codememory up`)") from exc
+        raise NotRunningError(
+            f"codememory is not running for {home} (start it with `codememory up`)"
+        ) from exc
 
 
 def clear_runtime(home: Path) -> None:

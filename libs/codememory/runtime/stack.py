@@ -17,15 +17,13 @@ from pathlib import Path
 
 import nats
 import structlog
-
 from codememory.bus import ensure_streams
 from codememory.embed.main import create_embed
 from codememory.embed.settings import EmbedSettings
 from codememory.embedding import load_default_embedder
 from codememory.gateway.app import GatewayApp
 from codememory.gateway.settings import GatewaySettings
-from codememory.hookclient.main import flush_spool
-from codememory.hookclient.settings import HookSettings
+from codememory.hookclient import HookSettings, flush_spool
 from codememory.ingest.main import create_ingest
 from codememory.ingest.settings import IngestSettings
 from codememory.logs import configure_logging
@@ -85,7 +83,9 @@ async def _run(settings: StackSettings, nats_url: str) -> None:
         tokens={**GatewaySettings.from_env().tokens, local_token(home): settings.tenant},
     )
     try:
-        gateway = await GatewayApp(nc, js, replace(gateway_settings, listen=settings.grpc_listen), embedder).start()
+        gateway = await GatewayApp(
+            nc, js, replace(gateway_settings, listen=settings.grpc_listen), embedder
+        ).start()
     except RuntimeError:
         gateway = await GatewayApp(nc, js, replace(gateway_settings, listen="127.0.0.1:0"), embedder).start()
     runners = [

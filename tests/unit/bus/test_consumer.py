@@ -6,10 +6,9 @@ import asyncio
 import uuid
 from collections.abc import Sequence
 
+from codememory.bus import ACK, ConsumerRunner, ConsumerSpec, Delivery, Outcome, dead
 from nats.aio.client import Client
 from nats.js.api import StreamConfig
-
-from codememory.bus import ACK, ConsumerRunner, ConsumerSpec, Delivery, Outcome, dead
 
 
 async def _stream(nc: Client) -> str:
@@ -51,7 +50,12 @@ async def test_poison_goes_to_dlq_with_reason_and_the_rest_is_acked(nc: Client) 
         return [dead("cannot parse") if d.data == b"bad" else ACK for d in batch]
 
     service = f"svc{uuid.uuid4().hex[:6]}"
-    runner = ConsumerRunner(js, ConsumerSpec(stream=stream, durable=service, filter_subject=f"{stream}.>"), handler, service=service)
+    runner = ConsumerRunner(
+        js,
+        ConsumerSpec(stream=stream, durable=service, filter_subject=f"{stream}.>"),
+        handler,
+        service=service,
+    )
     await _run_until(runner, lambda: runner.processed >= 2)
     dlq = await _dlq_for(nc, service)
     assert [d for d, _ in dlq] == [b"bad"]

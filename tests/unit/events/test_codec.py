@@ -3,7 +3,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from codememory.events import (
     EventDecodeError,
     MemoryStored,
@@ -37,9 +36,7 @@ def test_tag_is_on_the_wire_and_in_the_subject() -> None:
 
 
 def test_subject_token_is_sanitised() -> None:
-    envelope = new_envelope(
-        MemoryStored(memory_id="m", text="t"), event_id="e", tenant="a.b c*"
-    )
+    envelope = new_envelope(MemoryStored(memory_id="m", text="t"), event_id="e", tenant="a.b c*")
     assert log_subject(envelope) == "cm.log.a_b_c_.memory.stored"
 
 

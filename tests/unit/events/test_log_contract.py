@@ -6,10 +6,9 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
-from nats.aio.client import Client
-
 from codememory.bus import JetStreamEventLog
 from codememory.events import EventLog, InMemoryEventLog, MemoryStored, decode_envelope, new_envelope
+from nats.aio.client import Client
 
 
 @pytest.fixture(params=["memory", "jetstream"])
@@ -21,7 +20,9 @@ async def event_log(request: pytest.FixtureRequest, nc: Client) -> AsyncIterator
 
 
 def _stored(text: str, tenant: str = "t"):  # type: ignore[no-untyped-def]
-    return new_envelope(MemoryStored(memory_id=str(uuid.uuid4()), text=text), event_id=str(uuid.uuid4()), tenant=tenant)
+    return new_envelope(
+        MemoryStored(memory_id=str(uuid.uuid4()), text=text), event_id=str(uuid.uuid4()), tenant=tenant
+    )
 
 
 async def test_append_then_read_in_order(event_log: EventLog) -> None:

@@ -49,7 +49,7 @@ def test_main_survives_a_broken_install(
     monkeypatch.setitem(sys.modules, "codememory.hookclient.runner", None)  # import now fails
     assert main(["--agent", "claude"]) == 0
     assert capsys.readouterr().out == ""
-    assert "ImportError" in (tmp_path / "logs" / "hook.log").read_text()
+    assert "hook failed: ModuleNotFoundError" in (tmp_path / "logs" / "hook.log").read_text()
 
 
 def test_agent_argument_forms() -> None:

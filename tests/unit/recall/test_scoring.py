@@ -20,7 +20,9 @@ def test_lexical_is_normalised_over_the_candidates() -> None:
 
 
 def test_dense_and_lexical_both_count() -> None:
-    ranked = score([_c("dense", 0.9, None), _c("lex", 0.1, 3.0), _c("both", 0.7, 2.5)], Weights(), ScopeHint(), NOW)
+    ranked = score(
+        [_c("dense", 0.9, None), _c("lex", 0.1, 3.0), _c("both", 0.7, 2.5)], Weights(), ScopeHint(), NOW
+    )
     assert ranked[0][0].memory_id == "both"
 
 
@@ -31,7 +33,9 @@ def test_recency_halves_every_half_life() -> None:
 
 
 def test_newer_wins_a_tie() -> None:
-    ranked = score([_c("old", 0.5, 1.0, created_at=NOW - 60 * DAY), _c("new", 0.5, 1.0)], Weights(), ScopeHint(), NOW)
+    ranked = score(
+        [_c("old", 0.5, 1.0, created_at=NOW - 60 * DAY), _c("new", 0.5, 1.0)], Weights(), ScopeHint(), NOW
+    )
     assert ranked[0][0].memory_id == "new"
 
 
@@ -44,13 +48,15 @@ def test_scope_match_counts_repo_branch_and_paths() -> None:
 
 
 def test_deprecated_memories_rank_below_active_equals() -> None:
-    ranked = score([_c("dep", 0.8, 2.0, state="deprecated"), _c("act", 0.8, 2.0)], Weights(), ScopeHint(), NOW)
+    ranked = score(
+        [_c("dep", 0.8, 2.0, state="deprecated"), _c("act", 0.8, 2.0)], Weights(), ScopeHint(), NOW
+    )
     assert [c.memory_id for c, _ in ranked] == ["act", "dep"]
 
 
 def test_parts_add_up_to_total() -> None:
     w = Weights()
-    (_, parts), = score([_c("a", 0.6, 1.0, importance=0.9)], w, ScopeHint(repo="x"), NOW)
+    ((_, parts),) = score([_c("a", 0.6, 1.0, importance=0.9)], w, ScopeHint(repo="x"), NOW)
     expected = w.dense * parts.dense + w.lexical * parts.lexical + w.recency * parts.recency
     expected += w.importance * parts.importance + w.scope * parts.scope
     assert abs(parts.total - expected) < 1e-9

@@ -32,13 +32,17 @@ def jobs_for(envelopes: Sequence[Envelope]) -> list[EmbedJob]:
     return jobs
 
 
-def embedded_events(jobs: Sequence[EmbedJob], vectors: Sequence[Sequence[float]], model: str) -> list[Envelope]:
+def embedded_events(
+    jobs: Sequence[EmbedJob], vectors: Sequence[Sequence[float]], model: str
+) -> list[Envelope]:
     events = []
     for job, vector in zip(jobs, vectors, strict=True):
         digest = text_digest(job.text)
         events.append(
             new_envelope(
-                MemoryEmbedded(memory_id=job.memory_id, model=model, text_digest=digest, vector=tuple(vector)),
+                MemoryEmbedded(
+                    memory_id=job.memory_id, model=model, text_digest=digest, vector=tuple(vector)
+                ),
                 event_id=deterministic_id(job.source.event_id, "embedded", model, digest),
                 tenant=job.source.tenant,
                 causation_id=job.source.event_id,

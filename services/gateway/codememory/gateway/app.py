@@ -12,10 +12,6 @@ import shutil
 import time
 
 import structlog
-from nats.aio.client import Client
-from nats.aio.subscription import Subscription
-from nats.js.client import JetStreamContext
-
 from codememory.bus import JetStreamEventLog, follow
 from codememory.embedding import Embedder
 from codememory.gateway.core import GatewayCore, rebuild
@@ -30,12 +26,17 @@ from codememory.lexical import SparseEncoder
 from codememory.redaction import clean_text
 from codememory.v1 import memory_pb2 as pb
 from codememory.vectorstore import IndexFilter, index_digest
+from nats.aio.client import Client
+from nats.aio.subscription import Subscription
+from nats.js.client import JetStreamContext
 
 log = structlog.get_logger(__name__)
 
 
 class GatewayApp:
-    def __init__(self, nc: Client, js: JetStreamContext, settings: GatewaySettings, embedder: Embedder) -> None:
+    def __init__(
+        self, nc: Client, js: JetStreamContext, settings: GatewaySettings, embedder: Embedder
+    ) -> None:
         self.settings = settings
         self._nc = nc
         self._js = js
@@ -44,8 +45,12 @@ class GatewayApp:
         self.generations = IndexGenerations(settings.data_dir, embedder.dim, settings.qdrant_url)
         self.live = LiveProjection(self.generations.projection(self.generations.current(), self.encoder))
         self.core = GatewayCore(
-            self.live, self.event_log, embedder, self.encoder,
-            write_wait_s=settings.write_wait_ms / 1000, clean_text=clean_text,
+            self.live,
+            self.event_log,
+            embedder,
+            self.encoder,
+            write_wait_s=settings.write_wait_ms / 1000,
+            clean_text=clean_text,
         )
         self.status = StatusSource(js, self.core)
         self.port = 0
@@ -61,7 +66,9 @@ class GatewayApp:
         await self._server.start()
         self._tasks.append(asyncio.create_task(self._follow(), name="gateway-follow"))
         self._tasks.append(asyncio.create_task(self._become_ready(), name="gateway-ready"))
-        self._responder = await serve_context_requests(self._nc, self.core, default_budget=self.settings.context_budget_tokens)
+        self._responder = await serve_context_requests(
+            self._nc, self.core, default_budget=self.settings.context_budget_tokens
+        )
         log.info("gateway_started", port=self.port, projection_seq=self.live.seq)
         return self
 

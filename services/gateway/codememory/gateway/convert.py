@@ -44,7 +44,12 @@ def memory_message(payload: Mapping[str, object]) -> pb.Memory:
 def hit_message(hit: RecallHit) -> pb.Hit:
     p = hit.parts
     parts = pb.ScoreParts(
-        dense=p.dense, lexical=p.lexical, recency=p.recency, importance=p.importance, scope=p.scope, total=p.total
+        dense=p.dense,
+        lexical=p.lexical,
+        recency=p.recency,
+        importance=p.importance,
+        scope=p.scope,
+        total=p.total,
     )
     return pb.Hit(memory=memory_message(hit.payload), score=parts)
 
@@ -72,7 +77,9 @@ def new_memory(request: pb.StoreRequest) -> NewMemory:
     return NewMemory(
         text=request.text,
         memory_type=request.type or "note",
-        scope=MemoryScope(repo=s.repo, branch=s.branch, user=s.user, session_id=s.session_id, paths=tuple(s.paths)),
+        scope=MemoryScope(
+            repo=s.repo, branch=s.branch, user=s.user, session_id=s.session_id, paths=tuple(s.paths)
+        ),
         tags=tuple(request.tags),
         importance=request.importance if request.HasField("importance") else 0.5,
         metadata=dict(request.metadata),

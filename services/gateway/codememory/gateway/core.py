@@ -39,7 +39,7 @@ MAX_TEXT = 16_000
 class NewMemory:
     text: str
     memory_type: str = "note"
-    scope: MemoryScope = MemoryScope()
+    scope: MemoryScope = field(default_factory=MemoryScope)
     tags: tuple[str, ...] = ()
     importance: float = 0.5
     metadata: Mapping[str, str] = field(default_factory=dict)
@@ -112,7 +112,9 @@ class GatewayCore:
         if existing is not None and existing.payload.get("tenant") != tenant:
             raise InvalidArgument("memory_id is taken")
         if existing is not None and existing.payload.get("state") in (ACTIVE, DEPRECATED):
-            return Written(memory_id, int(str(existing.payload.get("seq", 0))))  # storing an id twice stores once
+            return Written(
+                memory_id, int(str(existing.payload.get("seq", 0)))
+            )  # storing an id twice stores once
         event = MemoryStored(
             memory_id=memory_id,
             text=text,
@@ -137,12 +139,22 @@ class GatewayCore:
         except ValueError as exc:
             raise InvalidArgument("memory_id must be a UUID") from exc
         point = await self._point(memory_id)
-        if point is None or point.payload.get("tenant") != tenant or point.payload.get("state") not in (ACTIVE, DEPRECATED):
+        if (
+            point is None
+            or point.payload.get("tenant") != tenant
+            or point.payload.get("state") not in (ACTIVE, DEPRECATED)
+        ):
             raise NotFound(f"no memory {memory_id}")
         return point
 
     async def refine(
-        self, tenant: str, memory_id: str, *, text: str = "", importance: float | None = None, tags: Sequence[str] | None = None
+        self,
+        tenant: str,
+        memory_id: str,
+        *,
+        text: str = "",
+        importance: float | None = None,
+        tags: Sequence[str] | None = None,
     ) -> Written:
         await self._owned(tenant, memory_id)
         cleaned = self._clean(text).strip() if text else ""
@@ -150,18 +162,27 @@ class GatewayCore:
             raise InvalidArgument("text is empty after removing secrets and private parts")
         if importance is not None and not 0.0 <= importance <= 1.0:
             raise InvalidArgument("importance must be between 0 and 1")
-        event = MemoryRefined(memory_id=memory_id, text=cleaned, importance=importance, tags=tuple(tags) if tags is not None else None)
+        event = MemoryRefined(
+            memory_id=memory_id,
+            text=cleaned,
+            importance=importance,
+            tags=tuple(tags) if tags is not None else None,
+        )
         seq = await self._write(tenant, event, str(uuid.uuid4()))
         return Written(memory_id, seq)
 
     async def deprecate(self, tenant: str, memory_id: str, reason: str) -> Written:
         await self._owned(tenant, memory_id)
-        seq = await self._write(tenant, MemoryDeprecated(memory_id=memory_id, reason=self._clean(reason)), str(uuid.uuid4()))
+        seq = await self._write(
+            tenant, MemoryDeprecated(memory_id=memory_id, reason=self._clean(reason)), str(uuid.uuid4())
+        )
         return Written(memory_id, seq)
 
     async def forget(self, tenant: str, memory_id: str, reason: str) -> Written:
         await self._owned(tenant, memory_id)
-        seq = await self._write(tenant, MemoryForgotten(memory_id=memory_id, reason=self._clean(reason)), str(uuid.uuid4()))
+        seq = await self._write(
+            tenant, MemoryForgotten(memory_id=memory_id, reason=self._clean(reason)), str(uuid.uuid4())
+        )
         return Written(memory_id, seq)
 
     async def export(self, tenant: str, repo: str = "") -> list[dict[str, object]]:
@@ -177,10 +198,14 @@ class GatewayCore:
 
     async def count(self) -> int:
         async with self.live.lock:
-            return await asyncio.to_thread(self.live.projection.index.count, IndexFilter(any_of={"state": [ACTIVE, DEPRECATED]}))
+            return await asyncio.to_thread(
+                self.live.projection.index.count, IndexFilter(any_of={"state": [ACTIVE, DEPRECATED]})
+            )
 
 
-async def rebuild(event_log: EventLog, live: LiveProjection, fresh: MemoryProjection, *, chunk: int = 2000) -> tuple[int, float]:
+async def rebuild(
+    event_log: EventLog, live: LiveProjection, fresh: MemoryProjection, *, chunk: int = 2000
+) -> tuple[int, float]:
     """Fold LOG into ``fresh`` from the start, catch up with the live one, and swap it in."""
     started = time.perf_counter()
     events = 0

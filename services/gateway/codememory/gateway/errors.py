@@ -1,10 +1,10 @@
 """The gateway's typed errors; the gRPC edge (rpc.py) maps each to one status code.
 
-    GatewayError
-    ├── Unauthenticated   no or unknown token
-    ├── InvalidArgument   the request cannot be served as asked
-    ├── NotFound          no such memory for this tenant (another tenant's memory is "not found" too)
-    └── NotReady          the projection has not caught up within the deadline
+GatewayError
+├── Unauthenticated   no or unknown token
+├── InvalidArgument   the request cannot be served as asked
+├── NotFound          no such memory for this tenant (another tenant's memory is "not found" too)
+└── NotReady          the projection has not caught up within the deadline
 """
 
 from __future__ import annotations

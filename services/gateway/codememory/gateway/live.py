@@ -11,7 +11,6 @@ import asyncio
 from collections.abc import Iterable
 
 import structlog
-
 from codememory.events import Envelope, EventDecodeError, LogRecord, decode_envelope
 from codememory.memory import MemoryProjection
 

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
-
 from codememory.gateway.convert import hit_message, memory_message, new_memory, recall_query
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import GatewayError, InvalidArgument, NotFound, NotReady, Unauthenticated
@@ -65,20 +64,32 @@ def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
 
 
 class MemoryServicer(pb_grpc.MemoryServiceServicer):
-    def __init__(self, core: GatewayCore, tokens: Mapping[str, str], status: StatusSource, replay: Callable[[], Awaitable[pb.ReplayResponse]]) -> None:
+    def __init__(
+        self,
+        core: GatewayCore,
+        tokens: Mapping[str, str],
+        status: StatusSource,
+        replay: Callable[[], Awaitable[pb.ReplayResponse]],
+    ) -> None:
         self.core = core
         self.tokens = tokens
         self._status = status
         self._replay = replay
 
     @rpc
-    async def Recall(self, tenant: str, request: pb.RecallRequest, context: grpc.aio.ServicerContext) -> pb.RecallResponse:
+    async def Recall(
+        self, tenant: str, request: pb.RecallRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RecallResponse:
         started = time.perf_counter()
         hits = await self.core.recall(recall_query(tenant, request))
-        return pb.RecallResponse(hits=[hit_message(h) for h in hits], took_ms=(time.perf_counter() - started) * 1000)
+        return pb.RecallResponse(
+            hits=[hit_message(h) for h in hits], took_ms=(time.perf_counter() - started) * 1000
+        )
 
     @rpc
-    async def SessionContext(self, tenant: str, request: pb.SessionContextRequest, context: grpc.aio.ServicerContext) -> pb.SessionContextResponse:
+    async def SessionContext(
+        self, tenant: str, request: pb.SessionContextRequest, context: grpc.aio.ServicerContext
+    ) -> pb.SessionContextResponse:
         ctx = await self.core.context(
             tenant,
             repo=request.repo,
@@ -91,12 +102,16 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         return pb.SessionContextResponse(context=ctx.text, tokens=ctx.tokens, memory_ids=list(ctx.memory_ids))
 
     @rpc
-    async def Store(self, tenant: str, request: pb.StoreRequest, context: grpc.aio.ServicerContext) -> pb.MutationResponse:
+    async def Store(
+        self, tenant: str, request: pb.StoreRequest, context: grpc.aio.ServicerContext
+    ) -> pb.MutationResponse:
         written = await self.core.store(tenant, new_memory(request))
         return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
 
     @rpc
-    async def Refine(self, tenant: str, request: pb.RefineRequest, context: grpc.aio.ServicerContext) -> pb.MutationResponse:
+    async def Refine(
+        self, tenant: str, request: pb.RefineRequest, context: grpc.aio.ServicerContext
+    ) -> pb.MutationResponse:
         written = await self.core.refine(
             tenant,
             request.memory_id,
@@ -107,16 +122,22 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
 
     @rpc
-    async def Deprecate(self, tenant: str, request: pb.DeprecateRequest, context: grpc.aio.ServicerContext) -> pb.MutationResponse:
+    async def Deprecate(
+        self, tenant: str, request: pb.DeprecateRequest, context: grpc.aio.ServicerContext
+    ) -> pb.MutationResponse:
         written = await self.core.deprecate(tenant, request.memory_id, request.reason)
         return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
 
     @rpc
-    async def Forget(self, tenant: str, request: pb.ForgetRequest, context: grpc.aio.ServicerContext) -> pb.MutationResponse:
+    async def Forget(
+        self, tenant: str, request: pb.ForgetRequest, context: grpc.aio.ServicerContext
+    ) -> pb.MutationResponse:
         written = await self.core.forget(tenant, request.memory_id, request.reason)
         return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
 
-    async def Export(self, request: pb.ExportRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.Memory]:
+    async def Export(
+        self, request: pb.ExportRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.Memory]:
         try:
             tenant = tenant_of(context, self.tokens)
         except Unauthenticated as exc:
@@ -126,9 +147,13 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             yield memory_message(row)
 
     @rpc
-    async def Status(self, tenant: str, request: pb.StatusRequest, context: grpc.aio.ServicerContext) -> pb.StatusResponse:
+    async def Status(
+        self, tenant: str, request: pb.StatusRequest, context: grpc.aio.ServicerContext
+    ) -> pb.StatusResponse:
         return await self._status.status()
 
     @rpc
-    async def Replay(self, tenant: str, request: pb.ReplayRequest, context: grpc.aio.ServicerContext) -> pb.ReplayResponse:
+    async def Replay(
+        self, tenant: str, request: pb.ReplayRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ReplayResponse:
         return await self._replay()

@@ -38,6 +38,8 @@ class GatewaySettings:
             qdrant_url=env_str(SERVICE, "qdrant_url", "", environ),
             reflection=env_bool(SERVICE, "reflection", True, environ),
             write_wait_ms=env_int(SERVICE, "write_wait_ms", cls.write_wait_ms, environ),
-            context_budget_tokens=env_int(SERVICE, "context_budget_tokens", cls.context_budget_tokens, environ),
+            context_budget_tokens=env_int(
+                SERVICE, "context_budget_tokens", cls.context_budget_tokens, environ
+            ),
             log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
         )
