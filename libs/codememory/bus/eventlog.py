@@ -2,7 +2,7 @@
 
 Every service appends through ``EventLog.append``; the deterministic event id goes out as
 ``Nats-Msg-Id`` so JetStream stores a retried append once. ``read`` walks LOG in sequence order with
-an ordered consumer: that is what replay and ``codememory log`` use.
+an ephemeral pull consumer fetching large batches: that is what replay and ``codememory log`` use.
 """
 
 from __future__ import annotations
@@ -12,16 +12,17 @@ from collections.abc import AsyncIterator, Sequence
 
 from codememory.bus.streams import LOG
 from codememory.events import Appended, Envelope, LogRecord, encode_envelope, log_subject
-from nats.js.api import ConsumerConfig, DeliverPolicy
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 
 
 class JetStreamEventLog:
     """EventLog on the LOG stream."""
 
-    def __init__(self, js: JetStreamContext, *, timeout: float = 5.0) -> None:
+    def __init__(self, js: JetStreamContext, *, timeout: float = 5.0, read_batch: int = 1000) -> None:
         self._js = js
         self._timeout = timeout
+        self._read_batch = read_batch
 
     async def append(self, envelopes: Sequence[Envelope]) -> list[Appended]:
         futures = [
@@ -45,20 +46,22 @@ class JetStreamEventLog:
         end = until_seq if until_seq is not None else await self.last_seq()
         if end < from_seq:
             return
-        sub = await self._js.subscribe(
-            "cm.log.>",
-            stream=LOG,
-            ordered_consumer=True,
-            config=ConsumerConfig(
-                deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=max(from_seq, 1)
-            ),
+        config = ConsumerConfig(
+            deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
+            opt_start_seq=max(from_seq, 1),
+            ack_policy=AckPolicy.NONE,
+            inactive_threshold=30.0,
         )
+        sub = await self._js.pull_subscribe("cm.log.>", stream=LOG, config=config)
         try:
-            async for msg in sub.messages:
-                seq = msg.metadata.sequence.stream
-                yield LogRecord(seq=seq, subject=msg.subject, data=msg.data)
-                if seq >= end:
-                    break
+            seq = from_seq - 1
+            while seq < end:
+                wanted = min(self._read_batch, end - seq)
+                for msg in await sub.fetch(wanted, timeout=self._timeout):
+                    seq = msg.metadata.sequence.stream
+                    yield LogRecord(seq=seq, subject=msg.subject, data=msg.data)
+                    if seq >= end:
+                        break
         finally:
             await sub.unsubscribe()
 

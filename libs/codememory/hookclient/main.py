@@ -10,6 +10,7 @@ guarded call, so even a broken install only costs the event, never the agent's t
 
 from __future__ import annotations
 
+import os
 import sys
 
 from codememory.hookclient.settings import HookSettings, log_line
@@ -17,8 +18,9 @@ from codememory.hookclient.settings import HookSettings, log_line
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import NoReturn
 
-__all__ = ["main"]
+__all__ = ["main", "main_and_exit"]
 
 
 def main(argv: list[str]) -> int:
@@ -40,6 +42,21 @@ def main(argv: list[str]) -> int:
     except BaseException as exc:  # the agent must never see a failure
         log_line(settings, f"hook failed: {type(exc).__name__}: {exc}")
     return 0
+
+
+def main_and_exit(argv: list[str]) -> NoReturn:
+    """``main``, then leave at once with ``os._exit``: skips interpreter teardown (~5-7 ms here).
+
+    For the console-script dispatch only (never in-process: it ends the process without cleanup).
+    Everything ``main`` writes is closed or flushed before this point.
+    """
+    code = main(argv)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # a closed pipe must not stop the exit
+            continue
+    os._exit(code)
 
 
 def _parse_agent(argv: Sequence[str]) -> str | None:

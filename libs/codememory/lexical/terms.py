@@ -59,6 +59,8 @@ def identifier_parts(token: str) -> tuple[str, ...]:
 
 def _expansions(compound: str) -> list[str]:
     """Extra terms for one compound: its words, then any inner segment that is itself an identifier."""
+    if compound.isalpha() and (compound.islower() or compound[1:].islower()):
+        return []  # a plain word (most of prose): nothing to split
     if len(compound) > _MAX_COMPOUND or not any(c.isalpha() for c in compound):
         return []
     parts = identifier_parts(compound)

@@ -2,14 +2,8 @@
 
 from codememory.memory.draft import MemoryDraft, memory_from_envelope, text_digest
 from codememory.memory.position import Position
-from codememory.memory.projection import (
-    ACTIVE,
-    DEPRECATED,
-    FORGOTTEN,
-    MemoryProjection,
-    draft_payload,
-    tenant_filter,
-)
+from codememory.memory.fold import ACTIVE, DEPRECATED, FORGOTTEN, PointState, draft_payload, fold, target_of
+from codememory.memory.projection import MemoryProjection, tenant_filter
 
 __all__ = [
     "ACTIVE",
@@ -17,9 +11,12 @@ __all__ = [
     "FORGOTTEN",
     "MemoryDraft",
     "MemoryProjection",
+    "PointState",
     "Position",
     "draft_payload",
+    "fold",
     "memory_from_envelope",
+    "target_of",
     "tenant_filter",
     "text_digest",
 ]

@@ -31,7 +31,7 @@ KEY_LEAD = rf"(?:{_KEY_QUALIFIERS})[_.-]?\Z"
 _QUOTED_OR_BARE = (
     r"(?P<q>\\?[\"'`])?"
     r"(?P<secret>(?(q)(?:\\.|[^\\\n])*?|(?:[^\s\"'`,;&()\[\]{}<>\\]|\\(?![nrt\"\\]))+))"
-    r"(?(q)(?:(?P=q)|(?=[\r\n])|\Z))"
+    r"(?(q)(?:(?P<closed>(?P=q))|(?=[\r\n])|\Z))"
 )
 _SEPARATOR = (
     r"(?P<sep>[ \t]*(?:"
@@ -59,7 +59,8 @@ _BENIGN_LAST = frozenset(
     " alg cache reset rotation store storage event events bucket".split()
 )
 _NOT_SECRET_WORDS = frozenset(
-    "true false none null nil undefined yes no on off required optional disabled enabled redacted".split()
+    "true false none null nil undefined yes no on off required optional disabled enabled redacted"
+    " basic bearer token digest".split()
 )
 _SECRET_NAME = LazyPattern(rf"{_KEYWORD}(?P<tail>[A-Za-z0-9_.-]*)")
 _SEGMENTS = LazyPattern(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -70,10 +71,13 @@ _REFERENCE = LazyPattern(
     re.DOTALL,
 )
 _IDENTIFIER = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
+_LABEL = LazyPattern(r"[A-Za-z_-]+")
 _DOTTED = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _FILE_PATH = LazyPattern(r"(?:~|\.\.?)?/(?:[\w.@-]+/)*[\w@-]+\.[A-Za-z]{1,5}")
 _URL = LazyPattern(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
 _MASK = LazyPattern(r"[*xX•._-]+")
+_TEMPLATE = LazyPattern(r"%[sdrif]|%\([A-Za-z_]+\)[sd]|\{[0-9A-Za-z_]*\}|\$\{")
+_VERSION = LazyPattern(r"v?[0-9]+(?:\.[0-9]+)+")
 
 
 def _names_a_secret(keyword_and_tail: str) -> bool:
@@ -101,21 +105,30 @@ def _not_a_value(value: str) -> bool:
 
 
 def literal_quoted(value: str) -> bool:
-    """True when a quoted ``value`` given to a secret-named key is a literal worth hiding."""
+    """True when a quoted ``value`` given to a secret-named key is a literal worth hiding.
+
+    Not when it is a template (``"%s:%s"``, ``"{0}"``), a version or OID, or a label that itself
+    names a secret (``auth_header = "Authorization"``, ``"challengePassword"``).
+    """
     stripped = value.strip()
     if len(stripped) < 2 or stripped.lower() in _NOT_SECRET_WORDS:
+        return False
+    if _TEMPLATE.get().search(stripped) or _VERSION.get().fullmatch(stripped):
+        return False
+    if is_secret_key(stripped) and _LABEL.get().fullmatch(stripped):
         return False
     return not _not_a_value(stripped)
 
 
-def literal_bare(value: str, *, env_style: bool, yaml_style: bool, next_char: str) -> bool:
+def literal_bare(value: str, *, env_style: bool, next_char: str) -> bool:
     """True when an unquoted ``value`` given to a secret-named key is a literal worth hiding.
 
-    ``next_char`` follows the value (``(`` makes it a call); ``env_style`` is ``NAME=value``
-    with an upper-case name, where even a plain word is a literal; ``yaml_style`` is ``name: value``,
-    where a lower-case word is one too.
+    ``next_char`` follows the value (``(`` makes it a call). A bare identifier counts only in
+    ``env_style`` (``NAME=value`` with an upper-case name, where any word is a literal) or when it
+    mixes letters and digits without underscores (``hunter2hunter``, not ``user_token``): in code
+    and prose a plain word after ``token:`` or ``password =`` is a variable or an English word.
     """
-    if (next_char and next_char in "([") or len(value) < 8:
+    if (next_char and next_char in "([") or len(value) < 8 or value[0] == ":":
         return False
     if value.lower() in _NOT_SECRET_WORDS or _NUMBER.get().fullmatch(value) or _not_a_value(value):
         return False
@@ -124,24 +137,35 @@ def literal_bare(value: str, *, env_style: bool, yaml_style: bool, next_char: st
     if _IDENTIFIER.get().fullmatch(value):
         if env_style:
             return True
-        if "_" not in value and any(c.isdigit() for c in value):
-            return True
-        return yaml_style and value.isalpha() and value.islower()
+        return "_" not in value and any(c.isdigit() for c in value)
     return True
+
+
+def _qualified(text: str, start: int, keyword: str) -> bool:
+    """True when ``keyword`` at ``start`` ends a longer name (``DB_PASS``, ``smtpPass``)."""
+    if start == 0:
+        return False
+    before = text[start - 1]
+    return before in "_-." or (before.islower() and keyword[0].isupper())
 
 
 def decide_assignment(match: re.Match[str]) -> str | None:
     """Kind for an ``ASSIGNMENT`` match, or ``None`` when it is ordinary code."""
     value = match.group("secret")
     sep = match.group("sep")
-    name = match.group("kw") + match.group("tail")
+    keyword = match.group("kw")
+    name = keyword + match.group("tail")
+    text = match.string
+    end = match.end()
+    if keyword.lower() == "pass" and not _qualified(text, match.start(), keyword):
+        return None
     if match.group("q") is not None:
+        if match.group("closed") is None and end < len(text):
+            return None  # the "opening" quote closed a string: ``print("token=" + repr(t))``
         literal = literal_quoted(value)
     else:
-        end = match.end()
         env_style = sep == "=" and not any(c.islower() for c in name)
-        next_char = match.string[end : end + 1]
-        literal = literal_bare(value, env_style=env_style, yaml_style=":" in sep, next_char=next_char)
+        literal = literal_bare(value, env_style=env_style, next_char=text[end : end + 1])
     if not literal or not _names_a_secret(name):
         return None
     return "dotenv_assignment" if sep.strip() == "=" and name.isupper() else "secret_assignment"

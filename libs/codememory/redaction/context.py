@@ -23,11 +23,14 @@ from codememory.redaction.assignment import (
 )
 from codememory.redaction.rule import Rule
 
-# A block runs to its END line; a block cut short (a truncated payload) runs to the end of its
-# base64 body. The lazy scan for END is bounded so that many unterminated BEGIN lines stay linear.
+# A block runs to its END line over base64, whitespace, header and escaped-newline characters
+# (so a BEGIN line quoted in code does not swallow the code after it); a block cut short (a
+# truncated payload) runs over the base64 lines that follow its BEGIN line.
+_PEM_BODY = r"[A-Za-z0-9+/=\s\\:,.-]"
+_PEM_LINE = r"(?:\\r)?(?:\\n|\r?\n)(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\n\\]*)"
 _PRIVATE_KEY = (
     r"(?P<secret>-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
-    r"(?:[\s\S]{0,16384}?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.-]*))"
+    rf"(?:{_PEM_BODY}{{0,16384}}?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:{_PEM_LINE})+))"
 )
 _URL_PASSWORD = r"://(?<=[A-Za-z0-9]://)[^\s:/@'\"<>]*:(?P<secret>[^\s/@'\"<>]+)@"
 _SLACK_WEBHOOK = (
@@ -61,7 +64,7 @@ def _decide_auth_header(match: re.Match[str]) -> str | None:
     scheme = match.group("scheme")
     if scheme is None:
         end = match.end()
-        if not literal_bare(secret, env_style=False, yaml_style=False, next_char=match.string[end : end + 1]):
+        if not literal_bare(secret, env_style=False, next_char=match.string[end : end + 1]):
             return None
         return "authorization_header"
     return _AUTH_KINDS.get(scheme.lower(), "authorization_header")
@@ -73,7 +76,9 @@ def _decide_url(match: re.Match[str]) -> str | None:
 
 def _decide_curl_user(match: re.Match[str]) -> str | None:
     secret = match.group("secret")
-    return None if secret.isdigit() or is_reference(secret) else "basic_auth"
+    if secret.isdigit() or secret.startswith("//") or is_reference(secret):
+        return None
+    return "basic_auth"
 
 
 KEY_BLOCK_RULES: tuple[Rule, ...] = (Rule("private_key", _PRIVATE_KEY, gates=("PRIVATE KEY",)),)

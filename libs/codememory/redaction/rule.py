@@ -104,7 +104,7 @@ class Rule:
 def _replacement(rule: Rule, match: re.Match[str], found: list[int]) -> str | None:
     group = 0 if rule.whole else "secret"
     secret = match.group(group)
-    if not secret or secret.startswith(REDACTED_PREFIX):
+    if not secret or REDACTED_PREFIX in secret:
         return None
     kind = rule.kind if rule.decide is None else rule.decide(match)
     if kind is None:

@@ -66,7 +66,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     _tokens(("GOCSPX-",), ("google_oauth_secret", r"GOCSPX-[A-Za-z0-9_-]{24,}")),
     _tokens(("ya29.",), ("google_oauth_token", r"ya29\.[0-9A-Za-z_-]{20,}")),
     _tokens(
-        ("gh",),
+        ("gh", "github_pat_"),
         ("github_token", r"gh[pousr]_[A-Za-z0-9]{30,}"),
         ("github_token", r"github_pat_[A-Za-z0-9_]{22,}"),
     ),

@@ -108,7 +108,7 @@ def check_dense(vector: Sequence[float], size: int) -> list[float]:
     """The vector as a list of floats; raises ``VectorIndexError`` on a dimension mismatch."""
     if len(vector) != size:
         raise VectorIndexError(f"dense vector has {len(vector)} dimensions, the index expects {size}")
-    return [float(x) for x in vector]
+    return vector if isinstance(vector, list) else list(vector)
 
 
 class VectorIndex(Protocol):

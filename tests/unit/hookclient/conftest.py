@@ -17,11 +17,12 @@ from typing import Any
 
 import nats
 import pytest
-from codememory.hookclient.settings import HookSettings
-from codememory.runtime.natsd import NatsServer
 from nats.aio.client import Client
 from nats.js.client import JetStreamContext
 from nats.js.errors import NotFoundError
+
+from codememory.hookclient.settings import HookSettings
+from codememory.runtime.natsd import NatsServer
 
 HOOKS_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "hooks"
 HOOK_CODE = "import sys; from codememory.hookclient.main import main; sys.exit(main(sys.argv[1:]))"

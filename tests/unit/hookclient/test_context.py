@@ -7,6 +7,10 @@ import json
 from typing import Any
 
 import pytest
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js.client import JetStreamContext
+
 from codememory.hookclient.context import (
     context_request,
     context_subject,
@@ -16,9 +20,6 @@ from codememory.hookclient.context import (
 )
 from codememory.hookclient.wire import NatsConnection
 from codememory.runtime.natsd import NatsServer
-from nats.aio.client import Client
-from nats.aio.msg import Msg
-from nats.js.client import JetStreamContext
 
 TEXT = "<codememory-context>remember: run just test</codememory-context>"
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
 from codememory.hookclient import HookSettings, main
 
 
@@ -59,3 +61,16 @@ def test_agent_argument_forms() -> None:
     assert _parse_agent(["hook", "--agent=gemini"]) == "gemini"
     assert _parse_agent(["--agent"]) is None
     assert _parse_agent([]) is None
+
+
+def test_main_and_exit_leaves_with_code_zero(tmp_path: Path, kit: Any) -> None:
+    code = "import sys; from codememory.hookclient.main import main_and_exit; main_and_exit(sys.argv[1:])"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "--agent", "claude"],
+        input=kit.sample("claude_Stop.json"),
+        env=kit.env(tmp_path, None),
+        capture_output=True,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    assert len(spooled(HookSettings(home=str(tmp_path)))) == 1

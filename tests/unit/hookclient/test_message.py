@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from codememory.hookclient.message import (
     MAX_MESSAGE_BYTES,
     HookMessage,

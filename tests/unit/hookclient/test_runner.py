@@ -12,14 +12,15 @@ from typing import Any
 
 import nats
 import pytest
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js.client import JetStreamContext
+
 from codememory.hookclient import HookSettings, flush_spool, run_hook
 from codememory.hookclient.message import build_message
 from codememory.hookclient.spool import Spool
 from codememory.hookclient.wire import NatsConnection
 from codememory.runtime.natsd import NatsServer, free_port
-from nats.aio.client import Client
-from nats.aio.msg import Msg
-from nats.js.client import JetStreamContext
 
 Streams = tuple[Client, JetStreamContext]
 SECRET = "ghp_" + "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8"

@@ -11,12 +11,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from codememory.hookclient.protocol import NatsError, NatsTimeout, NoRespondersError
-from codememory.hookclient.wire import NatsConnection
-from codememory.runtime.natsd import NatsServer, free_port
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.client import JetStreamContext
+
+from codememory.hookclient.protocol import NatsError, NatsTimeout, NoRespondersError
+from codememory.hookclient.wire import NatsConnection
+from codememory.runtime.natsd import NatsServer, free_port
 
 Streams = tuple[Client, JetStreamContext]
 

@@ -17,6 +17,7 @@ from codememory.embedding import Embedder
 from codememory.events import (
     Event,
     EventLog,
+    LogRecord,
     MemoryDeprecated,
     MemoryForgotten,
     MemoryRefined,
@@ -206,19 +207,31 @@ class GatewayCore:
 async def rebuild(
     event_log: EventLog, live: LiveProjection, fresh: MemoryProjection, *, chunk: int = 2000
 ) -> tuple[int, float]:
-    """Fold LOG into ``fresh`` from the start, catch up with the live one, and swap it in."""
+    """Fold LOG into ``fresh`` from the start, catch up with the live one, and swap it in.
+
+    Reading the next chunk from LOG overlaps with applying the previous one (in a thread).
+    """
     started = time.perf_counter()
-    events = 0
-    batch = []
-    async for record in event_log.read(1):
-        batch.append(record)
-        if len(batch) >= chunk:
-            events += await asyncio.to_thread(fresh.apply_batch, live.decode(batch))
-            batch = []
-    async with live.lock:
-        async for record in event_log.read(fresh.last_seq + 1, until_seq=max(live.seq, fresh.last_seq)):
+    chunks: asyncio.Queue[list[LogRecord] | None] = asyncio.Queue(maxsize=2)
+
+    async def read() -> None:
+        batch: list[LogRecord] = []
+        async for record in event_log.read(1):
             batch.append(record)
-        events += await asyncio.to_thread(fresh.apply_batch, live.decode(batch))
+            if len(batch) >= chunk:
+                await chunks.put(batch)
+                batch = []
+        await chunks.put(batch)
+        await chunks.put(None)
+
+    reader = asyncio.create_task(read())
+    events = 0
+    while (records := await chunks.get()) is not None:
+        events += await asyncio.to_thread(fresh.apply_batch, live.decode(records))
+    await reader
+    async with live.lock:
+        tail = [r async for r in event_log.read(fresh.last_seq + 1, until_seq=max(live.seq, fresh.last_seq))]
+        events += await asyncio.to_thread(fresh.apply_batch, live.decode(tail))
         if live.seq > fresh.last_seq:
             fresh.position.save(live.seq)
         old = await live.swap(fresh)

@@ -1,0 +1,144 @@
+"""Recall over gRPC at 10K and 100K memories, query embedding included.
+
+A real gRPC server on a port, the real model for each query, a real Qdrant Edge shard on disk. The
+memories get synthetic texts (a code-and-prose vocabulary) and random unit vectors: embedding 100K
+texts would take about 8 minutes here and HNSW latency does not depend on what the vectors mean.
+Baselines in the same run: the query embedding alone, and the Edge dense search alone.
+
+    .venv/bin/python benchmarks/bench_recall.py [--sizes 10000 100000] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import grpc
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results import median, percentile, write_section  # noqa: E402
+
+from codememory.embedding import load_default_embedder  # noqa: E402
+from codememory.events import InMemoryEventLog  # noqa: E402
+from codememory.gateway.core import GatewayCore  # noqa: E402
+from codememory.gateway.live import LiveProjection  # noqa: E402
+from codememory.gateway.rpc import MemoryServicer  # noqa: E402
+from codememory.gateway.server import create_server  # noqa: E402
+from codememory.lexical import SparseEncoder, code_terms  # noqa: E402
+from codememory.memory import MemoryDraft, MemoryProjection, Position, draft_payload  # noqa: E402
+from codememory.v1 import memory_pb2 as pb  # noqa: E402
+from codememory.v1 import memory_pb2_grpc  # noqa: E402
+from codememory.vectorstore import EdgeVectorIndex, IndexFilter, IndexPoint  # noqa: E402
+
+WORDS = (
+    "token validate session cache retry budget deploy canary migration schema index query parser lexer "
+    "handler middleware auth jwt refresh expiry config loader plugin registry graph node edge commit branch "
+    "merge conflict test fixture mock server client socket timeout backoff queue consumer producer stream "
+    "validateToken parseConfig RetryPolicy src/auth/jwt_utils.py api/routes.py db/models.py"
+).split()
+QUERIES = [
+    "how do we validate tokens", "where is the retry budget configured", "canary deploy steps",
+    "database migration order", "jwt refresh expiry", "consumer backoff on timeout", "parse config loader",
+]
+
+
+def _text(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 30)))
+
+
+def _load(index: EdgeVectorIndex, size: int, dim: int) -> float:
+    rng = random.Random(7)
+    gen = np.random.default_rng(7)
+    encoder = SparseEncoder()
+    started = time.perf_counter()
+    batch: list[IndexPoint] = []
+    now = time.time()
+    for i in range(size):
+        draft = MemoryDraft(
+            memory_id=str(uuid.UUID(int=i + 1)), tenant="bench", text=_text(rng), memory_type="note",
+            repo=f"repo{i % 20}", created_at=now - rng.random() * 90 * 86400,
+        )
+        vector = gen.standard_normal(dim)
+        vector /= np.linalg.norm(vector)
+        batch.append(IndexPoint(
+            id=draft.memory_id, payload=draft_payload(draft, i + 1), dense=tuple(vector.tolist()),
+            sparse=encoder.encode_document(code_terms(draft.text)),
+        ))
+        if len(batch) == 1000:
+            index.upsert(batch)
+            batch = []
+    if batch:
+        index.upsert(batch)
+    index.flush()
+    return time.perf_counter() - started
+
+
+async def _measure(size: int, queries: int, embedder) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    with tempfile.TemporaryDirectory() as tmp:
+        index = EdgeVectorIndex(Path(tmp) / "shard", embedder.dim)
+        load_s = _load(index, size, embedder.dim)
+        position = Position(None)
+        position.seq = size
+        live = LiveProjection(MemoryProjection(index, SparseEncoder(), position))
+        core = GatewayCore(live, InMemoryEventLog(), embedder, SparseEncoder())
+        servicer = MemoryServicer(core, {"t": "bench"}, None, None)  # type: ignore[arg-type]
+        server, port, _ = await create_server(servicer, "127.0.0.1:0", reflection_enabled=False)
+        await server.start()
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        stub = memory_pb2_grpc.MemoryServiceStub(channel)
+        meta = (("authorization", "Bearer t"),)
+        texts = [f"{QUERIES[i % len(QUERIES)]} {i}" for i in range(queries)]
+        for text in texts[:10]:  # warm-up
+            await stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta)
+        grpc_ms, embed_ms, search_ms = [], [], []
+        for text in texts:
+            t0 = time.perf_counter()
+            response = await stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta)
+            grpc_ms.append((time.perf_counter() - t0) * 1000)
+            assert len(response.hits) == 10
+            t0 = time.perf_counter()
+            vector = embedder.embed([text])[0]
+            embed_ms.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            index.search_dense(vector, IndexFilter(equals={"tenant": "bench"}), 10)
+            search_ms.append((time.perf_counter() - t0) * 1000)
+        await channel.close()
+        await server.stop(None)
+        index.close()
+    return {
+        "load_s": load_s, "p50": median(grpc_ms), "p95": percentile(grpc_ms, 95), "p99": percentile(grpc_ms, 99),
+        "embed_p50": median(embed_ms), "search_p50": median(search_ms),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    embedder = load_default_embedder()
+    rows = ["| memories | recall p50 ms | p95 | p99 | embed-only p50 | Edge dense search p50 | p50 / embed-only | load s |",
+            "|---|---|---|---|---|---|---|---|"]
+    for size in args.sizes:
+        r = asyncio.run(_measure(size, args.queries, embedder))
+        rows.append(
+            f"| {size:,} | {r['p50']:.1f} | {r['p95']:.1f} | {r['p99']:.1f} | {r['embed_p50']:.1f} | "
+            f"{r['search_p50']:.2f} | {r['p50'] / r['embed_p50']:.2f}x | {r['load_s']:.0f} |"
+        )
+        print(rows[-1], flush=True)
+    body = "\n".join(rows) + (
+        f"\n\n{args.queries} queries per size over gRPC (hybrid: dense + BM25 candidates, scoring, 10 hits). "
+        "Targets at 100K: p50 <= 20 ms, p99 <= 50 ms."
+    )
+    write_section("bench_recall", "Recall latency over gRPC", body)
+
+
+if __name__ == "__main__":
+    main()

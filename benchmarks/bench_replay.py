@@ -1,0 +1,92 @@
+"""Replay rate without re-embedding: LOG (JetStream, real nats-server) folded into a fresh Edge shard.
+
+The log holds N memories as ``memory.stored`` plus ``memory.embedded`` (384-d vectors) pairs, as the
+services write them. Replay reads LOG in order and applies every event; no model runs. Baseline in
+the same run: reading LOG alone (decode included) without applying.
+
+    .venv/bin/python benchmarks/bench_replay.py [--memories 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import nats
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results import write_section  # noqa: E402
+
+from codememory.bus import JetStreamEventLog, ensure_streams  # noqa: E402
+from codememory.events import MemoryEmbedded, MemoryStored, decode_envelope, new_envelope  # noqa: E402
+from codememory.gateway.core import rebuild  # noqa: E402
+from codememory.gateway.live import LiveProjection  # noqa: E402
+from codememory.lexical import SparseEncoder  # noqa: E402
+from codememory.memory import MemoryProjection, Position, text_digest  # noqa: E402
+from codememory.runtime.natsd import NatsServer  # noqa: E402
+from codememory.vectorstore import EdgeVectorIndex  # noqa: E402
+
+
+async def _fill(log: JetStreamEventLog, memories: int) -> int:
+    gen = np.random.default_rng(3)
+    batch = []
+    for i in range(memories):
+        mid = str(uuid.UUID(int=i + 1))
+        text = f"memory {i}: the retry budget of service{i % 50} is {i % 7} attempts with jittered backoff"
+        vector = gen.standard_normal(384)
+        vector /= np.linalg.norm(vector)
+        batch.append(new_envelope(MemoryStored(memory_id=mid, text=text), event_id=str(uuid.uuid4()), tenant="bench"))
+        embedded = MemoryEmbedded(memory_id=mid, model="m", text_digest=text_digest(text), vector=tuple(vector.tolist()))
+        batch.append(new_envelope(embedded, event_id=str(uuid.uuid4()), tenant="bench"))
+        if len(batch) >= 500:
+            await log.append(batch)
+            batch = []
+    if batch:
+        await log.append(batch)
+    return await log.last_seq()
+
+
+async def _run(memories: int) -> tuple[int, float, float]:
+    with tempfile.TemporaryDirectory() as tmp, NatsServer(Path(tmp) / "nats") as server:
+        nc = await nats.connect(server.url)
+        js = nc.jetstream()
+        await ensure_streams(js)
+        log = JetStreamEventLog(js)
+        events = await _fill(log, memories)
+        started = time.perf_counter()
+        count = 0
+        async for record in log.read(1):
+            decode_envelope(record.data)
+            count += 1
+        read_s = time.perf_counter() - started
+        assert count == events
+        live = LiveProjection(MemoryProjection(EdgeVectorIndex(Path(tmp) / "live", 384), SparseEncoder(), Position(None)))
+        fresh = MemoryProjection(EdgeVectorIndex(Path(tmp) / "fresh", 384), SparseEncoder(), Position(None))
+        applied, replay_s = await rebuild(log, live, fresh)
+        assert applied == events, (applied, events)
+        await nc.close()
+    return events, read_s, replay_s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memories", type=int, default=10_000)
+    args = parser.parse_args()
+    events, read_s, replay_s = asyncio.run(_run(args.memories))
+    body = (
+        "| events | replay s | replay events/s | LOG read+decode only, events/s | replay / read-only time |\n"
+        "|---|---|---|---|---|\n"
+        f"| {events:,} | {replay_s:.2f} | {events / replay_s:,.0f} | {events / read_s:,.0f} | {replay_s / read_s:.2f}x |\n\n"
+        f"{args.memories:,} memories as stored + embedded pairs (384-d). Target: at least 10,000 events/s."
+    )
+    write_section("bench_replay", "Replay rate (no re-embedding)", body)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""The projection's fold: one event applied to one point's state, as a pure function.
+
+A point's state is its payload and its two vectors. Each event names the memory it changes; the fold
+returns the new state, or the same object when the event changes nothing (older than the point,
+another tenant's, or an embedding of a text the point no longer holds). No index, no I/O: the
+projection loads the points a batch touches, folds every event over them, and writes them back once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from codememory.events import Envelope, MemoryDeprecated, MemoryEmbedded, MemoryForgotten, MemoryRefined
+from codememory.lexical import SparseVec
+from codememory.memory.draft import MemoryDraft, memory_from_envelope, text_digest
+
+ACTIVE, DEPRECATED, FORGOTTEN = "active", "deprecated", "forgotten"
+Encode = Callable[[str], SparseVec]
+
+
+@dataclass(frozen=True)
+class PointState:
+    payload: dict[str, Any]
+    dense: tuple[float, ...] | None = None
+    sparse: SparseVec | None = None
+
+
+def draft_payload(draft: MemoryDraft, seq: int) -> dict[str, Any]:
+    return {
+        "tenant": draft.tenant,
+        "memory_id": draft.memory_id,
+        "text": draft.text,
+        "type": draft.memory_type,
+        "repo": draft.repo,
+        "branch": draft.branch,
+        "user": draft.user,
+        "session_id": draft.session_id,
+        "agent": draft.agent,
+        "paths": list(draft.paths),
+        "tags": list(draft.tags),
+        "importance": float(draft.importance),
+        "metadata": dict(draft.metadata),
+        "created_at": float(draft.created_at),
+        "state": ACTIVE,
+        "seq": seq,
+        "text_digest": text_digest(draft.text),
+        "embedded_digest": "",
+    }
+
+
+def target_of(envelope: Envelope) -> str | None:
+    """The memory id an event changes, or None when it changes no memory."""
+    draft = memory_from_envelope(envelope)
+    if draft is not None:
+        return draft.memory_id
+    event = envelope.payload
+    if isinstance(event, MemoryEmbedded | MemoryRefined | MemoryDeprecated | MemoryForgotten):
+        return event.memory_id
+    return None
+
+
+def _newer(point: PointState | None, tenant: str, seq: int) -> bool:
+    return (
+        point is not None
+        and point.payload.get("tenant") == tenant
+        and int(point.payload.get("seq", 0)) < seq
+        and point.payload.get("state") != FORGOTTEN
+    )
+
+
+def fold(point: PointState | None, seq: int, envelope: Envelope, encode: Encode) -> PointState | None:
+    draft = memory_from_envelope(envelope)
+    tenant = envelope.tenant
+    if draft is not None:
+        if point is not None and (point.payload.get("tenant") != tenant or int(point.payload.get("seq", 0)) >= seq):
+            return point  # older than what the point shows, or another tenant's id: never overwritten
+        return PointState(draft_payload(draft, seq), None, encode(draft.text))
+    if point is None or not _newer(point, tenant, seq):
+        return point
+    event = envelope.payload
+    payload = {**point.payload, "seq": seq}
+    match event:
+        case MemoryEmbedded():
+            if point.payload.get("text_digest") != event.text_digest:
+                return point  # computed from an older text; the newer text's embedding is on its way
+            payload.update(embedded_digest=event.text_digest, model=event.model)
+            return PointState(payload, tuple(event.vector), point.sparse)
+        case MemoryRefined():
+            sparse = point.sparse
+            if event.text:
+                payload.update(text=event.text, text_digest=text_digest(event.text))
+                sparse = encode(event.text)
+            if event.importance is not None:
+                payload["importance"] = float(event.importance)
+            if event.tags is not None:
+                payload["tags"] = list(event.tags)
+            if event.metadata is not None:
+                payload["metadata"] = dict(event.metadata)
+            return PointState(payload, point.dense, sparse)
+        case MemoryDeprecated():
+            return replace(point, payload={**payload, "state": DEPRECATED})
+        case MemoryForgotten():
+            tombstone = {"tenant": tenant, "memory_id": point.payload.get("memory_id"), "state": FORGOTTEN, "seq": seq}
+            return PointState(tombstone)
+        case _:
+            return point
