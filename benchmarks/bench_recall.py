@@ -23,29 +23,79 @@ import grpc
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results import median, percentile, write_section  # noqa: E402
+from results import median, percentile, write_section
 
-from codememory.embedding import load_default_embedder  # noqa: E402
-from codememory.events import InMemoryEventLog  # noqa: E402
-from codememory.gateway.core import GatewayCore  # noqa: E402
-from codememory.gateway.live import LiveProjection  # noqa: E402
-from codememory.gateway.rpc import MemoryServicer  # noqa: E402
-from codememory.gateway.server import create_server  # noqa: E402
-from codememory.lexical import SparseEncoder, code_terms  # noqa: E402
-from codememory.memory import MemoryDraft, MemoryProjection, Position, draft_payload  # noqa: E402
-from codememory.v1 import memory_pb2 as pb  # noqa: E402
-from codememory.v1 import memory_pb2_grpc  # noqa: E402
-from codememory.vectorstore import EdgeVectorIndex, IndexFilter, IndexPoint  # noqa: E402
+from codememory.embedding import load_default_embedder
+from codememory.events import InMemoryEventLog
+from codememory.gateway.core import GatewayCore
+from codememory.gateway.live import LiveProjection
+from codememory.gateway.rpc import MemoryServicer
+from codememory.gateway.server import create_server
+from codememory.lexical import SparseEncoder, code_terms
+from codememory.memory import MemoryDraft, MemoryProjection, Position, draft_payload
+from codememory.v1 import memory_pb2 as pb
+from codememory.v1 import memory_pb2_grpc
+from codememory.vectorstore import EdgeVectorIndex, IndexFilter, IndexPoint
 
-WORDS = (
-    "token validate session cache retry budget deploy canary migration schema index query parser lexer "
-    "handler middleware auth jwt refresh expiry config loader plugin registry graph node edge commit branch "
-    "merge conflict test fixture mock server client socket timeout backoff queue consumer producer stream "
-    "validateToken parseConfig RetryPolicy src/auth/jwt_utils.py api/routes.py db/models.py"
-).split()
+WORDS = [
+    "token",
+    "validate",
+    "session",
+    "cache",
+    "retry",
+    "budget",
+    "deploy",
+    "canary",
+    "migration",
+    "schema",
+    "index",
+    "query",
+    "parser",
+    "lexer",
+    "handler",
+    "middleware",
+    "auth",
+    "jwt",
+    "refresh",
+    "expiry",
+    "config",
+    "loader",
+    "plugin",
+    "registry",
+    "graph",
+    "node",
+    "edge",
+    "commit",
+    "branch",
+    "merge",
+    "conflict",
+    "test",
+    "fixture",
+    "mock",
+    "server",
+    "client",
+    "socket",
+    "timeout",
+    "backoff",
+    "queue",
+    "consumer",
+    "producer",
+    "stream",
+    "validateToken",
+    "parseConfig",
+    "RetryPolicy",
+    "src/auth/jwt_utils.py",
+    "api/routes.py",
+    "db/models.py",
+]
 QUERIES = [
-    "how do we validate tokens", "where is the retry budget configured", "canary deploy steps",
-    "database migration order", "jwt refresh expiry", "consumer backoff on timeout", "parse config loader",
+    "how do we validate tokens",
+    "where is the retry budget configured",
+    "canary deploy steps",
+    "database migration order",
+    "jwt refresh expiry",
+    "consumer backoff on timeout",
+    "parse config loader",
 ]
 
 
@@ -62,15 +112,23 @@ def _load(index: EdgeVectorIndex, size: int, dim: int) -> float:
     now = time.time()
     for i in range(size):
         draft = MemoryDraft(
-            memory_id=str(uuid.UUID(int=i + 1)), tenant="bench", text=_text(rng), memory_type="note",
-            repo=f"repo{i % 20}", created_at=now - rng.random() * 90 * 86400,
+            memory_id=str(uuid.UUID(int=i + 1)),
+            tenant="bench",
+            text=_text(rng),
+            memory_type="note",
+            repo=f"repo{i % 20}",
+            created_at=now - rng.random() * 90 * 86400,
         )
         vector = gen.standard_normal(dim)
         vector /= np.linalg.norm(vector)
-        batch.append(IndexPoint(
-            id=draft.memory_id, payload=draft_payload(draft, i + 1), dense=tuple(vector.tolist()),
-            sparse=encoder.encode_document(code_terms(draft.text)),
-        ))
+        batch.append(
+            IndexPoint(
+                id=draft.memory_id,
+                payload=draft_payload(draft, i + 1),
+                dense=tuple(vector.tolist()),
+                sparse=encoder.encode_document(code_terms(draft.text)),
+            )
+        )
         if len(batch) == 1000:
             index.upsert(batch)
             batch = []
@@ -113,8 +171,12 @@ async def _measure(size: int, queries: int, embedder) -> dict[str, float]:  # ty
         await server.stop(None)
         index.close()
     return {
-        "load_s": load_s, "p50": median(grpc_ms), "p95": percentile(grpc_ms, 95), "p99": percentile(grpc_ms, 99),
-        "embed_p50": median(embed_ms), "search_p50": median(search_ms),
+        "load_s": load_s,
+        "p50": median(grpc_ms),
+        "p95": percentile(grpc_ms, 95),
+        "p99": percentile(grpc_ms, 99),
+        "embed_p50": median(embed_ms),
+        "search_p50": median(search_ms),
     }
 
 
@@ -124,8 +186,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
     embedder = load_default_embedder()
-    rows = ["| memories | recall p50 ms | p95 | p99 | embed-only p50 | Edge dense search p50 | p50 / embed-only | load s |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| memories | recall p50 ms | p95 | p99 | embed-only p50 | Edge dense search p50 "
+        "| p50 / embed-only | load s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for size in args.sizes:
         r = asyncio.run(_measure(size, args.queries, embedder))
         rows.append(

@@ -21,16 +21,16 @@ import nats
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results import write_section  # noqa: E402
+from results import write_section
 
-from codememory.bus import JetStreamEventLog, ensure_streams  # noqa: E402
-from codememory.events import MemoryEmbedded, MemoryStored, decode_envelope, new_envelope  # noqa: E402
-from codememory.gateway.core import rebuild  # noqa: E402
-from codememory.gateway.live import LiveProjection  # noqa: E402
-from codememory.lexical import SparseEncoder  # noqa: E402
-from codememory.memory import MemoryProjection, Position, text_digest  # noqa: E402
-from codememory.runtime.natsd import NatsServer  # noqa: E402
-from codememory.vectorstore import EdgeVectorIndex  # noqa: E402
+from codememory.bus import JetStreamEventLog, ensure_streams
+from codememory.events import MemoryEmbedded, MemoryStored, decode_envelope, new_envelope
+from codememory.gateway.core import rebuild
+from codememory.gateway.live import LiveProjection
+from codememory.lexical import SparseEncoder
+from codememory.memory import MemoryProjection, Position, text_digest
+from codememory.runtime.natsd import NatsServer
+from codememory.vectorstore import EdgeVectorIndex
 
 
 async def _fill(log: JetStreamEventLog, memories: int) -> int:
@@ -41,8 +41,12 @@ async def _fill(log: JetStreamEventLog, memories: int) -> int:
         text = f"memory {i}: the retry budget of service{i % 50} is {i % 7} attempts with jittered backoff"
         vector = gen.standard_normal(384)
         vector /= np.linalg.norm(vector)
-        batch.append(new_envelope(MemoryStored(memory_id=mid, text=text), event_id=str(uuid.uuid4()), tenant="bench"))
-        embedded = MemoryEmbedded(memory_id=mid, model="m", text_digest=text_digest(text), vector=tuple(vector.tolist()))
+        batch.append(
+            new_envelope(MemoryStored(memory_id=mid, text=text), event_id=str(uuid.uuid4()), tenant="bench")
+        )
+        embedded = MemoryEmbedded(
+            memory_id=mid, model="m", text_digest=text_digest(text), vector=tuple(vector.tolist())
+        )
         batch.append(new_envelope(embedded, event_id=str(uuid.uuid4()), tenant="bench"))
         if len(batch) >= 500:
             await log.append(batch)
@@ -66,7 +70,9 @@ async def _run(memories: int) -> tuple[int, float, float]:
             count += 1
         read_s = time.perf_counter() - started
         assert count == events
-        live = LiveProjection(MemoryProjection(EdgeVectorIndex(Path(tmp) / "live", 384), SparseEncoder(), Position(None)))
+        live = LiveProjection(
+            MemoryProjection(EdgeVectorIndex(Path(tmp) / "live", 384), SparseEncoder(), Position(None))
+        )
         fresh = MemoryProjection(EdgeVectorIndex(Path(tmp) / "fresh", 384), SparseEncoder(), Position(None))
         applied, replay_s = await rebuild(log, live, fresh)
         assert applied == events, (applied, events)
@@ -82,7 +88,8 @@ def main() -> None:
     body = (
         "| events | replay s | replay events/s | LOG read+decode only, events/s | replay / read-only time |\n"
         "|---|---|---|---|---|\n"
-        f"| {events:,} | {replay_s:.2f} | {events / replay_s:,.0f} | {events / read_s:,.0f} | {replay_s / read_s:.2f}x |\n\n"
+        f"| {events:,} | {replay_s:.2f} | {events / replay_s:,.0f} | {events / read_s:,.0f} "
+        f"| {replay_s / read_s:.2f}x |\n\n"
         f"{args.memories:,} memories as stored + embedded pairs (384-d). Target: at least 10,000 events/s."
     )
     write_section("bench_replay", "Replay rate (no re-embedding)", body)

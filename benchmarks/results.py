@@ -28,7 +28,9 @@ def median(values: list[float]) -> float:
 
 def commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -36,7 +38,11 @@ def commit() -> str:
 def write_section(name: str, title: str, body: str) -> None:
     stamp = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit {commit()}, `{' '.join(['python', *sys.argv])}`"
     section = f"<!-- {name}:start -->\n## {title}\n\n{stamp}\n\n{body.strip()}\n<!-- {name}:end -->"
-    text = RESULTS.read_text() if RESULTS.is_file() else "# Benchmark results\n\nMedians unless stated; ratios against a baseline measured in the same run.\n"
+    text = (
+        RESULTS.read_text()
+        if RESULTS.is_file()
+        else "# Benchmark results\n\nMedians unless stated; ratios against a baseline of the same run.\n"
+    )
     pattern = re.compile(rf"<!-- {name}:start -->.*?<!-- {name}:end -->", re.S)
     text = pattern.sub(lambda _: section, text) if pattern.search(text) else f"{text.rstrip()}\n\n{section}\n"
     RESULTS.write_text(text)

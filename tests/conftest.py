@@ -8,9 +8,10 @@ from pathlib import Path
 
 import nats
 import pytest
+from nats.aio.client import Client
+
 from codememory.bus import ensure_streams
 from codememory.runtime.natsd import NatsServer
-from nats.aio.client import Client
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

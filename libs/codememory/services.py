@@ -10,9 +10,10 @@ from collections.abc import Callable
 
 import nats
 import structlog
+from nats.js.client import JetStreamContext
+
 from codememory.bus import ConsumerRunner, ensure_streams
 from codememory.logs import configure_logging
-from nats.js.client import JetStreamContext
 
 
 async def run_consumer_service(

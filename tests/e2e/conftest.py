@@ -19,6 +19,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
 

@@ -58,7 +58,7 @@ def test_hook_spools_when_nats_is_down_and_flushes_in_order(stack) -> None:  # t
     import subprocess
     import time
 
-    from conftest import BIN
+    from conftest_paths import BIN  # type: ignore[import-not-found]
 
     for fact in facts[:2]:
         payload = json.dumps(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from codememory.v1 import memory_pb2 as pb
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from codememory.v1 import memory_pb2 as pb
 
 
 def test_health_is_serving_once_caught_up(stack) -> None:  # type: ignore[no-untyped-def]

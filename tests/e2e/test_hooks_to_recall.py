@@ -7,8 +7,9 @@ import time
 import uuid
 from pathlib import Path
 
-from codememory.v1 import memory_pb2 as pb
 from conftest_paths import HOOK_FILES, agent_of  # type: ignore[import-not-found]
+
+from codememory.v1 import memory_pb2 as pb
 
 
 def _local(stack) -> tuple[tuple[str, str], ...]:  # type: ignore[no-untyped-def]

@@ -12,8 +12,9 @@ import json
 from datetime import UTC, datetime
 
 import nats
-from codememory.redaction.testing import secret_corpus
 from conftest_paths import HOOKS_DATA  # type: ignore[import-not-found]
+
+from codememory.redaction.testing import secret_corpus
 
 
 def _payloads(samples) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def,type-arg]

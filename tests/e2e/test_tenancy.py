@@ -6,6 +6,7 @@ import uuid
 
 import grpc
 import pytest
+
 from codememory.v1 import memory_pb2 as pb
 
 ALPHA = (("authorization", "Bearer tok-alpha"),)

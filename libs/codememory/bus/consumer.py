@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from enum import Enum
 
 import structlog
-from codememory.bus.errors import Poison, Retryable
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
+
+from codememory.bus.errors import Poison, Retryable
 
 log = structlog.get_logger(__name__)
 

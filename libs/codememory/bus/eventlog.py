@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 
-from codememory.bus.streams import LOG
-from codememory.events import Appended, Envelope, LogRecord, encode_envelope, log_subject
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
+
+from codememory.bus.streams import LOG
+from codememory.events import Appended, Envelope, LogRecord, encode_envelope, log_subject
 
 
 class JetStreamEventLog:

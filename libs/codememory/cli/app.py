@@ -12,9 +12,9 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if argv[:1] == ["hook"]:
-        from codememory.hookclient.main import main as hook_main
+        from codememory.hookclient.main import main_and_exit
 
-        sys.exit(hook_main(argv[1:]))
+        main_and_exit(argv[1:])  # flushes stdout and leaves without interpreter teardown
     from codememory.cli.commands import app
 
     app()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+
 from codememory.runtime.home import local_token, read_runtime
 from codememory.v1 import memory_pb2_grpc
 

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import grpc
 import typer
+
 from codememory.cli.client import connect
 from codememory.cli.render import as_dict, console, hits_table, print_json
 from codememory.runtime.home import NotRunningError, read_runtime

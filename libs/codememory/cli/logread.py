@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import nats
+
 from codememory.bus import JetStreamEventLog
 
 

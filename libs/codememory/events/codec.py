@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
+
 from codememory.events.envelope import SCHEMA_VERSION, Envelope
 
 

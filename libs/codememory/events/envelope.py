@@ -10,6 +10,7 @@ import re
 from datetime import UTC, datetime
 
 import msgspec
+
 from codememory.events.catalogue import Event
 
 SCHEMA_VERSION = 1

@@ -1,8 +1,8 @@
 """Memories: which events become them, and their projection into the vector index."""
 
 from codememory.memory.draft import MemoryDraft, memory_from_envelope, text_digest
-from codememory.memory.position import Position
 from codememory.memory.fold import ACTIVE, DEPRECATED, FORGOTTEN, PointState, draft_payload, fold, target_of
+from codememory.memory.position import Position
 from codememory.memory.projection import MemoryProjection, tenant_filter
 
 __all__ = [

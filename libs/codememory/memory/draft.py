@@ -12,6 +12,7 @@ import hashlib
 from datetime import UTC, datetime
 
 import msgspec
+
 from codememory.events import (
     CompactionCheckpointed,
     Envelope,
@@ -98,7 +99,12 @@ def memory_from_envelope(envelope: Envelope) -> MemoryDraft | None:
             text = _join(f"Subagent {event.subagent_type} result:".replace("  ", " "), event.result)
             memory_type, paths, importance = "subagent", tuple[str, ...](), 0.5
         case CompactionCheckpointed() if event.summary.strip():
-            text, memory_type, paths, importance = event.summary[:_MAX_TEXT], "summary", tuple[str, ...](), 0.7
+            text, memory_type, paths, importance = (
+                event.summary[:_MAX_TEXT],
+                "summary",
+                tuple[str, ...](),
+                0.7,
+            )
         case _:
             return None
     return MemoryDraft(

@@ -74,7 +74,9 @@ def fold(point: PointState | None, seq: int, envelope: Envelope, encode: Encode)
     draft = memory_from_envelope(envelope)
     tenant = envelope.tenant
     if draft is not None:
-        if point is not None and (point.payload.get("tenant") != tenant or int(point.payload.get("seq", 0)) >= seq):
+        if point is not None and (
+            point.payload.get("tenant") != tenant or int(point.payload.get("seq", 0)) >= seq
+        ):
             return point  # older than what the point shows, or another tenant's id: never overwritten
         return PointState(draft_payload(draft, seq), None, encode(draft.text))
     if point is None or not _newer(point, tenant, seq):
@@ -102,7 +104,12 @@ def fold(point: PointState | None, seq: int, envelope: Envelope, encode: Encode)
         case MemoryDeprecated():
             return replace(point, payload={**payload, "state": DEPRECATED})
         case MemoryForgotten():
-            tombstone = {"tenant": tenant, "memory_id": point.payload.get("memory_id"), "state": FORGOTTEN, "seq": seq}
+            tombstone = {
+                "tenant": tenant,
+                "memory_id": point.payload.get("memory_id"),
+                "state": FORGOTTEN,
+                "seq": seq,
+            }
             return PointState(tombstone)
         case _:
             return point

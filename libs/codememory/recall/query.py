@@ -7,6 +7,7 @@ the filter. Forgotten memories never match; deprecated ones only when asked for.
 from __future__ import annotations
 
 import msgspec
+
 from codememory.vectorstore import IndexFilter
 
 

@@ -2,8 +2,9 @@
 
 Why it exists: hook payloads (prompts, shell commands and output, file contents) go into an
 immutable event log, and secrets must never reach it. This package runs twice: inside the
-short-lived hook client (so it imports only the standard library and compiles its patterns once
-at import) and again in the ingest service, through ``clean_text`` / ``clean``.
+short-lived hook client (so it imports only the standard library, and compiles each pattern once
+per process, the first time a text could match it) and again in the ingest service, through
+``clean_text`` / ``clean``.
 
 A secret is replaced by ``[REDACTED:<kind>]`` and the text around it is kept
 (``postgres://user:[REDACTED:password_in_url]@host/db``). ``codememory.redaction.testing`` holds a

@@ -27,7 +27,7 @@ from codememory.redaction.rule import Rule
 # (so a BEGIN line quoted in code does not swallow the code after it); a block cut short (a
 # truncated payload) runs over the base64 lines that follow its BEGIN line.
 _PEM_BODY = r"[A-Za-z0-9+/=\s\\:,.-]"
-_PEM_LINE = r"(?:\\r)?(?:\\n|\r?\n)(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\n\\]*)"
+_PEM_LINE = r"(?:\\r)?(?:\\n|\r?\n)(?:[A-Za-z-]+: [^\n\\]*|[A-Za-z0-9+/=]+)?"
 _PRIVATE_KEY = (
     r"(?P<secret>-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
     rf"(?:{_PEM_BODY}{{0,16384}}?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:{_PEM_LINE})+))"
@@ -59,7 +59,7 @@ _AUTH_KINDS = {"bearer": "bearer_token", "token": "bearer_token", "basic": "basi
 
 def _decide_auth_header(match: re.Match[str]) -> str | None:
     secret = match.group("secret")
-    if is_reference(secret):
+    if is_reference(secret) or "<" in secret:
         return None
     scheme = match.group("scheme")
     if scheme is None:
@@ -71,7 +71,10 @@ def _decide_auth_header(match: re.Match[str]) -> str | None:
 
 
 def _decide_url(match: re.Match[str]) -> str | None:
-    return None if is_reference(match.group("secret")) else "password_in_url"
+    secret = match.group("secret")
+    if "<" in secret or is_reference(secret):
+        return None
+    return "password_in_url"
 
 
 def _decide_curl_user(match: re.Match[str]) -> str | None:
@@ -91,7 +94,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule("azure_storage_key", _AZURE_KEY, anchors=("accountkey=", "sharedaccess"), folded=True),
     Rule("aws_secret_key", _AWS_SECRET, anchors=("aws",), folded=True),
     Rule("heroku_api_key", _HEROKU, anchors=("heroku",), folded=True),
-    Rule("authorization_header", _AUTH_HEADER, anchors=("authorization",), folded=True, decide=_decide_auth_header),
+    Rule(
+        "authorization_header",
+        _AUTH_HEADER,
+        anchors=("authorization",),
+        folded=True,
+        decide=_decide_auth_header,
+    ),
     Rule("bearer_token", _BEARER, anchors=("bearer",), folded=True),
     Rule("basic_auth", _CURL_USER, anchors=("-u", "--user"), decide=_decide_curl_user),
     Rule("cli_secret_flag", CLI_FLAG, anchors=("--",), decide=decide_cli_flag),
@@ -102,6 +111,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         folded=True,
         decide=decide_assignment,
     ),
-    Rule("secret_assignment", ASSIGNMENT, anchors=("key",), folded=True, lead=KEY_LEAD, decide=decide_assignment),
+    Rule(
+        "secret_assignment",
+        ASSIGNMENT,
+        anchors=("key",),
+        folded=True,
+        lead=KEY_LEAD,
+        decide=decide_assignment,
+    ),
 )
 """Context-identified secrets, in the order they must run (after the vendor-token rules)."""

@@ -65,14 +65,22 @@ def _context(rng: random.Random, secret: str, *templates: str) -> tuple[str, str
 
 
 def _aws_access_key(rng: random.Random) -> tuple[str, str]:
-    secret = rng.choice(("AKIA", "ASIA")) + "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(16))
-    return _context(rng, secret, "export AWS_ACCESS_KEY_ID={s}", "aws_access_key_id = {s}", '"AccessKeyId": "{s}",')
+    secret = rng.choice(("AKIA", "ASIA")) + "".join(
+        rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(16)
+    )
+    return _context(
+        rng, secret, "export AWS_ACCESS_KEY_ID={s}", "aws_access_key_id = {s}", '"AccessKeyId": "{s}",'
+    )
 
 
 def _aws_secret_key(rng: random.Random) -> tuple[str, str]:
     secret = _pick(rng, _B64, 40)
     return _context(
-        rng, secret, "aws_secret_access_key = {s}", "export AWS_SECRET_ACCESS_KEY={s}", '"aws_secret_access_key": "{s}"'
+        rng,
+        secret,
+        "aws_secret_access_key = {s}",
+        "export AWS_SECRET_ACCESS_KEY={s}",
+        '"aws_secret_access_key": "{s}"',
     )
 
 
@@ -93,13 +101,18 @@ def _github_token(rng: random.Random) -> tuple[str, str]:
 def _gitlab_token(rng: random.Random) -> tuple[str, str]:
     secret = "glpat-" + _pick(rng, _URLSAFE, 20)
     return _context(
-        rng, secret, "GITLAB_TOKEN={s}", 'curl --header "PRIVATE-TOKEN: {s}" https://gitlab.com/api/v4/projects'
+        rng,
+        secret,
+        "GITLAB_TOKEN={s}",
+        'curl --header "PRIVATE-TOKEN: {s}" https://gitlab.com/api/v4/projects',
     )
 
 
 def _slack_token(rng: random.Random) -> tuple[str, str]:
     if rng.random() < 0.3:
-        secret = f"xapp-1-A{_pick(rng, _UPPER_NUM, 10)}-{_pick(rng, string.digits, 13)}-{_pick(rng, _HEX, 64)}"
+        secret = (
+            f"xapp-1-A{_pick(rng, _UPPER_NUM, 10)}-{_pick(rng, string.digits, 13)}-{_pick(rng, _HEX, 64)}"
+        )
     else:
         digits = f"{_pick(rng, string.digits, 12)}-{_pick(rng, string.digits, 13)}"
         secret = f"xox{rng.choice('bp')}-{digits}-{_pick(rng, _ALNUM, 24)}"
@@ -111,7 +124,7 @@ def _slack_webhook(rng: random.Random) -> tuple[str, str]:
     return _context(
         rng,
         secret,
-        "curl -X POST -d '{\"text\": \"deploy done\"}' https://hooks.slack.com/services/{s}",
+        'curl -X POST -d \'{"text": "deploy done"}\' https://hooks.slack.com/services/{s}',
         'SLACK_WEBHOOK_URL="https://hooks.slack.com/services/{s}"',
     )
 
@@ -129,14 +142,20 @@ def _openai_key(rng: random.Random) -> tuple[str, str]:
 def _anthropic_key(rng: random.Random) -> tuple[str, str]:
     secret = f"sk-ant-api03-{_pick(rng, _URLSAFE, 93)}AA"
     return _context(
-        rng, secret, "export ANTHROPIC_API_KEY={s}", 'curl https://api.anthropic.com/v1/messages -H "x-api-key: {s}"'
+        rng,
+        secret,
+        "export ANTHROPIC_API_KEY={s}",
+        'curl https://api.anthropic.com/v1/messages -H "x-api-key: {s}"',
     )
 
 
 def _google_api_key(rng: random.Random) -> tuple[str, str]:
     secret = "AIza" + _pick(rng, _URLSAFE, 35)
     return _context(
-        rng, secret, "GOOGLE_API_KEY={s}", "https://maps.googleapis.com/maps/api/geocode/json?address=Paris&key={s}"
+        rng,
+        secret,
+        "GOOGLE_API_KEY={s}",
+        "https://maps.googleapis.com/maps/api/geocode/json?address=Paris&key={s}",
     )
 
 
@@ -168,7 +187,10 @@ def _sendgrid_key(rng: random.Random) -> tuple[str, str]:
 def _mailgun_key(rng: random.Random) -> tuple[str, str]:
     secret = "key-" + _pick(rng, _HEX, 32)
     return _context(
-        rng, secret, "MAILGUN_API_KEY={s}", "curl -s --user 'api:{s}' https://api.mailgun.net/v3/mg.example.com/messages"
+        rng,
+        secret,
+        "MAILGUN_API_KEY={s}",
+        "curl -s --user 'api:{s}' https://api.mailgun.net/v3/mg.example.com/messages",
     )
 
 
@@ -178,7 +200,11 @@ def _b64url_json(value: object) -> str:
 
 def _jwt(rng: random.Random) -> tuple[str, str]:
     header = _b64url_json({"alg": rng.choice(("HS256", "RS256", "ES256")), "typ": "JWT"})
-    claims = {"sub": _pick(rng, _ALNUM, 12), "iat": rng.randint(1_600_000_000, 1_800_000_000), "role": "admin"}
+    claims = {
+        "sub": _pick(rng, _ALNUM, 12),
+        "iat": rng.randint(1_600_000_000, 1_800_000_000),
+        "role": "admin",
+    }
     secret = f"{header}.{_b64url_json(claims)}.{_pick(rng, _URLSAFE, 43)}"
     return _context(rng, secret, "Authorization: Bearer {s}", 'document.cookie = "session={s}"', "JWT={s}")
 
@@ -218,7 +244,9 @@ def _bearer_token(rng: random.Random) -> tuple[str, str]:
 def _basic_auth(rng: random.Random) -> tuple[str, str]:
     pair = f"{_pick(rng, string.ascii_lowercase, 6)}:{_pick(rng, _PASSWORD, 16)}"
     secret = base64.b64encode(pair.encode()).decode()
-    return _context(rng, secret, "Authorization: Basic {s}", 'curl -H "Authorization: Basic {s}" https://ci.example.com')
+    return _context(
+        rng, secret, "Authorization: Basic {s}", 'curl -H "Authorization: Basic {s}" https://ci.example.com'
+    )
 
 
 _ENV_NAMES = (
@@ -265,7 +293,9 @@ def _digitalocean_token(rng: random.Random) -> tuple[str, str]:
 
 def _shopify_token(rng: random.Random) -> tuple[str, str]:
     secret = "shpat_" + _pick(rng, _HEX, 32)
-    return _context(rng, secret, "SHOPIFY_ACCESS_TOKEN={s}", 'curl -H "X-Shopify-Access-Token: {s}" https://shop.example')
+    return _context(
+        rng, secret, "SHOPIFY_ACCESS_TOKEN={s}", 'curl -H "X-Shopify-Access-Token: {s}" https://shop.example'
+    )
 
 
 def _databricks_token(rng: random.Random) -> tuple[str, str]:

@@ -94,7 +94,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
     _tokens(("lin_",), ("linear_api_key", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}")),
     _tokens(("NRAK-",), ("newrelic_key", r"NRAK-[A-Z0-9]{27,}")),
     _tokens(("PMAK-",), ("postman_key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}")),
-    _tokens(("AGE-SECRET-KEY-1",), ("age_secret_key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")),
+    _tokens(
+        ("AGE-SECRET-KEY-1",), ("age_secret_key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")
+    ),
     Rule(
         "telegram_bot_token",
         r"(?<![0-9])(?P<secret>[0-9]{8,10}:AA[A-Za-z0-9_-]{33})",

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import nats
 import structlog
+
 from codememory.bus import ensure_streams
 from codememory.embed.main import create_embed
 from codememory.embed.settings import EmbedSettings

@@ -12,6 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
+from qdrant_client import QdrantClient
+from qdrant_client import models as m
+from qdrant_client.conversions import common_types as qtypes
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
 from codememory.lexical import SparseVec
 from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
 from codememory.vectorstore.port import (
@@ -26,10 +31,6 @@ from codememory.vectorstore.port import (
     canonical_id,
     check_dense,
 )
-from qdrant_client import QdrantClient
-from qdrant_client import models as m
-from qdrant_client.conversions import common_types as qtypes
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 __all__ = ["QdrantClientIndex", "client_filter"]
 

@@ -13,20 +13,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from codememory.lexical import SparseVec
-from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
-from codememory.vectorstore.port import (
-    DEFAULT_FLOAT_FIELDS,
-    DEFAULT_KEYWORD_FIELDS,
-    DENSE,
-    SPARSE,
-    Hit,
-    IndexFilter,
-    IndexPoint,
-    StoredPoint,
-    canonical_id,
-    check_dense,
-)
 from qdrant_edge import (
     CountRequest,
     Distance,
@@ -50,6 +36,21 @@ from qdrant_edge import (
     ScrollRequest,
     SparseVector,
     UpdateOperation,
+)
+
+from codememory.lexical import SparseVec
+from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
+from codememory.vectorstore.port import (
+    DEFAULT_FLOAT_FIELDS,
+    DEFAULT_KEYWORD_FIELDS,
+    DENSE,
+    SPARSE,
+    Hit,
+    IndexFilter,
+    IndexPoint,
+    StoredPoint,
+    canonical_id,
+    check_dense,
 )
 
 if TYPE_CHECKING:  # aliases that exist only in the type stub

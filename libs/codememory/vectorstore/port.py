@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import msgspec
+
 from codememory.lexical import SparseVec
 from codememory.vectorstore.errors import VectorIndexError
 

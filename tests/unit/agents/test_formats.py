@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from codememory.agents import SPECS, install_hooks
 from jsonschema import Draft7Validator  # type: ignore[import-untyped]
+
+from codememory.agents import SPECS, install_hooks
 
 SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not checked out beside the repo")

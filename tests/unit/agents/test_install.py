@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from codememory.agents import (
     SPECS,
     HookConfigError,

@@ -6,9 +6,10 @@ import asyncio
 import uuid
 from collections.abc import Sequence
 
-from codememory.bus import ACK, ConsumerRunner, ConsumerSpec, Delivery, Outcome, dead
 from nats.aio.client import Client
 from nats.js.api import StreamConfig
+
+from codememory.bus import ACK, ConsumerRunner, ConsumerSpec, Delivery, Outcome, dead
 
 
 async def _stream(nc: Client) -> str:

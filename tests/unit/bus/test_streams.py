@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from codememory.bus import DLQ, HOOKS, LOG
 from nats.aio.client import Client
 from nats.js.api import RetentionPolicy, StorageType
 from nats.js.errors import APIError
+
+from codememory.bus import DLQ, HOOKS, LOG
 
 
 async def test_streams_are_configured_as_designed(nc: Client) -> None:

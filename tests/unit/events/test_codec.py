@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from codememory.events import (
     EventDecodeError,
     MemoryStored,

@@ -6,9 +6,10 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+from nats.aio.client import Client
+
 from codememory.bus import JetStreamEventLog
 from codememory.events import EventLog, InMemoryEventLog, MemoryStored, decode_envelope, new_envelope
-from nats.aio.client import Client
 
 
 @pytest.fixture(params=["memory", "jetstream"])

@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+
 from codememory.events import ObservationRecorded, PromptSubmitted, decode_envelope, encode_envelope
 from codememory.ingest.errors import IngestError, MalformedHookMessageError
 from codememory.ingest.message import parse_hook_message, to_envelopes

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from codememory.events import (
     CompactionCheckpointed,
     ObservationRecorded,

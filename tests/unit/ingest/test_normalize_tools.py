@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from codememory.ingest.normalize.common import Context
 from codememory.ingest.normalize.summaries import edit_pairs, input_text, summarize
 from codememory.ingest.normalize.tools import ToolCall, display_path, patch_paths, tool_kind, tool_observed

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from codememory.lexical import SparseEncoder, SparseVec, code_terms, sparse_dot
 from qdrant_edge import Bm25
+
+from codememory.lexical import SparseEncoder, SparseVec, code_terms, sparse_dot
 
 DOCUMENT = "Fixed the login bug: validateToken(jwt, now) compared expiry in seconds against milliseconds."
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from codememory.lexical import code_terms, identifier_parts
 
 

@@ -31,7 +31,9 @@ def _vec(seed: int) -> tuple[float, ...]:
 
 
 def _projection(path: Path) -> MemoryProjection:
-    return MemoryProjection(EdgeVectorIndex(path / "shard", DIM), SparseEncoder(), Position(path / "position.json"))
+    return MemoryProjection(
+        EdgeVectorIndex(path / "shard", DIM), SparseEncoder(), Position(path / "position.json")
+    )
 
 
 def _history() -> list[tuple[int, Envelope]]:
@@ -39,16 +41,31 @@ def _history() -> list[tuple[int, Envelope]]:
     events = [
         MemoryStored(memory_id=a, text="tokens are validated in middleware"),
         MemoryStored(memory_id=b, text="retry budget is three"),
-        MemoryEmbedded(memory_id=a, model="m", text_digest=text_digest("tokens are validated in middleware"), vector=_vec(1)),
+        MemoryEmbedded(
+            memory_id=a,
+            model="m",
+            text_digest=text_digest("tokens are validated in middleware"),
+            vector=_vec(1),
+        ),
         MemoryRefined(memory_id=b, text="retry budget is five", importance=0.9),
-        MemoryEmbedded(memory_id=b, model="m", text_digest=text_digest("retry budget is three"), vector=_vec(2)),
-        MemoryEmbedded(memory_id=b, model="m", text_digest=text_digest("retry budget is five"), vector=_vec(3)),
+        MemoryEmbedded(
+            memory_id=b, model="m", text_digest=text_digest("retry budget is three"), vector=_vec(2)
+        ),
+        MemoryEmbedded(
+            memory_id=b, model="m", text_digest=text_digest("retry budget is five"), vector=_vec(3)
+        ),
         MemoryStored(memory_id=c, text="temporary"),
         MemoryDeprecated(memory_id=a, reason="old"),
         MemoryForgotten(memory_id=c),
     ]
-    envelopes = [new_envelope(e, event_id=str(uuid.UUID(int=100 + i)), tenant="t") for i, e in enumerate(events)]
-    prompt = new_envelope(PromptSubmitted(session_id="s", agent="claude", prompt="fix the login bug"), event_id=PROMPT, tenant="t")
+    envelopes = [
+        new_envelope(e, event_id=str(uuid.UUID(int=100 + i)), tenant="t") for i, e in enumerate(events)
+    ]
+    prompt = new_envelope(
+        PromptSubmitted(session_id="s", agent="claude", prompt="fix the login bug"),
+        event_id=PROMPT,
+        tenant="t",
+    )
     return [(i + 1, env) for i, env in enumerate([*envelopes, prompt])]
 
 
@@ -60,7 +77,9 @@ def test_fold_gives_the_expected_state(tmp_path: Path) -> None:
     assert points[a].payload["state"] == "deprecated" and points[a].dense is not None
     assert points[b].payload["text"] == "retry budget is five" and points[b].payload["importance"] == 0.9
     assert points[b].payload["embedded_digest"] == text_digest("retry budget is five")
-    assert points[b].dense is not None and abs(points[b].dense[0] - _vec(3)[0]) < 1e-5  # the stale vector lost
+    assert (
+        points[b].dense is not None and abs(points[b].dense[0] - _vec(3)[0]) < 1e-5
+    )  # the stale vector lost
     assert points[c].payload["state"] == "forgotten" and "text" not in points[c].payload
     assert points[PROMPT].payload["type"] == "prompt" and points[PROMPT].dense is None
     assert projection.last_seq == 10
@@ -109,9 +128,30 @@ def test_position_survives_a_restart(tmp_path: Path) -> None:
 def test_other_tenants_events_never_touch_a_memory(tmp_path: Path) -> None:
     projection = _projection(tmp_path)
     mid = str(uuid.uuid4())
-    projection.apply(1, new_envelope(MemoryStored(memory_id=mid, text="mine"), event_id=str(uuid.UUID(int=1)), tenant="alice"))
-    projection.apply(2, new_envelope(MemoryRefined(memory_id=mid, text="hacked"), event_id=str(uuid.UUID(int=2)), tenant="mallory"))
-    projection.apply(3, new_envelope(MemoryForgotten(memory_id=mid), event_id=str(uuid.UUID(int=3)), tenant="mallory"))
-    projection.apply(4, new_envelope(MemoryStored(memory_id=mid, text="overwrite"), event_id=str(uuid.UUID(int=4)), tenant="mallory"))
+    projection.apply(
+        1,
+        new_envelope(
+            MemoryStored(memory_id=mid, text="mine"), event_id=str(uuid.UUID(int=1)), tenant="alice"
+        ),
+    )
+    projection.apply(
+        2,
+        new_envelope(
+            MemoryRefined(memory_id=mid, text="hacked"), event_id=str(uuid.UUID(int=2)), tenant="mallory"
+        ),
+    )
+    projection.apply(
+        3, new_envelope(MemoryForgotten(memory_id=mid), event_id=str(uuid.UUID(int=3)), tenant="mallory")
+    )
+    projection.apply(
+        4,
+        new_envelope(
+            MemoryStored(memory_id=mid, text="overwrite"), event_id=str(uuid.UUID(int=4)), tenant="mallory"
+        ),
+    )
     (point,) = projection.index.get([mid])
-    assert point.payload["text"] == "mine" and point.payload["tenant"] == "alice" and point.payload["state"] == "active"
+    assert (
+        point.payload["text"] == "mine"
+        and point.payload["tenant"] == "alice"
+        and point.payload["state"] == "active"
+    )

@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from codememory.vectorstore import VectorIndex
 from vectorstore_support import KINDS, open_index  # type: ignore[import-not-found]
+
+from codememory.vectorstore import VectorIndex
 
 
 @pytest.fixture

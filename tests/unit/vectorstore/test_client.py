@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from qdrant_client import QdrantClient
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from vectorstore_support import open_local, pid  # type: ignore[import-not-found]
+
 from codememory.vectorstore import (
     IndexFilter,
     IndexPoint,
@@ -12,9 +16,6 @@ from codememory.vectorstore import (
     VectorIndexError,
 )
 from codememory.vectorstore.client import _translate
-from qdrant_client import QdrantClient
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
-from vectorstore_support import open_local, pid  # type: ignore[import-not-found]
 
 
 def test_existing_collection_is_reused() -> None:

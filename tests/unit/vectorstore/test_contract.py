@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from vectorstore_support import pid, unit  # type: ignore[import-not-found]
+
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.vectorstore import (
     IndexFilter,
@@ -12,7 +14,6 @@ from codememory.vectorstore import (
     VectorIndex,
     VectorIndexError,
 )
-from vectorstore_support import pid, unit  # type: ignore[import-not-found]
 
 EVERYTHING = IndexFilter()
 ENCODER = SparseEncoder()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from vectorstore_support import MakeIndex, pid, unit  # type: ignore[import-not-found]
+
 from codememory.lexical import SparseEncoder
 from codememory.vectorstore import (
     IndexFilter,
@@ -14,7 +16,6 @@ from codememory.vectorstore import (
     VectorIndexError,
     index_digest,
 )
-from vectorstore_support import MakeIndex, pid, unit  # type: ignore[import-not-found]
 
 ENCODER = SparseEncoder()
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from qdrant_edge import EdgeShard
+from vectorstore_support import pid, unit  # type: ignore[import-not-found]
+
 from codememory.lexical import SparseVec
 from codememory.vectorstore import (
     DEFAULT_FLOAT_FIELDS,
@@ -14,8 +17,6 @@ from codememory.vectorstore import (
     IndexPoint,
     IndexUnavailableError,
 )
-from qdrant_edge import EdgeShard
-from vectorstore_support import pid, unit  # type: ignore[import-not-found]
 
 
 def test_reopening_from_disk_keeps_points_and_vectors(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+
 from codememory.vectorstore import IndexFilter, VectorIndexError, canonical_id
 from codememory.vectorstore.port import check_dense
 

@@ -8,8 +8,9 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from codememory.vectorstore import EdgeVectorIndex, QdrantClientIndex, VectorIndex
 from qdrant_client import QdrantClient
+
+from codememory.vectorstore import EdgeVectorIndex, QdrantClientIndex, VectorIndex
 
 DIM = 4
 KINDS = ["edge", "client"]

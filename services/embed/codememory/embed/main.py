@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
+from nats.js.client import JetStreamContext
+
 from codememory.bus import LOG, ConsumerRunner, ConsumerSpec, JetStreamEventLog
 from codememory.embed.handler import EmbedHandler
 from codememory.embed.settings import SERVICE, EmbedSettings
 from codememory.embedding import Embedder, load_default_embedder
-from nats.js.client import JetStreamContext
 
 
 def create_embed(js: JetStreamContext, settings: EmbedSettings, embedder: Embedder) -> ConsumerRunner:

@@ -12,6 +12,10 @@ import shutil
 import time
 
 import structlog
+from nats.aio.client import Client
+from nats.aio.subscription import Subscription
+from nats.js.client import JetStreamContext
+
 from codememory.bus import JetStreamEventLog, follow
 from codememory.embedding import Embedder
 from codememory.gateway.core import GatewayCore, rebuild
@@ -26,9 +30,6 @@ from codememory.lexical import SparseEncoder
 from codememory.redaction import clean_text
 from codememory.v1 import memory_pb2 as pb
 from codememory.vectorstore import IndexFilter, index_digest
-from nats.aio.client import Client
-from nats.aio.subscription import Subscription
-from nats.js.client import JetStreamContext
 
 log = structlog.get_logger(__name__)
 

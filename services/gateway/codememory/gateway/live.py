@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Iterable
 
 import structlog
+
 from codememory.events import Envelope, EventDecodeError, LogRecord, decode_envelope
 from codememory.memory import MemoryProjection
 

@@ -6,6 +6,7 @@ import asyncio
 import signal
 
 import nats
+
 from codememory.bus import ensure_streams
 from codememory.embedding import load_default_embedder
 from codememory.gateway.app import GatewayApp

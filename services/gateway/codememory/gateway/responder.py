@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 
 import structlog
-from codememory.gateway.core import GatewayCore
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+
+from codememory.gateway.core import GatewayCore
 
 log = structlog.get_logger(__name__)
 

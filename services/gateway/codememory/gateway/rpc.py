@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
+
 from codememory.gateway.convert import hit_message, memory_message, new_memory, recall_query
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import GatewayError, InvalidArgument, NotFound, NotReady, Unauthenticated

@@ -7,10 +7,11 @@ until the projection has caught up with LOG, then SERVING.
 from __future__ import annotations
 
 import grpc
-from codememory.gateway.rpc import MemoryServicer
-from codememory.v1 import memory_pb2, memory_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+
+from codememory.gateway.rpc import MemoryServicer
+from codememory.v1 import memory_pb2, memory_pb2_grpc
 
 SERVICE_NAME = memory_pb2.DESCRIPTOR.services_by_name["MemoryService"].full_name
 

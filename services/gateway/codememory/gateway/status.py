@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from nats.js.client import JetStreamContext
+
 from codememory.bus import DLQ, HOOKS, LOG
 from codememory.gateway.core import GatewayCore
 from codememory.v1 import memory_pb2 as pb
-from nats.js.client import JetStreamContext
 
 CONSUMERS = ((HOOKS, "ingest"), (LOG, "embed"))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import structlog
+
 from codememory.bus import ACK, Delivery, Outcome, Retryable, dead
 from codememory.events import Envelope, EventLog
 from codememory.ingest.errors import IngestError

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+from nats.js.client import JetStreamContext
+
 from codememory.bus import HOOKS, ConsumerRunner, ConsumerSpec, JetStreamEventLog
 from codememory.ingest.handler import IngestHandler
 from codememory.ingest.settings import SERVICE, IngestSettings
-from nats.js.client import JetStreamContext
 
 
 def create_ingest(js: JetStreamContext, settings: IngestSettings) -> ConsumerRunner:

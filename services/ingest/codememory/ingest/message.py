@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
+
 from codememory.events import Envelope, deterministic_id, new_envelope
 from codememory.ingest.errors import MalformedHookMessageError
 from codememory.ingest.normalize import normalize_message

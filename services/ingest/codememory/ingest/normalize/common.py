@@ -15,6 +15,7 @@ from itertools import islice
 from typing import Any
 
 import msgspec
+
 from codememory.events import ObservationRecorded
 from codememory.redaction import clean_text, redact
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+
 from codememory.events import Event
 from codememory.ingest.normalize import claude, codex, cursor, gemini
 from codememory.ingest.normalize.common import Context, first_text, line, list_of, observation, squash
