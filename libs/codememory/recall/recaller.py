@@ -8,8 +8,9 @@ so every hit is scored on the same parts.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
+
+import msgspec
 
 from codememory.embedding import Embedder
 from codememory.lexical import SparseEncoder, code_terms
@@ -23,10 +24,6 @@ class RecallHit:
     memory_id: str
     payload: dict[str, object]
     parts: ScoreParts
-
-
-def _dot(a: Sequence[float], b: Sequence[float]) -> float:
-    return float(sum(x * y for x, y in zip(a, b, strict=False)))
 
 
 class Recaller:
@@ -69,12 +66,12 @@ class Recaller:
                 )
                 if prior is None:
                     missing_dense.append(hit.id)
-            if missing_dense:
-                for point in self._index.get(missing_dense, with_vectors=True):
-                    c = found[point.id]
-                    dense = _dot(query_vector, point.dense) if point.dense else 0.0
-                    found[point.id] = Candidate(
-                        memory_id=c.memory_id, payload=c.payload, dense=dense, lexical=c.lexical
+            if missing_dense:  # the engine scores just these ids: no vectors cross into Python
+                only = msgspec.structs.replace(flt, ids=missing_dense)
+                for hit in self._index.search_dense(query_vector, only, len(missing_dense)):
+                    c = found[hit.id]
+                    found[hit.id] = Candidate(
+                        memory_id=c.memory_id, payload=c.payload, dense=hit.score, lexical=c.lexical
                     )
         else:
             for stored in self._index.scroll(flt):

@@ -22,6 +22,7 @@ from qdrant_edge import (
     EdgeVectorParams,
     FieldCondition,
     Filter,
+    HasIdCondition,
     KeywordIndexParams,
     MatchAny,
     MatchValue,
@@ -68,6 +69,8 @@ def edge_filter(flt: IndexFilter) -> Filter | None:
     must: list[ConditionType] = [FieldCondition(key=k, match=MatchValue(v)) for k, v in flt.equals.items()]
     must += [FieldCondition(key=k, match=MatchAny(list(vs))) for k, vs in flt.any_of.items()]
     must += [FieldCondition(key=k, range=RangeFloat(gte=lo, lte=hi)) for k, (lo, hi) in flt.ranges.items()]
+    if flt.ids:
+        must.append(HasIdCondition({canonical_id(i) for i in flt.ids}))
     must_not: list[ConditionType] = [
         FieldCondition(key=k, match=MatchValue(v)) for k, v in flt.not_equals.items()
     ]

@@ -81,16 +81,18 @@ class IndexFilter(msgspec.Struct, frozen=True, kw_only=True):
       list matches nothing.
     - ``not_equals``: field != value (a point without the field passes).
     - ``ranges``: ``(gte, lte)`` bounds on a numeric field, ``None`` for an open side.
+    - ``ids``: only these point ids (empty: no restriction), e.g. to score known candidates.
     """
 
     equals: Mapping[str, Scalar] = {}
     any_of: Mapping[str, Sequence[str]] = {}
     not_equals: Mapping[str, Scalar] = {}
     ranges: Mapping[str, tuple[float | None, float | None]] = {}
+    ids: Sequence[str] = ()
 
     @property
     def is_empty(self) -> bool:
-        return not (self.equals or self.any_of or self.not_equals or self.ranges)
+        return not (self.equals or self.any_of or self.not_equals or self.ranges or self.ids)
 
     @property
     def matches_nothing(self) -> bool:

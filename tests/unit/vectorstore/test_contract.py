@@ -229,3 +229,12 @@ def test_closed_index_is_unavailable(index: VectorIndex) -> None:
         index.get([pid(1)])
     with pytest.raises(IndexUnavailableError):
         index.flush()
+
+
+def test_ids_filter_restricts_to_those_points(index: VectorIndex) -> None:
+    points = [IndexPoint(id=pid(i + 500), payload={"tenant": "t"}, dense=unit(1.0, float(i), 0.5, 0.25)) for i in range(5)]
+    index.upsert(points)
+    wanted = [points[1].id, points[3].id]
+    hits = index.search_dense(unit(1.0, 0.0, 0.5, 0.25), IndexFilter(equals={"tenant": "t"}, ids=wanted), 10)
+    assert sorted(h.id for h in hits) == sorted(wanted)
+    assert index.count(IndexFilter(ids=wanted)) == 2
