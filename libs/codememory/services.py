@@ -32,5 +32,5 @@ async def run_consumer_service(
     try:
         await runner.run()
     finally:
-        await nc.drain()
+        await nc.close()
         log.info("stopped", processed=runner.processed)

@@ -8,10 +8,9 @@ In production the same pieces run as separate deployments (docker-compose.yml, k
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -106,8 +105,15 @@ async def _run(settings: StackSettings, nats_url: str) -> None:
     log.info("stopping")
     for runner in runners:
         runner.stop()
-    for task in tasks:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(task, 5)
-    await gateway.stop()
-    await nc.drain()
+    await _bounded("consumers", asyncio.gather(*tasks, return_exceptions=True), 10)
+    await _bounded("gateway", gateway.stop(), 10)
+    await _bounded("nats", nc.close(), 5)
+    log.info("stopped")
+
+
+async def _bounded(what: str, awaitable: Awaitable[object], seconds: float) -> None:
+    """Shut one part down within a time limit: a stuck part must not keep the process alive."""
+    try:
+        await asyncio.wait_for(awaitable, seconds)
+    except Exception as exc:  # TimeoutError included: log and go on with the rest
+        log.warning("stop_incomplete", part=what, error=f"{type(exc).__name__}: {exc}")

@@ -155,3 +155,13 @@ def test_other_tenants_events_never_touch_a_memory(tmp_path: Path) -> None:
         and point.payload["tenant"] == "alice"
         and point.payload["state"] == "active"
     )
+
+
+def test_a_creation_redelivered_after_a_refinement_does_not_revert_it(tmp_path: Path) -> None:
+    projection = _projection(tmp_path)
+    history = _history()
+    projection.apply_batch(history)
+    stored_b = history[1]
+    projection.apply(len(history) + 1, stored_b[1])  # the same event again, later in the log (past dedupe)
+    (point,) = projection.index.get([str(uuid.UUID(int=2))])
+    assert point.payload["text"] == "retry budget is five"

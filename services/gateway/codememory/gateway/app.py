@@ -110,6 +110,7 @@ class GatewayApp:
             return pb.ReplayResponse(events=events, seconds=seconds, digest_before=before, digest_after=after)
 
     async def stop(self) -> None:
+        log.info("gateway_stopping")
         if self._responder is not None:
             with contextlib.suppress(Exception):
                 await self._responder.unsubscribe()
@@ -117,9 +118,8 @@ class GatewayApp:
         await self._server.stop(grace=2.0)
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await asyncio.wait(self._tasks, timeout=5)
+        log.info("gateway_tasks_stopped")
         async with self.live.lock:
             self.live.projection.index.flush()
             self.live.projection.index.close()

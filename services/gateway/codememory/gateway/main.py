@@ -26,7 +26,7 @@ async def serve(settings: GatewaySettings) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await app.stop()
-    await nc.drain()
+    await nc.close()
 
 
 def main() -> None:
