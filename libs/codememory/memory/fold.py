@@ -74,10 +74,8 @@ def fold(point: PointState | None, seq: int, envelope: Envelope, encode: Encode)
     draft = memory_from_envelope(envelope)
     tenant = envelope.tenant
     if draft is not None:
-        if point is not None and (
-            point.payload.get("tenant") != tenant or int(point.payload.get("seq", 0)) >= seq
-        ):
-            return point  # older than what the point shows, or another tenant's id: never overwritten
+        if point is not None:
+            return point  # a memory is created once: a redelivered (or colliding) creation changes nothing
         return PointState(draft_payload(draft, seq), None, encode(draft.text))
     if point is None or not _newer(point, tenant, seq):
         return point
