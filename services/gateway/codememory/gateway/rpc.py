@@ -6,6 +6,7 @@ maps the gateway's typed errors to status codes (never a bare exception to the c
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
 import uuid
@@ -49,7 +50,8 @@ def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
         try:
             tenant = tenant_of(context, self.tokens)
             structlog.contextvars.bind_contextvars(tenant=tenant)
-            return await method(self, tenant, request, context)
+            remaining = context.time_remaining()  # honour the caller's deadline on the server side too
+            return await asyncio.wait_for(method(self, tenant, request, context), remaining)
         except GatewayError as exc:
             await context.abort(_CODES.get(type(exc), grpc.StatusCode.INTERNAL), str(exc))
         except TimeoutError:

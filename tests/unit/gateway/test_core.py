@@ -1,0 +1,123 @@
+"""GatewayCore without NATS or gRPC: an in-memory log, a real Edge shard, a small deterministic embedder."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from codememory.events import InMemoryEventLog, MemoryScope
+from codememory.gateway.core import GatewayCore, NewMemory, rebuild
+from codememory.gateway.errors import InvalidArgument, NotFound
+from codememory.gateway.live import LiveProjection
+from codememory.lexical import SparseEncoder
+from codememory.memory import MemoryProjection, Position
+from codememory.recall import RecallQuery
+from codememory.redaction import clean_text
+from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
+
+DIM = 16
+
+
+class WordHashEmbedder:
+    """Bag of hashed words, normalised: similar word sets give similar vectors. For domain tests only."""
+
+    model_id = "test/word-hash"
+    dim = DIM
+
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        out = []
+        for text in texts:
+            v = [0.0] * DIM
+            for word in text.lower().split():
+                v[int(hashlib.md5(word.encode()).hexdigest(), 16) % DIM] += 1.0
+            norm = math.sqrt(sum(x * x for x in v)) or 1.0
+            out.append(tuple(x / norm for x in v))
+        return out
+
+
+def _projection(path: Path) -> MemoryProjection:
+    return MemoryProjection(
+        EdgeVectorIndex(path / "shard", DIM), SparseEncoder(), Position(path / "pos.json")
+    )
+
+
+@pytest.fixture
+async def core(tmp_path: Path) -> AsyncIterator[GatewayCore]:
+    log = InMemoryEventLog()
+    live = LiveProjection(_projection(tmp_path / "live"))
+
+    async def follow() -> None:
+        while True:
+            records = [r async for r in log.read(live.seq + 1)]
+            if records:
+                await live.apply(records)
+            await asyncio.sleep(0.005)
+
+    task = asyncio.create_task(follow())
+    yield GatewayCore(live, log, WordHashEmbedder(), SparseEncoder(), write_wait_s=2.0, clean_text=clean_text)
+    task.cancel()
+
+
+async def test_store_is_recallable_when_store_returns(core: GatewayCore) -> None:
+    written = await core.store(
+        "t1", NewMemory(text="tokens are validated in middleware", scope=MemoryScope(repo="api"))
+    )
+    hits = await core.recall(RecallQuery(tenant="t1", text="validated tokens", repo="api"))
+    assert [h.memory_id for h in hits] == [written.memory_id]
+    assert hits[0].parts.lexical == 1.0 and hits[0].payload["repo"] == "api"
+
+
+async def test_secrets_and_private_text_are_removed_before_the_log(core: GatewayCore) -> None:
+    text = "deploy key ghp_abcdefghijklmnopqrstuvwxyz0123456789 <private>my salary</private> done"
+    await core.store("t1", NewMemory(text=text))
+    raw = b"".join(r.data for r in core._log.records)  # type: ignore[attr-defined]
+    assert b"ghp_abcdef" not in raw and b"salary" not in raw and b"REDACTED" in raw
+
+
+async def test_tenants_cannot_touch_each_other(core: GatewayCore) -> None:
+    mine = await core.store("alice", NewMemory(text="alice plans"))
+    assert await core.recall(RecallQuery(tenant="bob", text="alice plans")) == []
+    for change in (core.refine("bob", mine.memory_id, text="x"), core.forget("bob", mine.memory_id, "")):
+        with pytest.raises(NotFound):
+            await change
+    with pytest.raises(InvalidArgument):
+        await core.store("bob", NewMemory(text="hijack", memory_id=mine.memory_id))
+
+
+async def test_storing_the_same_id_twice_stores_once(core: GatewayCore) -> None:
+    mid = str(uuid.uuid4())
+    first = await core.store("t", NewMemory(text="once", memory_id=mid))
+    again = await core.store("t", NewMemory(text="once", memory_id=mid))
+    assert again.seq == first.seq and len(core._log.records) == 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "memory",
+    [
+        NewMemory(text="  "),
+        NewMemory(text="x", importance=2.0),
+        NewMemory(text="x", memory_id="nope"),
+        NewMemory(text="x" * 20_000),
+    ],
+)
+async def test_bad_stores_are_invalid_arguments(core: GatewayCore, memory: NewMemory) -> None:
+    with pytest.raises(InvalidArgument):
+        await core.store("t", memory)
+
+
+async def test_rebuild_swaps_in_an_equal_projection(core: GatewayCore, tmp_path: Path) -> None:
+    for i in range(5):
+        await core.store("t", NewMemory(text=f"fact number {i}"))
+    victim = await core.store("t", NewMemory(text="to forget"))
+    await core.forget("t", victim.memory_id, "")
+    before = index_digest(core.live.projection.index, IndexFilter())
+    events, _ = await rebuild(core._log, core.live, _projection(tmp_path / "rebuilt"))  # type: ignore[arg-type]
+    assert events == 7
+    assert index_digest(core.live.projection.index, IndexFilter()) == before
+    assert len(await core.recall(RecallQuery(tenant="t", text="fact number"))) == 5
