@@ -119,3 +119,24 @@ def test_injected_context_is_never_stored_again(stack) -> None:  # type: ignore[
     ]
     assert not [e for e in events if e["payload"]["type"] == "prompt.submitted"]
     assert "something recalled earlier" not in json.dumps(events)
+
+
+def test_session_context_rpc_respects_the_budget(stack) -> None:  # type: ignore[no-untyped-def]
+    repo = f"budget{uuid.uuid4().hex[:6]}"
+    for i in range(30):
+        stack.cli(
+            "store",
+            f"Rule {i}: the {repo} service must log every retry of job{i} with its attempt count",
+            "--repo",
+            repo,
+        )
+    stub = stack.stub()
+    used = []
+    for budget in (100, 500, 1500):
+        response = stub.SessionContext(
+            pb.SessionContextRequest(repo=repo, budget_tokens=budget), metadata=_local(stack), timeout=30
+        )
+        assert 0 < response.tokens <= budget and response.context.startswith("<codememory-context>")
+        assert len(response.memory_ids) == response.context.count("\n- [")
+        used.append(len(response.memory_ids))
+    assert used[0] < used[1] <= used[2] and used[2] == 30
