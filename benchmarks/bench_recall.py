@@ -135,6 +135,7 @@ def _load(index: EdgeVectorIndex, size: int, dim: int) -> float:
     if batch:
         index.upsert(batch)
     index.flush()
+    index.optimize()  # what the gateway's background optimizer does after every few thousand events
     return time.perf_counter() - started
 
 

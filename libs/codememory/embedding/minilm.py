@@ -43,6 +43,8 @@ class MiniLmEmbedder:
             raise EmbeddingError("sentence-transformers is not installed") from exc
         self._model: Any = SentenceTransformer(str(_model_path()), device="cpu")
         self._model.max_seq_length = max_seq_length
+        self._tokenizer: Any = self._model.tokenizer
+        self._transformer: Any = self._model[0].auto_model
         self._batch_size = batch_size
         self._lock = threading.Lock()
 
@@ -57,6 +59,8 @@ class MiniLmEmbedder:
     def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
         if not texts:
             return []
+        if len(texts) == 1:
+            return [self._embed_one(texts[0])]
         with self._lock:
             try:
                 matrix = self._model.encode(
@@ -69,6 +73,29 @@ class MiniLmEmbedder:
             except Exception as exc:
                 raise EmbeddingError(f"embedding failed: {exc}") from exc
         return [tuple(float(x) for x in row) for row in matrix.tolist()]
+
+
+    def _embed_one(self, text: str) -> tuple[float, ...]:
+        """A query, straight through tokenizer, transformer, mean pooling and normalisation.
+
+        The same computation as ``encode`` (this model's modules are Transformer, mean Pooling,
+        Normalize) without its batching machinery, which costs a few ms per call.
+        """
+        import torch
+
+        with self._lock:
+            try:
+                features = self._tokenizer(
+                    [text], return_tensors="pt", truncation=True, max_length=self._model.max_seq_length
+                )
+                with torch.inference_mode():
+                    hidden = self._transformer(**features).last_hidden_state
+                    mask = features["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                    pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                    vector = torch.nn.functional.normalize(pooled, dim=-1)[0]
+            except Exception as exc:
+                raise EmbeddingError(f"embedding failed: {exc}") from exc
+        return tuple(vector.tolist())
 
 
 _shared: MiniLmEmbedder | None = None

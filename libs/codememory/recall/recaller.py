@@ -8,6 +8,7 @@ so every hit is scored on the same parts.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import msgspec
@@ -17,6 +18,9 @@ from codememory.lexical import SparseEncoder, code_terms
 from codememory.recall.query import RecallQuery, query_filter
 from codememory.recall.scoring import Candidate, ScopeHint, ScoreParts, Weights, score
 from codememory.vectorstore import VectorIndex
+
+
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
 
 
 @dataclass(frozen=True)
@@ -48,13 +52,15 @@ class Recaller:
         found: dict[str, Candidate] = {}
         query_vector: tuple[float, ...] | None = None
         if query.text.strip():
+            sparse = self._encoder.encode_query(code_terms(query.text))
+            # the lexical search runs while the model embeds the query: both release the GIL
+            lexical_future = _POOL.submit(self._index.search_sparse, sparse, flt, pool) if sparse.indices else None
             query_vector = self._embedder.embed([query.text])[0]
             for hit in self._index.search_dense(query_vector, flt, pool):
                 found[hit.id] = Candidate(
                     memory_id=hit.id, payload=hit.payload, dense=hit.score, lexical=None
                 )
-            sparse = self._encoder.encode_query(code_terms(query.text))
-            lexical_hits = self._index.search_sparse(sparse, flt, pool) if sparse.indices else []
+            lexical_hits = lexical_future.result() if lexical_future is not None else []
             missing_dense = []
             for hit in lexical_hits:
                 prior = found.get(hit.id)

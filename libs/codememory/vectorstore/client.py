@@ -269,6 +269,12 @@ class QdrantClientIndex:
         if self._client is None:
             raise IndexUnavailableError(f"index over collection {self.collection} is closed")
 
+    def optimize(self) -> bool:
+        """Nothing to do: a Qdrant server (and local mode) optimizes on its own."""
+        if self._client is None:
+            raise IndexUnavailableError(f"index over collection {self.collection} is closed")
+        return False
+
     def close(self) -> None:
         client, self._client = self._client, None
         if client is not None:

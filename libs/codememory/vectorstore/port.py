@@ -161,6 +161,10 @@ class VectorIndex(Protocol):
         """Make every write durable."""
         ...
 
+    def optimize(self) -> bool:
+        """Build search indexes (HNSW) for what was written; off the query path. True if work was done."""
+        ...
+
     def close(self) -> None:
         """Release the index; later calls raise ``IndexUnavailableError``. Closing twice is harmless."""
         ...

@@ -232,9 +232,25 @@ def test_closed_index_is_unavailable(index: VectorIndex) -> None:
 
 
 def test_ids_filter_restricts_to_those_points(index: VectorIndex) -> None:
-    points = [IndexPoint(id=pid(i + 500), payload={"tenant": "t"}, dense=unit(1.0, float(i), 0.5, 0.25)) for i in range(5)]
+    points = [
+        IndexPoint(id=pid(i + 500), payload={"tenant": "t"}, dense=unit(1.0, float(i), 0.5, 0.25))
+        for i in range(5)
+    ]
     index.upsert(points)
     wanted = [points[1].id, points[3].id]
     hits = index.search_dense(unit(1.0, 0.0, 0.5, 0.25), IndexFilter(equals={"tenant": "t"}, ids=wanted), 10)
     assert sorted(h.id for h in hits) == sorted(wanted)
     assert index.count(IndexFilter(ids=wanted)) == 2
+
+
+def test_optimize_keeps_every_point_searchable(index: VectorIndex) -> None:
+    points = [
+        IndexPoint(id=pid(i + 700), payload={"tenant": "t"}, dense=unit(1.0, float(i), 0.5, 0.25))
+        for i in range(50)
+    ]
+    index.upsert(points)
+    index.optimize()
+    assert index.count(IndexFilter(equals={"tenant": "t"})) == 50
+    assert index.search_dense(unit(1.0, 3.0, 0.5, 0.25), IndexFilter(equals={"tenant": "t"}), 1)[0].id == pid(
+        703
+    )

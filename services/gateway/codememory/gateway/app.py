@@ -67,6 +67,7 @@ class GatewayApp:
         await self._server.start()
         self._tasks.append(asyncio.create_task(self._follow(), name="gateway-follow"))
         self._tasks.append(asyncio.create_task(self._become_ready(), name="gateway-ready"))
+        self._tasks.append(asyncio.create_task(self._optimize(), name="gateway-optimize"))
         self._responder = await serve_context_requests(
             self._nc, self.core, default_budget=self.settings.context_budget_tokens
         )
@@ -83,6 +84,16 @@ class GatewayApp:
             except Exception:
                 log.exception("follow_failed")
                 await asyncio.sleep(0.5)
+
+    async def _optimize(self) -> None:
+        """Off the query path: Qdrant Edge builds HNSW only when asked, so ask after every few thousand events."""
+        while True:
+            await asyncio.sleep(self.settings.optimize_every_s)
+            try:
+                if await self.live.optimize(self.settings.optimize_after_events):
+                    log.info("index_optimized", projection_seq=self.live.seq)
+            except Exception:
+                log.exception("optimize_failed")
 
     async def _become_ready(self) -> None:
         target = await self.status.log_last_seq()

@@ -1,7 +1,8 @@
 """The gateway's domain: recall, session context, and explicit memory changes, for one tenant at a time.
 
-No gRPC and no NATS here: the event log and the vector index come in through their ports. Every
-change is an event appended to LOG; the call returns once the live projection has applied it, so the
+No gRPC and no NATS here: the event log and the vector index come in through their ports. Reads take no lock (the index is safe
+across threads); writes to the index happen only in the live projection. Every change is an event
+appended to LOG; the call returns once the live projection has applied it, so the
 caller's next recall already honours it. Every record read is checked against the caller's tenant.
 """
 
@@ -80,13 +81,12 @@ class GatewayCore:
     async def recall(self, query: RecallQuery) -> list[RecallHit]:
         if query.limit <= 0 or query.limit > 500:
             raise InvalidArgument("limit must be between 1 and 500")
-        async with self.live.lock:
-            hits = await asyncio.to_thread(self._recaller().recall, query)
+        hits = await asyncio.to_thread(self._recaller().recall, query)
         return [h for h in hits if h.payload.get("tenant") == query.tenant]
 
     async def context(self, tenant: str, **scope: str | int) -> SessionContext:
-        async with self.live.lock:
-            return await asyncio.to_thread(lambda: build_context(self._recaller(), tenant=tenant, **scope))  # type: ignore[arg-type]
+        recaller = self._recaller()
+        return await asyncio.to_thread(lambda: build_context(recaller, tenant=tenant, **scope))  # type: ignore[arg-type]
 
     async def _write(self, tenant: str, event: Event, event_id: str) -> int:
         envelope = new_envelope(event, event_id=event_id, tenant=tenant)
@@ -130,8 +130,7 @@ class GatewayCore:
         return Written(memory_id, seq)
 
     async def _point(self, memory_id: str) -> StoredPoint | None:
-        async with self.live.lock:
-            found = await asyncio.to_thread(self.live.projection.index.get, [memory_id])
+        found = await asyncio.to_thread(self.live.projection.index.get, [memory_id])
         return found[0] if found else None
 
     async def _owned(self, tenant: str, memory_id: str) -> StoredPoint:
@@ -191,17 +190,15 @@ class GatewayCore:
         if repo:
             equals["repo"] = repo
         flt = IndexFilter(equals=equals, any_of={"state": [ACTIVE, DEPRECATED]})
-        async with self.live.lock:
-            points = await asyncio.to_thread(lambda: list(self.live.projection.index.scroll(flt)))
+        index = self.live.projection.index
+        points = await asyncio.to_thread(lambda: list(index.scroll(flt)))
         rows = [dict(p.payload) for p in points if p.payload.get("tenant") == tenant]
         rows.sort(key=lambda row: (float(str(row.get("created_at", 0.0))), str(row.get("memory_id"))))
         return rows
 
     async def count(self) -> int:
-        async with self.live.lock:
-            return await asyncio.to_thread(
-                self.live.projection.index.count, IndexFilter(any_of={"state": [ACTIVE, DEPRECATED]})
-            )
+        flt = IndexFilter(any_of={"state": [ACTIVE, DEPRECATED]})
+        return await asyncio.to_thread(self.live.projection.index.count, flt)
 
 
 async def rebuild(
@@ -229,11 +226,13 @@ async def rebuild(
     while (records := await chunks.get()) is not None:
         events += await asyncio.to_thread(fresh.apply_batch, live.decode(records))
     await reader
+    await asyncio.to_thread(fresh.index.optimize)
     async with live.lock:
         tail = [r async for r in event_log.read(fresh.last_seq + 1, until_seq=max(live.seq, fresh.last_seq))]
         events += await asyncio.to_thread(fresh.apply_batch, live.decode(tail))
         if live.seq > fresh.last_seq:
             fresh.position.save(live.seq)
         old = await live.swap(fresh)
+    await asyncio.sleep(2.0)  # reads that started on the old index finish before it closes
     old.index.close()
     return events, time.perf_counter() - started

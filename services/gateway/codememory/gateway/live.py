@@ -24,6 +24,7 @@ class LiveProjection:
         self.lock = asyncio.Lock()
         self._advanced = asyncio.Condition()
         self.undecodable = 0
+        self.unoptimized = 0  # events applied since the index last built its search structures
 
     @property
     def seq(self) -> int:
@@ -42,11 +43,20 @@ class LiveProjection:
     async def apply(self, records: list[LogRecord]) -> None:
         decoded = self.decode(records)
         async with self.lock:
-            await asyncio.to_thread(self.projection.apply_batch, decoded)
+            self.unoptimized += await asyncio.to_thread(self.projection.apply_batch, decoded)
             if records and records[-1].seq > self.projection.last_seq:
                 self.projection.position.save(records[-1].seq)  # undecodable tail: still moved past it
         async with self._advanced:
             self._advanced.notify_all()
+
+    async def optimize(self, at_least: int) -> bool:
+        """Build the index's search structures once enough was written; applying waits, reads do not."""
+        if self.unoptimized < at_least:
+            return False
+        async with self.lock:
+            self.unoptimized = 0
+            await asyncio.to_thread(self.projection.index.optimize)
+        return True
 
     async def wait_for(self, seq: int, timeout: float) -> bool:
         async def reached() -> None:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codememory.settings import default_home, env_bool, env_int, env_str, parse_tokens
+from codememory.settings import default_home, env_bool, env_float, env_int, env_str, parse_tokens
 
 SERVICE = "gateway"
 
@@ -25,6 +25,8 @@ class GatewaySettings:
     reflection: bool = True
     write_wait_ms: int = 5000
     context_budget_tokens: int = 1500
+    optimize_after_events: int = 2000
+    optimize_every_s: float = 5.0
     log_level: str = "info"
 
     @classmethod
@@ -41,5 +43,7 @@ class GatewaySettings:
             context_budget_tokens=env_int(
                 SERVICE, "context_budget_tokens", cls.context_budget_tokens, environ
             ),
+            optimize_after_events=env_int(SERVICE, "optimize_after_events", cls.optimize_after_events, environ),
+            optimize_every_s=env_float(SERVICE, "optimize_every_s", cls.optimize_every_s, environ),
             log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
         )
