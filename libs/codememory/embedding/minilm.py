@@ -74,7 +74,6 @@ class MiniLmEmbedder:
                 raise EmbeddingError(f"embedding failed: {exc}") from exc
         return [tuple(float(x) for x in row) for row in matrix.tolist()]
 
-
     def _embed_one(self, text: str) -> tuple[float, ...]:
         """A query, straight through tokenizer, transformer, mean pooling and normalisation.
 

@@ -19,7 +19,6 @@ from codememory.recall.query import RecallQuery, query_filter
 from codememory.recall.scoring import Candidate, ScopeHint, ScoreParts, Weights, score
 from codememory.vectorstore import VectorIndex
 
-
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
 
 
@@ -54,7 +53,9 @@ class Recaller:
         if query.text.strip():
             sparse = self._encoder.encode_query(code_terms(query.text))
             # the lexical search runs while the model embeds the query: both release the GIL
-            lexical_future = _POOL.submit(self._index.search_sparse, sparse, flt, pool) if sparse.indices else None
+            lexical_future = (
+                _POOL.submit(self._index.search_sparse, sparse, flt, pool) if sparse.indices else None
+            )
             query_vector = self._embedder.embed([query.text])[0]
             for hit in self._index.search_dense(query_vector, flt, pool):
                 found[hit.id] = Candidate(

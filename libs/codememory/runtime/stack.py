@@ -20,7 +20,7 @@ import structlog
 from codememory.bus import ensure_streams
 from codememory.embed.main import create_embed
 from codememory.embed.settings import EmbedSettings
-from codememory.embedding import load_default_embedder
+from codememory.embedding import MiniLmEmbedder, load_default_embedder
 from codememory.gateway.app import GatewayApp
 from codememory.gateway.settings import GatewaySettings
 from codememory.hookclient import HookSettings, flush_spool
@@ -90,7 +90,8 @@ async def _run(settings: StackSettings, nats_url: str) -> None:
         gateway = await GatewayApp(nc, js, replace(gateway_settings, listen="127.0.0.1:0"), embedder).start()
     runners = [
         create_ingest(js, IngestSettings.from_env()),
-        create_embed(js, EmbedSettings.from_env(), embedder),
+        # its own model instance: a batch being embedded never holds the lock a query waits on
+        create_embed(js, EmbedSettings.from_env(), await asyncio.to_thread(MiniLmEmbedder)),
     ]
     tasks = [asyncio.create_task(r.run(), name=f"consumer-{i}") for i, r in enumerate(runners)]
     hook_settings = HookSettings.from_env().replace(home=str(home), nats_url=nats_url, tenant=settings.tenant)

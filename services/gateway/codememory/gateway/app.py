@@ -86,7 +86,7 @@ class GatewayApp:
                 await asyncio.sleep(0.5)
 
     async def _optimize(self) -> None:
-        """Off the query path: Qdrant Edge builds HNSW only when asked, so ask after every few thousand events."""
+        """Off the query path: Qdrant Edge builds HNSW only when asked; ask every few thousand events."""
         while True:
             await asyncio.sleep(self.settings.optimize_every_s)
             try:

@@ -1,8 +1,9 @@
 """The gateway's domain: recall, session context, and explicit memory changes, for one tenant at a time.
 
-No gRPC and no NATS here: the event log and the vector index come in through their ports. Reads take no lock (the index is safe
-across threads); writes to the index happen only in the live projection. Every change is an event
-appended to LOG; the call returns once the live projection has applied it, so the
+No gRPC and no NATS here: the event log and the vector index come in through their ports. Reads
+take no lock (the index is safe across threads); only the live projection writes to the index.
+Every change is an event appended to LOG; the call returns once the live projection has applied it,
+so the
 caller's next recall already honours it. Every record read is checked against the caller's tenant.
 """
 

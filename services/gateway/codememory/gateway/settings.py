@@ -43,7 +43,9 @@ class GatewaySettings:
             context_budget_tokens=env_int(
                 SERVICE, "context_budget_tokens", cls.context_budget_tokens, environ
             ),
-            optimize_after_events=env_int(SERVICE, "optimize_after_events", cls.optimize_after_events, environ),
+            optimize_after_events=env_int(
+                SERVICE, "optimize_after_events", cls.optimize_after_events, environ
+            ),
             optimize_every_s=env_float(SERVICE, "optimize_every_s", cls.optimize_every_s, environ),
             log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
         )
