@@ -117,7 +117,7 @@ async def test_rebuild_swaps_in_an_equal_projection(core: GatewayCore, tmp_path:
     victim = await core.store("t", NewMemory(text="to forget"))
     await core.forget("t", victim.memory_id, "")
     before = index_digest(core.live.projection.index, IndexFilter())
-    events, _ = await rebuild(core._log, core.live, _projection(tmp_path / "rebuilt"))  # type: ignore[arg-type]
-    assert events == 7
+    rebuilt = await rebuild(core._log, core.live, _projection(tmp_path / "rebuilt"))  # type: ignore[arg-type]
+    assert rebuilt.events == 7
     assert index_digest(core.live.projection.index, IndexFilter()) == before
     assert len(await core.recall(RecallQuery(tenant="t", text="fact number"))) == 5

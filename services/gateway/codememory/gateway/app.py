@@ -112,7 +112,7 @@ class GatewayApp:
             shutil.rmtree(self.generations.root / f"gen-{generation}", ignore_errors=True)
             fresh = self.generations.projection(generation, self.encoder)
             started = time.perf_counter()
-            events, _ = await rebuild(self.event_log, self.live, fresh)
+            events = (await rebuild(self.event_log, self.live, fresh)).events
             self.generations.commit(generation)
             shutil.rmtree(self.generations.root / f"gen-{old_generation}", ignore_errors=True)
             after = await asyncio.to_thread(index_digest, self.live.projection.index, everything)

@@ -202,10 +202,17 @@ class GatewayCore:
         return await asyncio.to_thread(self.live.projection.index.count, flt)
 
 
+@dataclass(frozen=True)
+class Rebuilt:
+    events: int
+    fold_s: float  # reading LOG and folding it into the new index
+    index_s: float  # building the new index's search structures (HNSW)
+
+
 async def rebuild(
     event_log: EventLog, live: LiveProjection, fresh: MemoryProjection, *, chunk: int = 2000
-) -> tuple[int, float]:
-    """Fold LOG into ``fresh`` from the start, catch up with the live one, and swap it in.
+) -> Rebuilt:
+    """Fold LOG into ``fresh`` from the start, build its search index, catch up, and swap it in.
 
     Reading the next chunk from LOG overlaps with applying the previous one (in a thread).
     """
@@ -227,7 +234,9 @@ async def rebuild(
     while (records := await chunks.get()) is not None:
         events += await asyncio.to_thread(fresh.apply_batch, live.decode(records))
     await reader
+    fold_s = time.perf_counter() - started
     await asyncio.to_thread(fresh.index.optimize)
+    index_s = time.perf_counter() - started - fold_s
     async with live.lock:
         tail = [r async for r in event_log.read(fresh.last_seq + 1, until_seq=max(live.seq, fresh.last_seq))]
         events += await asyncio.to_thread(fresh.apply_batch, live.decode(tail))
@@ -236,4 +245,4 @@ async def rebuild(
         old = await live.swap(fresh)
     await asyncio.sleep(2.0)  # reads that started on the old index finish before it closes
     old.index.close()
-    return events, time.perf_counter() - started
+    return Rebuilt(events=events, fold_s=fold_s, index_s=index_s)
