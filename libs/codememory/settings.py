@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 
 class SettingsError(ValueError):
@@ -70,3 +72,22 @@ def parse_tokens(spec: str) -> dict[str, str]:
             raise SettingsError(f"bad token mapping {item!r}: expected token=tenant")
         tokens[token] = tenant
     return tokens
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConsumerSettings:
+    """What every consumer service reads: where NATS is, batch size, redelivery limit, log level."""
+
+    nats_url: str = "nats://127.0.0.1:4222"
+    batch: int = 64
+    max_deliver: int = 5
+    log_level: str = "info"
+
+    @classmethod
+    def load(cls, service: str, environ: Mapping[str, str] | None = None) -> Self:
+        return cls(
+            nats_url=env_str(service, "nats_url", cls.nats_url, environ),
+            batch=env_int(service, "batch", cls.batch, environ),
+            max_deliver=env_int(service, "max_deliver", cls.max_deliver, environ),
+            log_level=env_str(service, "log_level", cls.log_level, environ),
+        )

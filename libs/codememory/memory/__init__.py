@@ -3,7 +3,7 @@
 from codememory.memory.draft import MemoryDraft, memory_from_envelope, text_digest
 from codememory.memory.fold import ACTIVE, DEPRECATED, FORGOTTEN, PointState, draft_payload, fold, target_of
 from codememory.memory.position import Position
-from codememory.memory.projection import MemoryProjection, tenant_filter
+from codememory.memory.projection import MemoryProjection
 
 __all__ = [
     "ACTIVE",
@@ -17,6 +17,5 @@ __all__ = [
     "fold",
     "memory_from_envelope",
     "target_of",
-    "tenant_filter",
     "text_digest",
 ]

@@ -20,7 +20,7 @@ from codememory.events import Envelope
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.memory.fold import PointState, fold, target_of
 from codememory.memory.position import Position
-from codememory.vectorstore import IndexFilter, IndexPoint, VectorIndex
+from codememory.vectorstore import IndexPoint, VectorIndex
 
 log = structlog.get_logger(__name__)
 
@@ -92,7 +92,3 @@ class MemoryProjection:
         ]
         if points:
             self.index.upsert(points)
-
-
-def tenant_filter(tenant: str) -> IndexFilter:
-    return IndexFilter(equals={"tenant": tenant})

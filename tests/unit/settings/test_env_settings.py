@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import pytest
+
+from codememory.embed.settings import EmbedSettings
+from codememory.gateway.settings import GatewaySettings
+from codememory.ingest.settings import IngestSettings
+from codememory.settings import SettingsError, parse_tokens
+
+
+def test_service_key_wins_over_the_shared_key() -> None:
+    env = {"CODEMEMORY_NATS_URL": "nats://shared:1", "CODEMEMORY_INGEST_NATS_URL": "nats://ingest:2"}
+    assert IngestSettings.from_env(env).nats_url == "nats://ingest:2"
+    assert EmbedSettings.from_env(env).nats_url == "nats://shared:1"
+
+
+def test_defaults_when_nothing_is_set() -> None:
+    settings = GatewaySettings.from_env({"CODEMEMORY_HOME": "/tmp/cm"})
+    assert settings.listen == "127.0.0.1:50051" and settings.qdrant_url == "" and settings.tokens == {}
+    assert str(settings.data_dir) == "/tmp/cm/gateway"
+
+
+def test_bad_numbers_and_token_maps_are_clear_errors() -> None:
+    with pytest.raises(SettingsError, match="integer"):
+        IngestSettings.from_env({"CODEMEMORY_BATCH": "many"})
+    with pytest.raises(SettingsError, match="token=tenant"):
+        parse_tokens("abc")
+    assert parse_tokens("a=x, b=y") == {"a": "x", "b": "y"}
