@@ -3,7 +3,15 @@
 from codememory.recall.context import SessionContext, build_context, estimate_tokens
 from codememory.recall.query import RecallQuery, query_filter
 from codememory.recall.recaller import Recaller, RecallHit
-from codememory.recall.scoring import Candidate, ScopeHint, ScoreParts, Weights, scope_match, score
+from codememory.recall.scoring import (
+    Candidate,
+    ScopeHint,
+    ScoreParts,
+    Weights,
+    parse_weights,
+    scope_match,
+    score,
+)
 
 __all__ = [
     "Candidate",
@@ -16,6 +24,7 @@ __all__ = [
     "Weights",
     "build_context",
     "estimate_tokens",
+    "parse_weights",
     "query_filter",
     "scope_match",
     "score",

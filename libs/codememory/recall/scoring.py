@@ -23,6 +23,22 @@ class Weights:
     recency_half_life_days: float = 14.0
 
 
+def parse_weights(spec: str) -> Weights:
+    """``dense=0.4,lexical=0.4`` over the defaults; unknown names and bad numbers are errors."""
+    values: dict[str, float] = {}
+    known = set(Weights.__dataclass_fields__)
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        if not sep or name not in known:
+            raise ValueError(f"bad weight {item!r}: expected one of {sorted(known)} as name=number")
+        try:
+            values[name] = float(raw)
+        except ValueError as exc:
+            raise ValueError(f"bad weight {item!r}: {raw!r} is not a number") from exc
+    return Weights(**values)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Candidate:
     memory_id: str

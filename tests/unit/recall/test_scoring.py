@@ -60,3 +60,16 @@ def test_parts_add_up_to_total() -> None:
     expected = w.dense * parts.dense + w.lexical * parts.lexical + w.recency * parts.recency
     expected += w.importance * parts.importance + w.scope * parts.scope
     assert abs(parts.total - expected) < 1e-9
+
+
+def test_weights_come_from_configuration() -> None:
+    from codememory.recall import parse_weights
+
+    assert parse_weights("") == Weights()
+    assert parse_weights("dense=0.2, lexical=0.6").lexical == 0.6
+    for bad in ("dense", "speed=1", "dense=high"):
+        try:
+            parse_weights(bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"{bad!r} was accepted")

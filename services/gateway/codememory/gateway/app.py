@@ -50,6 +50,7 @@ class GatewayApp:
             self.event_log,
             embedder,
             self.encoder,
+            weights=settings.weights,
             write_wait_s=settings.write_wait_ms / 1000,
             clean_text=clean_text,
         )

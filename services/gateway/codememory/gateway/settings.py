@@ -1,7 +1,9 @@
 """The gateway's settings, from ``CODEMEMORY_GATEWAY_<KEY>`` or ``CODEMEMORY_<KEY>``.
 
 ``tokens`` maps bearer tokens to tenants (``token=tenant,...``); it is the only source of a caller's
-tenant. ``qdrant_url`` empty means Qdrant Edge on disk under ``data_dir`` (the embedded default).
+tenant. ``qdrant_url`` empty means Qdrant Edge on disk under ``data_dir`` (the embedded default). ``weights``
+(``dense=0.45,lexical=0.35,recency=0.08,importance=0.07,scope=0.05,recency_half_life_days=14``)
+sets the hybrid scoring.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codememory.recall import Weights, parse_weights
 from codememory.settings import default_home, env_bool, env_float, env_int, env_str, parse_tokens
 
 SERVICE = "gateway"
@@ -25,6 +28,7 @@ class GatewaySettings:
     reflection: bool = True
     write_wait_ms: int = 5000
     context_budget_tokens: int = 1500
+    weights: Weights = field(default_factory=Weights)
     optimize_after_events: int = 2000
     optimize_every_s: float = 5.0
     log_level: str = "info"
@@ -47,5 +51,6 @@ class GatewaySettings:
                 SERVICE, "optimize_after_events", cls.optimize_after_events, environ
             ),
             optimize_every_s=env_float(SERVICE, "optimize_every_s", cls.optimize_every_s, environ),
+            weights=parse_weights(env_str(SERVICE, "weights", "", environ)),
             log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
         )
