@@ -76,17 +76,18 @@ async def _run(settings: StackSettings, nats_url: str) -> None:
     js = nc.jetstream()
     await ensure_streams(js)
     embedder = await asyncio.to_thread(load_default_embedder)
+    configured = GatewaySettings.from_env()
     gateway_settings = replace(
-        GatewaySettings.from_env(),
+        configured,
         nats_url=nats_url,
         data_dir=home / "gateway",
-        tokens={**GatewaySettings.from_env().tokens, local_token(home): settings.tenant},
+        tokens={**configured.tokens, local_token(home): settings.tenant},
     )
     try:
         gateway = await GatewayApp(
             nc, js, replace(gateway_settings, listen=settings.grpc_listen), embedder
         ).start()
-    except RuntimeError:
+    except RuntimeError:  # the preferred port is taken: any free one, recorded in runtime.json
         gateway = await GatewayApp(nc, js, replace(gateway_settings, listen="127.0.0.1:0"), embedder).start()
     runners = [
         create_ingest(js, IngestSettings.from_env()),

@@ -62,9 +62,13 @@ class GatewayApp:
 
     async def start(self) -> GatewayApp:
         servicer = MemoryServicer(self.core, self.settings.tokens, self.status, self.replay)
-        self._server, self.port, self._health = await create_server(
-            servicer, self.settings.listen, reflection_enabled=self.settings.reflection
-        )
+        try:
+            self._server, self.port, self._health = await create_server(
+                servicer, self.settings.listen, reflection_enabled=self.settings.reflection
+            )
+        except RuntimeError:
+            self.live.projection.index.close()  # release the shard so a retry on another port can open it
+            raise
         await self._server.start()
         self._tasks.append(asyncio.create_task(self._follow(), name="gateway-follow"))
         self._tasks.append(asyncio.create_task(self._become_ready(), name="gateway-ready"))

@@ -19,7 +19,12 @@ SERVICE_NAME = memory_pb2.DESCRIPTOR.services_by_name["MemoryService"].full_name
 async def create_server(
     servicer: MemoryServicer, listen: str, *, reflection_enabled: bool = True
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
-    server = grpc.aio.server(options=[("grpc.max_receive_message_length", 8 * 1024 * 1024)])
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", 8 * 1024 * 1024),
+            ("grpc.so_reuseport", 0),  # two stacks must never share a port (and its tenants)
+        ]
+    )
     memory_pb2_grpc.add_MemoryServiceServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
