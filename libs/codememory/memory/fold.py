@@ -45,6 +45,7 @@ def draft_payload(draft: MemoryDraft, seq: int) -> dict[str, Any]:
         "created_at": float(draft.created_at),
         "state": ACTIVE,
         "seq": seq,
+        "created_seq": seq,  # never changes: orders a session's memories for neighbour links
         "text_digest": text_digest(draft.text),
         "embedded_digest": "",
     }

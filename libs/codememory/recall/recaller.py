@@ -7,6 +7,7 @@ so every hit is scored on the same parts.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -15,11 +16,16 @@ import msgspec
 
 from codememory.embedding import Embedder
 from codememory.lexical import SparseEncoder, code_terms
+from codememory.recall.links import session_neighbours
 from codememory.recall.query import RecallQuery, query_filter
 from codememory.recall.scoring import Candidate, ScopeHint, ScoreParts, Weights, score
-from codememory.vectorstore import VectorIndex
+from codememory.vectorstore import IndexFilter, VectorIndex
 
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
+
+
+def _with_link(parts: ScoreParts, link: float, total: float) -> ScoreParts:
+    return dataclasses.replace(parts, link=link, total=total)
 
 
 @dataclass(frozen=True)
@@ -38,12 +44,14 @@ class Recaller:
         weights: Weights | None = None,
         *,
         candidates: int = 50,
+        link_parents: int = 10,
     ) -> None:
         self._index = index
         self._embedder = embedder
         self._encoder = encoder
         self.weights = weights or Weights()
         self._candidates = candidates
+        self._link_parents = link_parents
 
     def recall(self, query: RecallQuery, *, now: float | None = None) -> list[RecallHit]:
         flt = query_filter(query)
@@ -86,5 +94,37 @@ class Recaller:
                     memory_id=stored.id, payload=stored.payload, dense=None, lexical=None
                 )
         hint = ScopeHint(repo=query.repo, branch=query.branch, cwd=query.cwd, paths=query.paths)
-        ranked = score(list(found.values()), self.weights, hint, now if now is not None else time.time())
+        clock = now if now is not None else time.time()
+        ranked = score(list(found.values()), self.weights, hint, clock)
+        if self.weights.link > 0 and ranked:
+            ranked = self._expand(ranked, found, flt, hint, clock, query.limit)
         return [RecallHit(c.memory_id, dict(c.payload), parts) for c, parts in ranked[: query.limit]]
+
+    def _expand(
+        self,
+        ranked: list[tuple[Candidate, ScoreParts]],
+        found: dict[str, Candidate],
+        flt: IndexFilter,
+        hint: ScopeHint,
+        now: float,
+        limit: int,
+    ) -> list[tuple[Candidate, ScoreParts]]:
+        """Add the session neighbours of the top hits, each with a link part from its best parent."""
+        parents = [
+            (c.memory_id, c.payload, parts.total) for c, parts in ranked[: min(limit, self._link_parents)]
+        ]
+        neighbours = session_neighbours(self._index, flt, parents)
+        if not neighbours:
+            return ranked
+        link_of = {mid: parent for mid, (_, parent) in neighbours.items()}
+        for mid, (point, _) in neighbours.items():
+            found.setdefault(mid, Candidate(memory_id=mid, payload=point.payload, dense=None, lexical=None))
+        rescored = score(list(found.values()), self.weights, hint, now)
+        top = max(parts.total for _, parts in rescored) or 1.0
+        out = []
+        for c, parts in rescored:
+            link = link_of.get(c.memory_id, 0.0) / top
+            total = parts.total + self.weights.link * link
+            out.append((c, _with_link(parts, link, total)))
+        out.sort(key=lambda pair: (-pair[1].total, pair[0].memory_id))
+        return out

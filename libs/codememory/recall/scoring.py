@@ -20,6 +20,7 @@ class Weights:
     recency: float = 0.08
     importance: float = 0.07
     scope: float = 0.05
+    link: float = 0.15  # share of a top hit's score lent to its session neighbours (0: no expansion)
     recency_half_life_days: float = 14.0
 
 
@@ -55,6 +56,7 @@ class ScoreParts:
     importance: float
     scope: float
     total: float
+    link: float = 0.0
 
 
 @dataclass(frozen=True, kw_only=True)

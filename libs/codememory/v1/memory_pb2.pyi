@@ -136,12 +136,15 @@ class ScoreParts(_message.Message):
     IMPORTANCE_FIELD_NUMBER: _builtins.int
     SCOPE_FIELD_NUMBER: _builtins.int
     TOTAL_FIELD_NUMBER: _builtins.int
+    LINK_FIELD_NUMBER: _builtins.int
     dense: _builtins.float
     lexical: _builtins.float
     recency: _builtins.float
     importance: _builtins.float
     scope: _builtins.float
     total: _builtins.float
+    link: _builtins.float
+    """The score of the best top hit this memory neighbours in its session (expansion by links)."""
     def __init__(
         self,
         *,
@@ -151,10 +154,11 @@ class ScoreParts(_message.Message):
         importance: _builtins.float = ...,
         scope: _builtins.float = ...,
         total: _builtins.float = ...,
+        link: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dense", b"dense", "importance", b"importance", "lexical", b"lexical", "recency", b"recency", "scope", b"scope", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dense", b"dense", "importance", b"importance", "lexical", b"lexical", "link", b"link", "recency", b"recency", "scope", b"scope", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -41,7 +41,7 @@ SPARSE = "bm25"
 DEFAULT_KEYWORD_FIELDS: tuple[str, ...] = (
     "tenant", "memory_id", "state", "type", "repo", "branch", "user", "session_id", "paths", "tags",
 )  # fmt: skip
-DEFAULT_FLOAT_FIELDS: tuple[str, ...] = ("created_at", "importance")
+DEFAULT_FLOAT_FIELDS: tuple[str, ...] = ("created_at", "importance", "created_seq")
 
 Scalar = str | int | bool
 

@@ -121,3 +121,19 @@ async def test_rebuild_swaps_in_an_equal_projection(core: GatewayCore, tmp_path:
     assert rebuilt.events == 7
     assert index_digest(core.live.projection.index, IndexFilter()) == before
     assert len(await core.recall(RecallQuery(tenant="t", text="fact number"))) == 5
+
+
+async def test_link_expansion_brings_in_session_neighbours(core: GatewayCore) -> None:
+    from codememory.recall import Weights
+
+    scope = MemoryScope(session_id="chat-1")
+    texts = ["I adopted a dog last spring", "what breed is it", "a beagle named Toast"]
+    ids = [(await core.store("t", NewMemory(text=t, scope=scope))).memory_id for t in texts]
+    await core.store("t", NewMemory(text="unrelated weather chat", scope=MemoryScope(session_id="chat-2")))
+    core.weights = Weights(link=0.0)
+    plain = await core.recall(RecallQuery(tenant="t", text="beagle", limit=3))
+    assert plain[0].memory_id == ids[2] and all(h.parts.link == 0 for h in plain)
+    core.weights = Weights(link=0.3)
+    linked = await core.recall(RecallQuery(tenant="t", text="beagle", limit=3))
+    assert linked[0].memory_id == ids[2]
+    assert linked[1].memory_id == ids[1] and linked[1].parts.link > 0  # the turn right before the answer

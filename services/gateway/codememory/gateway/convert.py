@@ -46,6 +46,7 @@ def hit_message(hit: RecallHit) -> pb.Hit:
     parts = pb.ScoreParts(
         dense=p.dense,
         lexical=p.lexical,
+        link=p.link,
         recency=p.recency,
         importance=p.importance,
         scope=p.scope,

@@ -1,0 +1,51 @@
+"""Session-neighbour expansion on a real Qdrant Edge shard: ordered by creation, scoped by the filter."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from codememory.recall.links import session_neighbours
+from codememory.vectorstore import EdgeVectorIndex, IndexFilter, IndexPoint
+
+
+def _point(n: int, session: str, created_seq: int, tenant: str = "t") -> IndexPoint:
+    payload = {"tenant": tenant, "session_id": session, "created_seq": created_seq, "state": "active"}
+    return IndexPoint(id=str(uuid.UUID(int=n)), payload=payload)
+
+
+def test_neighbours_are_the_memories_just_before_and_after_in_the_session(tmp_path: Path) -> None:
+    index = EdgeVectorIndex(tmp_path / "s", 4)
+    index.upsert(
+        [
+            _point(1, "a", 10),
+            _point(2, "a", 13),
+            _point(3, "a", 20),
+            _point(4, "a", 30),
+            _point(5, "b", 14),  # another session, in between by sequence
+            _point(6, "a", 15, tenant="other"),  # another tenant, in between
+        ]
+    )
+    parent = index.get([str(uuid.UUID(int=2))])[0]
+    found = session_neighbours(index, IndexFilter(equals={"tenant": "t"}), [(parent.id, parent.payload, 0.8)])
+    assert set(found) == {str(uuid.UUID(int=1)), str(uuid.UUID(int=3))}
+    assert all(score == 0.8 for _, score in found.values())
+
+
+def test_a_neighbour_keeps_its_best_parent_score(tmp_path: Path) -> None:
+    index = EdgeVectorIndex(tmp_path / "s", 4)
+    index.upsert([_point(1, "a", 10), _point(2, "a", 11), _point(3, "a", 12)])
+    first, _, third = index.get([str(uuid.UUID(int=i)) for i in (1, 2, 3)])
+    found = session_neighbours(
+        index,
+        IndexFilter(equals={"tenant": "t"}),
+        [(first.id, first.payload, 0.4), (third.id, third.payload, 0.9)],
+    )
+    assert found[str(uuid.UUID(int=2))][1] == 0.9
+
+
+def test_memories_without_a_session_have_no_neighbours(tmp_path: Path) -> None:
+    index = EdgeVectorIndex(tmp_path / "s", 4)
+    index.upsert([_point(1, "", 10), _point(2, "", 11)])
+    (point,) = index.get([str(uuid.UUID(int=1))])
+    assert session_neighbours(index, IndexFilter(), [(point.id, point.payload, 1.0)]) == {}
