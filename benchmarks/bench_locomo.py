@@ -153,8 +153,9 @@ def main() -> None:
                 )
 
             started = time.perf_counter()
-            with ThreadPoolExecutor(max_workers=8) as pool:
-                list(pool.map(store, all_turns))
+            # one thread per conversation, each storing its turns in order (as `codememory import` does)
+            with ThreadPoolExecutor(max_workers=len(convs)) as pool:
+                list(pool.map(lambda conv: [store(row) for row in turns(conv)], convs))
             while True:
                 status = stub.Status(pb.StatusRequest(), metadata=meta, timeout=30)
                 if status.caught_up and not any(status.consumer_pending.values()):
