@@ -15,8 +15,6 @@ from codememory.events import (
     CompactionCheckpointed,
     Event,
     PromptSubmitted,
-    SessionEnded,
-    SessionStarted,
     SubagentCompleted,
 )
 from codememory.ingest.normalize.common import (
@@ -28,6 +26,8 @@ from codememory.ingest.normalize.common import (
     line,
     list_of,
     observation,
+    session_ended,
+    session_started,
     squash,
     text_of,
 )
@@ -46,13 +46,9 @@ def normalize_claude_style(ctx: Context, payload: dict[str, Any]) -> list[Event]
     """Events for the hook names Claude Code defined and Codex adopted."""
     event = ctx.hook_event
     if event == "SessionStart":
-        return [
-            SessionStarted(
-                **ctx.base(), source=line(payload.get("source"), 100), model=line(payload.get("model"), 200)
-            )
-        ]
+        return session_started(ctx, payload.get("source"), payload.get("model"))
     if event == "SessionEnd":
-        return [SessionEnded(**ctx.base(), reason=line(payload.get("reason"), 200))]
+        return session_ended(ctx, payload.get("reason"))
     if event == "UserPromptSubmit":
         return prompt_event(ctx, text_of(payload, "prompt"))
     if event == "PreToolUse":

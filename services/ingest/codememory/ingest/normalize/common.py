@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from codememory.events import ObservationRecorded
+from codememory.events import Event, ObservationRecorded, SessionEnded, SessionStarted
 from codememory.redaction import clean_text, redact
 
 __all__ = [
@@ -31,6 +31,8 @@ __all__ = [
     "list_of",
     "observation",
     "sanitize",
+    "session_ended",
+    "session_started",
     "squash",
     "text_of",
 ]
@@ -223,3 +225,12 @@ def _json(value: object) -> str:
         return _encoder.encode(value).decode()
     except (TypeError, ValueError, OverflowError):
         return str(value)
+
+
+def session_started(ctx: Context, source: object, model: object) -> list[Event]:
+    """The one way every agent's session start becomes an event."""
+    return [SessionStarted(**ctx.base(), source=line(source, 100), model=line(model, 200))]
+
+
+def session_ended(ctx: Context, reason: object) -> list[Event]:
+    return [SessionEnded(**ctx.base(), reason=line(reason, 200))]

@@ -14,8 +14,6 @@ from typing import Any
 from codememory.events import (
     CompactionCheckpointed,
     Event,
-    SessionEnded,
-    SessionStarted,
     SubagentCompleted,
 )
 from codememory.ingest.normalize.claude import prompt_event, tool_call
@@ -26,6 +24,8 @@ from codememory.ingest.normalize.common import (
     first_text,
     line,
     observation,
+    session_ended,
+    session_started,
     squash,
     text_of,
 )
@@ -53,10 +53,10 @@ def normalize(ctx: Context, payload: dict[str, Any]) -> list[Event]:
     event = ctx.hook_event
     if event == "sessionStart":
         source = first_text(payload, "source") or ("background" if payload.get("is_background_agent") else "")
-        return [SessionStarted(**ctx.base(), source=line(source, 100), model=line(payload.get("model"), 200))]
+        return session_started(ctx, source, payload.get("model"))
     if event == "sessionEnd":
         reason = first_text(payload, "reason", "final_status")
-        return [SessionEnded(**ctx.base(), reason=line(reason, 200))]
+        return session_ended(ctx, reason)
     if event == "beforeSubmitPrompt":
         return prompt_event(ctx, text_of(payload, "prompt"))
     if event in _PRE_BUILTIN:

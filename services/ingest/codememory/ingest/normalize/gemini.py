@@ -12,9 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from codememory.events import CompactionCheckpointed, Event, SessionEnded, SessionStarted
+from codememory.events import CompactionCheckpointed, Event
 from codememory.ingest.normalize.claude import prompt_event, tool_call
-from codememory.ingest.normalize.common import EXCERPT_CAP, Context, clean, line, observation, text_of
+from codememory.ingest.normalize.common import (
+    EXCERPT_CAP,
+    Context,
+    clean,
+    line,
+    observation,
+    session_ended,
+    session_started,
+    text_of,
+)
 from codememory.ingest.normalize.tools import post_tool_event, tool_observed
 
 __all__ = ["normalize"]
@@ -24,13 +33,9 @@ def normalize(ctx: Context, payload: dict[str, Any]) -> list[Event]:
     """Gemini CLI's hook events."""
     event = ctx.hook_event
     if event == "SessionStart":
-        return [
-            SessionStarted(
-                **ctx.base(), source=line(payload.get("source"), 100), model=line(payload.get("model"), 200)
-            )
-        ]
+        return session_started(ctx, payload.get("source"), payload.get("model"))
     if event == "SessionEnd":
-        return [SessionEnded(**ctx.base(), reason=line(payload.get("reason"), 200))]
+        return session_ended(ctx, payload.get("reason"))
     if event == "BeforeAgent":
         return prompt_event(ctx, text_of(payload, "prompt"))
     if event == "BeforeTool":
