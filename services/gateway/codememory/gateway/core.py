@@ -106,10 +106,6 @@ class GatewayCore:
         if not 0.0 <= memory.importance <= 1.0:
             raise InvalidArgument("importance must be between 0 and 1")
         memory_id = memory.memory_id or str(uuid.uuid4())
-        try:
-            uuid.UUID(memory_id)
-        except ValueError as exc:
-            raise InvalidArgument("memory_id must be a UUID") from exc
         existing = await self._point(memory_id)
         if existing is not None and existing.payload.get("tenant") != tenant:
             raise InvalidArgument("memory_id is taken")
@@ -131,14 +127,15 @@ class GatewayCore:
         return Written(memory_id, seq)
 
     async def _point(self, memory_id: str) -> StoredPoint | None:
-        found = await asyncio.to_thread(self.live.projection.index.get, [memory_id])
-        return found[0] if found else None
-
-    async def _owned(self, tenant: str, memory_id: str) -> StoredPoint:
+        """The memory's point; every id a caller sends passes through here, so it is checked here."""
         try:
             uuid.UUID(memory_id)
         except ValueError as exc:
             raise InvalidArgument("memory_id must be a UUID") from exc
+        found = await asyncio.to_thread(self.live.projection.index.get, [memory_id])
+        return found[0] if found else None
+
+    async def _owned(self, tenant: str, memory_id: str) -> StoredPoint:
         point = await self._point(memory_id)
         if (
             point is None
