@@ -134,6 +134,100 @@ class MemoryEmbedded(_Event, frozen=True, kw_only=True, tag="memory.embedded"):
     vector: tuple[float, ...]
 
 
+# --- code facts: what the graph service and `codememory index` learn about a repository -------------
+
+SymbolKind = Literal["module", "class", "function", "method", "interface", "struct", "enum", "trait", "type"]
+RefKind = Literal["calls", "inherits", "references"]
+
+
+class Symbol(msgspec.Struct, frozen=True, kw_only=True):
+    """One named definition in a file. ``qualname`` is unique in the repository (module path + nesting)."""
+
+    qualname: str
+    name: str
+    kind: SymbolKind
+    start_line: int
+    end_line: int
+    parent: str = ""
+    signature: str = ""
+    docstring: str = ""
+    excerpt: str = ""
+    digest: str = ""
+
+
+class ImportRef(msgspec.Struct, frozen=True, kw_only=True):
+    """An import as written: ``from module import name as alias`` (``name`` empty for a whole module)."""
+
+    module: str
+    name: str = ""
+    alias: str = ""
+    line: int = 0
+
+
+class CodeRef(msgspec.Struct, frozen=True, kw_only=True):
+    """A use of a name inside ``source`` (a qualname of this file), not yet resolved across files."""
+
+    kind: RefKind
+    source: str
+    target: str
+    line: int = 0
+
+
+class SymbolsExtracted(_Event, frozen=True, kw_only=True, tag="symbols.extracted"):
+    """A file's symbols and references at one content hash; ``parsed`` is False for unsupported files."""
+
+    repo: str
+    path: str
+    content_hash: str
+    language: str = ""
+    module: str = ""
+    parsed: bool = True
+    symbols: tuple[Symbol, ...] = ()
+    imports: tuple[ImportRef, ...] = ()
+    refs: tuple[CodeRef, ...] = ()
+    commit: str = ""
+
+
+class FileDeleted(_Event, frozen=True, kw_only=True, tag="file.deleted"):
+    """The file is gone: its symbols are no longer valid from this event on."""
+
+    repo: str
+    path: str
+    commit: str = ""
+
+
+class FileChange(msgspec.Struct, frozen=True, kw_only=True):
+    path: str
+    status: Literal["added", "modified", "deleted", "renamed"] = "modified"
+    old_path: str = ""
+    added_lines: int = 0
+    deleted_lines: int = 0
+    symbols: tuple[str, ...] = ()
+
+
+class CommitRecorded(_Event, frozen=True, kw_only=True, tag="commit.recorded"):
+    """A git commit: its place in history and what it changed (renames followed)."""
+
+    repo: str
+    sha: str
+    parents: tuple[str, ...] = ()
+    author: str = ""
+    authored_at: float = 0.0
+    message: str = ""
+    files: tuple[FileChange, ...] = ()
+
+
+class SymbolsEmbedded(_Event, frozen=True, kw_only=True, tag="symbols.embedded"):
+    """Dense vectors of one file's symbols at one content hash (code search), one per qualname."""
+
+    repo: str
+    path: str
+    content_hash: str
+    model: str
+    qualnames: tuple[str, ...]
+    vectors: tuple[tuple[float, ...], ...]
+
+
 Event = (
     SessionStarted
     | SessionEnded
@@ -148,4 +242,8 @@ Event = (
     | MemoryDeprecated
     | MemoryForgotten
     | MemoryEmbedded
+    | SymbolsExtracted
+    | FileDeleted
+    | CommitRecorded
+    | SymbolsEmbedded
 )
