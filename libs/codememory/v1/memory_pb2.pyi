@@ -137,6 +137,8 @@ class ScoreParts(_message.Message):
     SCOPE_FIELD_NUMBER: _builtins.int
     TOTAL_FIELD_NUMBER: _builtins.int
     LINK_FIELD_NUMBER: _builtins.int
+    GRAPH_FIELD_NUMBER: _builtins.int
+    CENTRALITY_FIELD_NUMBER: _builtins.int
     dense: _builtins.float
     lexical: _builtins.float
     recency: _builtins.float
@@ -145,6 +147,9 @@ class ScoreParts(_message.Message):
     total: _builtins.float
     link: _builtins.float
     """The score of the best top hit this memory neighbours in its session (expansion by links)."""
+    graph: _builtins.float
+    """Closeness of the memory's linked code to the request's working set, and that code's centrality."""
+    centrality: _builtins.float
     def __init__(
         self,
         *,
@@ -155,10 +160,12 @@ class ScoreParts(_message.Message):
         scope: _builtins.float = ...,
         total: _builtins.float = ...,
         link: _builtins.float = ...,
+        graph: _builtins.float = ...,
+        centrality: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dense", b"dense", "importance", b"importance", "lexical", b"lexical", "link", b"link", "recency", b"recency", "scope", b"scope", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["centrality", b"centrality", "dense", b"dense", "graph", b"graph", "importance", b"importance", "lexical", b"lexical", "link", b"link", "recency", b"recency", "scope", b"scope", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -170,6 +177,9 @@ class Hit(_message.Message):
 
     MEMORY_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
+    SUSPECT_FIELD_NUMBER: _builtins.int
+    suspect: _builtins.str
+    """Why this memory may be out of date (its linked code changed after it was written); "" if not."""
     @_builtins.property
     def memory(self) -> Global___Memory: ...
     @_builtins.property
@@ -179,10 +189,11 @@ class Hit(_message.Message):
         *,
         memory: Global___Memory | None = ...,
         score: Global___ScoreParts | None = ...,
+        suspect: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["memory", b"memory", "score", b"score"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory", b"memory", "score", b"score"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory", b"memory", "score", b"score", "suspect", b"suspect"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -204,6 +215,7 @@ class RecallRequest(_message.Message):
     UNTIL_FIELD_NUMBER: _builtins.int
     INCLUDE_DEPRECATED_FIELD_NUMBER: _builtins.int
     CWD_FIELD_NUMBER: _builtins.int
+    WORKING_SET_FIELD_NUMBER: _builtins.int
     query: _builtins.str
     limit: _builtins.int
     repo: _builtins.str
@@ -218,6 +230,10 @@ class RecallRequest(_message.Message):
     def types(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
     def paths(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def working_set(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Files (repository-relative paths) and symbols (qualified names) the agent has open or edited."""
+
     def __init__(
         self,
         *,
@@ -233,10 +249,11 @@ class RecallRequest(_message.Message):
         until: _builtins.float = ...,
         include_deprecated: _builtins.bool = ...,
         cwd: _builtins.str = ...,
+        working_set: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["branch", b"branch", "cwd", b"cwd", "include_deprecated", b"include_deprecated", "limit", b"limit", "paths", b"paths", "query", b"query", "repo", b"repo", "session_id", b"session_id", "since", b"since", "types", b"types", "until", b"until", "user", b"user"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["branch", b"branch", "cwd", b"cwd", "include_deprecated", b"include_deprecated", "limit", b"limit", "paths", b"paths", "query", b"query", "repo", b"repo", "session_id", b"session_id", "since", b"since", "types", b"types", "until", b"until", "user", b"user", "working_set", b"working_set"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
