@@ -1,0 +1,120 @@
+"""Which symbols a commit touched: changed line ranges intersected with symbol spans.
+
+Why it exists: "this function changed in commit X" is what links history to code, but the reader
+must not depend on one parser. A ``SymbolSpans`` callable maps (path, content) to
+``(qualname, start_line, end_line)`` spans of the NEW version of a file; the reader intersects them
+with the commit's new-side hunk ranges. Two providers live here: ``extractor_spans`` adapts
+``codememory.code.extract.extract_file`` (tree-sitter, every language it supports) when that package
+is installed, and ``python_spans`` (standard-library ``ast``, Python only) is the stand-in.
+
+A provider may expose ``supports(path) -> bool``; the reader then skips reading the content of
+files it cannot parse, which keeps symbol attribution cheap on repositories full of docs and data.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+SymbolSpans = Callable[[str, bytes], Sequence[tuple[str, int, int]]]
+
+
+def touched(spans: Sequence[tuple[str, int, int]], ranges: Sequence[tuple[int, int]]) -> tuple[str, ...]:
+    """Qualnames whose span intersects any changed range, in span order, each once."""
+    hit: dict[str, None] = {}
+    for qualname, start, end in spans:
+        if any(lo <= end and start <= hi for lo, hi in ranges):
+            hit.setdefault(qualname, None)
+    return tuple(hit)
+
+
+def supports(provider: SymbolSpans, path: str) -> bool:
+    """Whether ``provider`` wants ``path`` (providers without ``supports`` want every file)."""
+    check = getattr(provider, "supports", None)
+    return bool(check(path)) if callable(check) else True
+
+
+class PythonSpans:
+    """Spans of Python classes, functions and methods via ``ast`` (qualnames like ``A.method``)."""
+
+    def supports(self, path: str) -> bool:
+        return path.endswith((".py", ".pyi"))
+
+    def __call__(self, path: str, content: bytes) -> Sequence[tuple[str, int, int]]:
+        if not self.supports(path):
+            return ()
+        try:
+            tree = ast.parse(content)
+        except (SyntaxError, ValueError):
+            return ()
+        spans: list[tuple[str, int, int]] = []
+        _walk(tree.body, "", spans)
+        return spans
+
+
+def _walk(body: list[ast.stmt], prefix: str, spans: list[tuple[str, int, int]]) -> None:
+    for node in body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            name = f"{prefix}{node.name}"
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            spans.append((name, start, node.end_lineno or node.lineno))
+            _walk(node.body, f"{name}.", spans)
+
+
+python_spans: SymbolSpans = PythonSpans()
+
+
+class ExtractorSpans:
+    """Adapter over ``codememory.code.extract.extract_file(repo, path, source)``."""
+
+    def __init__(self, repo: str, extract_file: Callable[..., Any], supported: Callable[[str], bool]) -> None:
+        self._repo = repo
+        self._extract = extract_file
+        self._supported = supported
+
+    def supports(self, path: str) -> bool:
+        return self._supported(path)
+
+    def __call__(self, path: str, content: bytes) -> Sequence[tuple[str, int, int]]:
+        if not self._supported(path):
+            return ()
+        try:
+            event = self._extract(self._repo, path, content)
+        except Exception:  # one unparsable file must not stop a history backfill
+            return ()
+        return [(s.qualname, int(s.start_line), int(s.end_line)) for s in getattr(event, "symbols", ())]
+
+
+def extractor_spans(repo: str) -> SymbolSpans:
+    """The tree-sitter provider when ``codememory.code`` is available, else ``python_spans``."""
+    try:
+        extract = importlib.import_module("codememory.code.extract")
+    except ImportError:
+        return python_spans
+    extract_file = getattr(extract, "extract_file", None)
+    if not callable(extract_file):
+        return python_spans
+    return ExtractorSpans(repo, extract_file, _language_check(extract))
+
+
+def _language_check(module: Any) -> Callable[[str], bool]:
+    for name in ("supports", "is_supported", "language_of", "language_for"):
+        check = getattr(module, name, None)
+        if callable(check):
+            return _Truthy(check)
+    return PythonSpans().supports
+
+
+class _Truthy:
+    """``bool`` of whatever a language check returns (a flag, or a language name or ``None``)."""
+
+    def __init__(self, check: Callable[[str], object]) -> None:
+        self._check = check
+
+    def __call__(self, path: str) -> bool:
+        try:
+            return bool(self._check(path))
+        except (ValueError, KeyError, LookupError):
+            return False
