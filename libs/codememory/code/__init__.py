@@ -1,0 +1,22 @@
+"""Code-aware memory's parser layer: source files -> ``SymbolsExtracted`` events.
+
+Why it exists: the graph service, ``codememory index`` and code search all need the same symbols,
+imports and references, extracted the same way. ``extract`` parses one file (tree-sitter queries),
+``walk`` lists a repository's files as git would, ``indexer`` streams a whole repository in
+parallel and skips files whose content hash is already known.
+"""
+
+from codememory.code.errors import CodeIndexError, NotARepositoryError, UnsupportedLanguageError, WalkError
+from codememory.code.extract import MAX_BYTES, extract_file
+from codememory.code.languages import SUPPORTED, language_of
+
+__all__ = [
+    "MAX_BYTES",
+    "SUPPORTED",
+    "CodeIndexError",
+    "NotARepositoryError",
+    "UnsupportedLanguageError",
+    "WalkError",
+    "extract_file",
+    "language_of",
+]

@@ -1,0 +1,254 @@
+"""One source file -> one ``SymbolsExtracted`` event: symbols, imports and references.
+
+Why it exists: this is the code layer's only parser. It runs one tree-sitter query per file (the
+query engine walks the tree in C; Python only sees the matches), nests definitions by their byte
+spans, and attributes each call, base class and type use to the innermost enclosing symbol. Files it
+cannot read (unsupported language, binary, not UTF-8, over ``MAX_BYTES``) degrade to a file node with
+``parsed=False``; a syntax error still yields whatever tree-sitter recovered.
+
+Qualnames are ``module + "." + nesting`` (see ``modules``); a second definition of the same qualname
+in one file (a property setter, a conditional redefinition) is folded into the first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from tree_sitter import Node, QueryCursor
+
+from codememory.code import registry
+from codememory.code.languages import language_of
+from codememory.code.modules import file_symbol_name, module_name
+from codememory.code.spec import ImportContext, LanguageSpec, line_of, node_text
+from codememory.code.text import content_hash, digest, excerpt, one_line
+from codememory.events import CodeRef, ImportRef, Symbol, SymbolsExtracted
+from codememory.events.catalogue import RefKind, SymbolKind
+
+MAX_BYTES = 2 * 1024 * 1024
+_CLASSLIKE = frozenset({"class", "struct", "interface", "enum", "trait", "impl"})
+_REF_KINDS: dict[str, RefKind] = {
+    "call": "calls",
+    "inherit": "inherits",
+    "ref": "references",
+    "ref.type": "references",
+}
+_AS_WRITTEN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*!?$")
+
+
+@dataclass(slots=True)
+class _Def:
+    node: Node
+    name: str
+    kind: str  # a SymbolKind, or "impl"/"scope" for naming scopes that are not symbols
+    receiver: str = ""
+    qualname: str = ""
+    children: list[_Def] = field(default_factory=list)
+
+
+def degraded(repo: str, path: str, source: bytes, language: str = "") -> SymbolsExtracted:
+    """The file node of a file that was not parsed."""
+    return SymbolsExtracted(
+        repo=repo, path=path, content_hash=content_hash(source), language=language, parsed=False
+    )
+
+
+def extract_file(repo: str, path: str, source: bytes) -> SymbolsExtracted:
+    """Symbols, imports and references of ``source`` (``path`` is repo-relative, posix)."""
+    language = language_of(path)
+    if not language or len(source) > MAX_BYTES or b"\0" in source:
+        return degraded(repo, path, source, language)
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError:
+        return degraded(repo, path, source, language)
+    spec = registry.spec(language)
+    root = registry.parser(language).parse(source).root_node
+    return _Extraction(repo, path, source, spec, root).run()
+
+
+class _Extraction:
+    def __init__(self, repo: str, path: str, source: bytes, spec: LanguageSpec, root: Node) -> None:
+        self.repo, self.path, self.source, self.spec, self.root = repo, path, source, spec, root
+        self.defs: list[_Def] = []
+        self.uses: list[tuple[RefKind, Node, bool]] = []  # (kind, node, collect type names)
+        self.import_nodes: list[Node] = []
+        self.declared = ""
+
+    def run(self) -> SymbolsExtracted:
+        self._collect()
+        module = module_name(self.spec.name, self.path, self.declared)
+        file_qual = file_symbol_name(self.spec.name, self.path, module)
+        symbols = self._symbols(module, file_qual)
+        names = {s.qualname for s in symbols}
+        ctx = ImportContext(module=module, is_package=PurePosixPath(self.path).stem == "__init__")
+        imports: list[ImportRef] = []
+        for node in self.import_nodes:
+            imports.extend(self.spec.imports(node, ctx))
+        return SymbolsExtracted(
+            repo=self.repo,
+            path=self.path,
+            content_hash=content_hash(self.source),
+            language=self.spec.name,
+            module=module,
+            symbols=tuple(symbols),
+            imports=tuple(imports),
+            refs=tuple(self._refs(names, file_qual)),
+        )
+
+    def _collect(self) -> None:
+        for _, captures in QueryCursor(registry.query(self.spec.name)).matches(self.root):
+            for capture, nodes in captures.items():
+                if capture.startswith("def.") or capture == "scope":
+                    name_node = captures.get("name", [None])[0]
+                    receiver = captures.get("receiver", [None])[0]
+                    def_kind = capture[4:] if capture != "scope" else "scope"
+                    self.defs.append(_Def(nodes[0], node_text(name_node), def_kind, node_text(receiver)))
+                elif capture in _REF_KINDS:
+                    ref_kind = _REF_KINDS[capture]
+                    self.uses.extend((ref_kind, node, capture == "ref.type") for node in nodes)
+                elif capture == "import":
+                    self.import_nodes.extend(nodes)
+                elif capture == "package" and not self.declared:
+                    self.declared = node_text(nodes[0])
+
+    def _symbols(self, module: str, file_qual: str) -> list[Symbol]:
+        self.defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
+        stack: list[_Def] = []
+        out = [self._module_symbol(module, file_qual)]
+        seen = {file_qual}
+        for d in self.defs:
+            while stack and stack[-1].node.end_byte <= d.node.start_byte:
+                stack.pop()
+            enclosing = stack[-1] if stack else None
+            if d.receiver:
+                d.qualname = f"{module}.{d.receiver}.{d.name}"
+                d.kind = "method"
+            else:
+                d.qualname = f"{enclosing.qualname if enclosing else module}.{d.name}"
+                if d.kind == "function" and enclosing is not None and enclosing.kind in _CLASSLIKE:
+                    d.kind = "method"
+            stack.append(d)
+            if d.kind in ("impl", "scope") or d.qualname in seen or not d.name:
+                continue
+            seen.add(d.qualname)
+            out.append(self._symbol(d))
+        for i, sym in enumerate(out[1:], start=1):
+            out[i] = _with_parent(sym, _nearest(sym.qualname, seen, file_qual))
+        return out
+
+    def _module_symbol(self, module: str, file_qual: str) -> Symbol:
+        lines = self.source.count(b"\n") + (0 if self.source.endswith(b"\n") or not self.source else 1)
+        return Symbol(
+            qualname=file_qual,
+            name=PurePosixPath(self.path).name if file_qual == self.path else module.rsplit(".", 1)[-1],
+            kind="module",
+            start_line=1,
+            end_line=max(1, lines),
+            docstring=self.spec.docstring(self.root),
+            excerpt=excerpt(self.source),
+            digest=digest(self.source),
+        )
+
+    def _symbol(self, d: _Def) -> Symbol:
+        node = d.node
+        outer = (
+            node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
+        )
+        body = _body(node)
+        header = self.source[node.start_byte : body.start_byte] if body is not None else _first_line(node)
+        kind: SymbolKind = d.kind  # type: ignore[assignment]
+        return Symbol(
+            qualname=d.qualname,
+            name=d.name,
+            kind=kind,
+            start_line=line_of(outer),
+            end_line=node.end_point[0] + 1,
+            signature=one_line(header),
+            docstring=self.spec.docstring(node),
+            excerpt=excerpt(body.text) if body is not None and body.text is not None else "",
+            digest=digest(self.source[outer.start_byte : node.end_byte]),
+        )
+
+    def _refs(self, names: set[str], file_qual: str) -> list[CodeRef]:
+        uses = sorted(self.uses, key=lambda u: u[1].start_byte)
+        defs = self.defs  # sorted by _symbols
+        stack: list[_Def] = []
+        i = 0
+        seen: set[tuple[str, str, str]] = set()
+        out: list[CodeRef] = []
+        for kind, node, collect in uses:
+            start = node.start_byte
+            while i < len(defs) and defs[i].node.start_byte <= start:
+                while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
+                    stack.pop()
+                stack.append(defs[i])
+                i += 1
+            while stack and stack[-1].node.end_byte <= start:
+                stack.pop()
+            source = _nearest(stack[-1].qualname, names, file_qual, inclusive=True) if stack else file_qual
+            for target in self._targets(node, collect):
+                key = (kind, source, target)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(CodeRef(kind=kind, source=source, target=target, line=line_of(node)))
+        return out
+
+    def _targets(self, node: Node, collect: bool) -> list[str]:
+        if not collect:
+            text = node_text(node)
+            return [text] if _AS_WRITTEN.match(text) else []
+        out: list[str] = []
+        todo = [node]
+        wanted = self.spec.type_names
+        while todo:
+            current = todo.pop()
+            if current.type in wanted:
+                text = node_text(current)
+                if text not in self.spec.ignored_types and _AS_WRITTEN.match(text):
+                    out.append(text)
+                continue
+            todo.extend(reversed(current.named_children))
+        return out
+
+
+def _body(node: Node) -> Node | None:
+    body = node.child_by_field_name("body")
+    if body is None:
+        value = node.child_by_field_name("value")
+        if value is not None:
+            body = value.child_by_field_name("body")
+    return body
+
+
+def _first_line(node: Node) -> bytes:
+    text = node.text or b""
+    return text.split(b"\n", 1)[0]
+
+
+def _nearest(qualname: str, names: set[str], fallback: str, *, inclusive: bool = False) -> str:
+    """The longest (proper, unless ``inclusive``) dotted prefix of ``qualname`` that is a symbol here."""
+    current = qualname if inclusive else qualname.rpartition(".")[0]
+    while current:
+        if current in names:
+            return current
+        current = current.rpartition(".")[0]
+    return fallback
+
+
+def _with_parent(sym: Symbol, parent: str) -> Symbol:
+    if sym.parent == parent:
+        return sym
+    return Symbol(
+        qualname=sym.qualname,
+        name=sym.name,
+        kind=sym.kind,
+        start_line=sym.start_line,
+        end_line=sym.end_line,
+        parent=parent,
+        signature=sym.signature,
+        docstring=sym.docstring,
+        excerpt=sym.excerpt,
+        digest=sym.digest,
+    )
