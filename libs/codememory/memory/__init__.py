@@ -1,6 +1,7 @@
 """Memories: which events become them, and their projection into the vector index."""
 
 from codememory.memory.draft import MemoryDraft, memory_from_envelope, text_digest
+from codememory.memory.enrich import Enrichment, date_words, indexed_text
 from codememory.memory.fold import ACTIVE, DEPRECATED, FORGOTTEN, PointState, draft_payload, fold, target_of
 from codememory.memory.position import Position
 from codememory.memory.projection import MemoryProjection
@@ -9,12 +10,15 @@ __all__ = [
     "ACTIVE",
     "DEPRECATED",
     "FORGOTTEN",
+    "Enrichment",
     "MemoryDraft",
     "MemoryProjection",
     "PointState",
     "Position",
+    "date_words",
     "draft_payload",
     "fold",
+    "indexed_text",
     "memory_from_envelope",
     "target_of",
     "text_digest",

@@ -15,6 +15,7 @@ from typing import Any
 from codememory.events import Envelope, MemoryDeprecated, MemoryEmbedded, MemoryForgotten, MemoryRefined
 from codememory.lexical import SparseVec
 from codememory.memory.draft import MemoryDraft, memory_from_envelope, text_digest
+from codememory.memory.enrich import DEFAULT_ENRICHMENT, Enrichment, indexed_text
 
 ACTIVE, DEPRECATED, FORGOTTEN = "active", "deprecated", "forgotten"
 Encode = Callable[[str], SparseVec]
@@ -27,7 +28,8 @@ class PointState:
     sparse: SparseVec | None = None
 
 
-def draft_payload(draft: MemoryDraft, seq: int) -> dict[str, Any]:
+def draft_payload(draft: MemoryDraft, seq: int, context: str = "") -> dict[str, Any]:
+    """The payload of a new memory; ``context`` is the previous memory of its session (see enrich)."""
     return {
         "tenant": draft.tenant,
         "memory_id": draft.memory_id,
@@ -48,6 +50,7 @@ def draft_payload(draft: MemoryDraft, seq: int) -> dict[str, Any]:
         "created_seq": seq,  # never changes: orders a session's memories for neighbour links
         "text_digest": text_digest(draft.text),
         "embedded_digest": "",
+        "context": context,
     }
 
 
@@ -71,13 +74,24 @@ def _newer(point: PointState | None, tenant: str, seq: int) -> bool:
     )
 
 
-def fold(point: PointState | None, seq: int, envelope: Envelope, encode: Encode) -> PointState | None:
+def fold(
+    point: PointState | None,
+    seq: int,
+    envelope: Envelope,
+    encode: Encode,
+    *,
+    previous: str = "",
+    enrichment: Enrichment = DEFAULT_ENRICHMENT,
+) -> PointState | None:
+    """``previous``: the text of the session's memory before this one, when ``envelope`` creates one."""
     draft = memory_from_envelope(envelope)
     tenant = envelope.tenant
     if draft is not None:
         if point is not None:
             return point  # a memory is created once: a redelivered (or colliding) creation changes nothing
-        return PointState(draft_payload(draft, seq), None, encode(draft.text))
+        context = previous[: enrichment.context_chars] if enrichment.previous else ""
+        payload = draft_payload(draft, seq, context)
+        return PointState(payload, None, encode(indexed_text(payload, enrichment)))
     if point is None or not _newer(point, tenant, seq):
         return point
     event = envelope.payload
@@ -92,7 +106,7 @@ def fold(point: PointState | None, seq: int, envelope: Envelope, encode: Encode)
             sparse = point.sparse
             if event.text:
                 payload.update(text=event.text, text_digest=text_digest(event.text))
-                sparse = encode(event.text)
+                sparse = encode(indexed_text(payload, enrichment))
             if event.importance is not None:
                 payload["importance"] = float(event.importance)
             if event.tags is not None:

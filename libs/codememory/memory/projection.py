@@ -7,20 +7,32 @@ following share this path. A point gets its sparse BM25 vector (over code-aware 
 memory is stored, so it is recallable lexically at once; the dense vector follows with
 ``memory.embedded``. Forgetting leaves a tombstone without text or vectors, so a redelivered store
 cannot bring the memory back.
+
+A new memory's lexical text carries the previous memory of its session (``codememory.memory.enrich``).
+The projection remembers the last memory of recently active sessions; after a restart it finds it in
+the index (the session's memory with the highest ``created_seq`` below the new one), which is the same
+answer, so live following and replay index the same text.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterable
 
 import structlog
 
-from codememory.events import Envelope
+from codememory.events import Envelope, MemoryForgotten, MemoryRefined
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
-from codememory.memory.fold import PointState, fold, target_of
+from codememory.memory.draft import memory_from_envelope
+from codememory.memory.enrich import Enrichment
+from codememory.memory.fold import ACTIVE, DEPRECATED, PointState, fold, target_of
 from codememory.memory.position import Position
-from codememory.vectorstore import IndexPoint, VectorIndex
+from codememory.vectorstore import IndexFilter, IndexPoint, VectorIndex
+
+_TAILS = 4096  # sessions whose last memory is kept in memory
+
+_Session = tuple[str, str]  # (tenant, session id)
 
 log = structlog.get_logger(__name__)
 
@@ -36,10 +48,70 @@ def _is_uuid(value: str) -> bool:
 class MemoryProjection:
     """Applies envelopes, in LOG order, to a ``VectorIndex``."""
 
-    def __init__(self, index: VectorIndex, encoder: SparseEncoder, position: Position) -> None:
+    def __init__(
+        self,
+        index: VectorIndex,
+        encoder: SparseEncoder,
+        position: Position,
+        enrichment: Enrichment | None = None,
+    ) -> None:
         self.index = index
         self._encoder = encoder
         self.position = position
+        self.enrichment = enrichment or Enrichment()
+        self._tails: OrderedDict[_Session, tuple[int, str, str]] = OrderedDict()  # seq, memory id, text
+
+    def _previous(self, session: _Session, seq: int, batch: dict[str, PointState | None]) -> str:
+        """The text of the session's latest memory created before ``seq`` ("" when none).
+
+        ``batch``: the points of the batch being folded, newer than their copies in the index.
+        """
+        tail = self._tails.get(session)
+        if tail is not None and tail[0] < seq:
+            return tail[2]
+        flt = IndexFilter(
+            equals={"tenant": session[0], "session_id": session[1]},
+            ranges={"created_seq": (None, float(seq - 1))},
+            any_of={"state": [ACTIVE, DEPRECATED]},
+        )
+        best: tuple[int, str] | None = None
+        in_index = (
+            (p.id, p.payload) for p in self.index.scroll(flt) if p.id not in batch
+        )  # a batch point's index copy is stale
+        in_batch = ((i, s.payload) for i, s in batch.items() if s is not None)
+        for _, payload in (*in_index, *in_batch):
+            created = payload.get("created_seq")
+            if (
+                payload.get("tenant") == session[0]
+                and payload.get("session_id") == session[1]
+                and payload.get("state") in (ACTIVE, DEPRECATED)
+                and isinstance(created, int | float)
+                and created < seq
+                and (best is None or int(created) > best[0])
+            ):
+                best = (int(created), str(payload.get("text") or ""))
+        return best[1] if best is not None else ""
+
+    def _remember(self, session: _Session, seq: int, memory_id: str, text: str) -> None:
+        self._tails[session] = (seq, memory_id, text)
+        self._tails.move_to_end(session)
+        while len(self._tails) > _TAILS:
+            self._tails.popitem(last=False)
+
+    def _track(self, envelope: Envelope, target: str, before: PointState | None) -> None:
+        """Keep the remembered tails equal to what the index says after a refinement or forgetting."""
+        session_id = before.payload.get("session_id") if before is not None else None
+        if not isinstance(session_id, str) or not session_id:
+            return
+        session = (envelope.tenant, session_id)
+        tail = self._tails.get(session)
+        if tail is None or tail[1] != target:
+            return
+        event = envelope.payload
+        if isinstance(event, MemoryForgotten):
+            del self._tails[session]  # the next lookup finds the memory before it in the index
+        elif isinstance(event, MemoryRefined) and event.text:
+            self._tails[session] = (tail[0], target, event.text)
 
     @property
     def last_seq(self) -> int:
@@ -79,12 +151,22 @@ class MemoryProjection:
         for stored in self.index.get(ids, with_vectors=True):
             states[stored.id] = PointState(dict(stored.payload), stored.dense, stored.sparse)
         changed: set[str] = set()
+        enrich = self.enrichment
         for seq, envelope, target in targeted:
             before = states[target]
-            after = fold(before, seq, envelope, self._encode)
+            draft = memory_from_envelope(envelope) if before is None else None
+            session = (envelope.tenant, draft.session_id) if draft is not None else None
+            previous = ""
+            if session is not None and session[1] and enrich.previous:
+                previous = self._previous(session, seq, states)
+            after = fold(before, seq, envelope, self._encode, previous=previous, enrichment=enrich)
             if after is not before:
                 states[target] = after
                 changed.add(target)
+                if session is not None and session[1] and after is not None:
+                    self._remember(session, seq, target, str(after.payload.get("text") or ""))
+                elif after is not None:
+                    self._track(envelope, target, before)
         points = [
             IndexPoint(id=t, payload=state.payload, dense=state.dense, sparse=state.sparse)
             for t in ids
