@@ -19,6 +19,12 @@ Model (documented choices, measured in ``benchmarks/bench_cochange.py``):
 - ``predict(..., neighbours=...)`` blends graph neighbours (imports, importers, same directory) in:
   each neighbour gets ``graph_weight`` scaled down by its position in the given order, added to its
   history score; with no history at all, the neighbours alone rank the answer.
+
+Defaults (half_life=300 commits, max_files=30, min_support=1, graph_weight=0.02) come from the sweep
+in ``benchmarks/RESULTS.md`` (bench_cochange) on flask, requests and httpx: decay beats none by 1-2
+points; skipping commits above 30 files is as good as or better than 10, 20, 50 or no limit;
+support thresholds above 1 cost 3-10 points; the graph is a tie-breaker and fallback, so its weight
+is small (0.2 and above lets same-directory files push out real history and loses).
 """
 
 from __future__ import annotations
@@ -37,11 +43,11 @@ class CoChange:
     def __init__(
         self,
         *,
-        half_life: float = 1000.0,
+        half_life: float = 300.0,
         max_files: int = 30,
         min_support: int = 1,
         prior: float = 1.0,
-        graph_weight: float = 0.1,
+        graph_weight: float = 0.02,
     ) -> None:
         if half_life <= 0 or max_files < 2 or min_support < 1 or prior < 0 or graph_weight < 0:
             raise ValueError("half_life > 0, max_files >= 2, min_support >= 1, prior >= 0, graph_weight >= 0")
