@@ -4,8 +4,8 @@ Why it exists: "this function changed in commit X" is what links history to code
 must not depend on one parser. A ``SymbolSpans`` callable maps (path, content) to
 ``(qualname, start_line, end_line)`` spans of the NEW version of a file; the reader intersects them
 with the commit's new-side hunk ranges. Two providers live here: ``extractor_spans`` adapts
-``codememory.code.extract.extract_file`` (tree-sitter, every language it supports) when that package
-is installed, and ``python_spans`` (standard-library ``ast``, Python only) is the stand-in.
+``codememory.code.extract_file`` (tree-sitter, every language it supports), and ``python_spans``
+(standard-library ``ast``, Python only) is a dependency-free stand-in for tests and benchmarks.
 
 A provider may expose ``supports(path) -> bool``; the reader then skips reading the content of
 files it cannot parse, which keeps symbol attribution cheap on repositories full of docs and data.
@@ -14,9 +14,9 @@ files it cannot parse, which keeps symbol attribution cheap on repositories full
 from __future__ import annotations
 
 import ast
-import importlib
 from collections.abc import Callable, Sequence
-from typing import Any
+
+from codememory.code import extract_file, language_of
 
 SymbolSpans = Callable[[str, bytes], Sequence[tuple[str, int, int]]]
 
@@ -67,54 +67,25 @@ python_spans: SymbolSpans = PythonSpans()
 
 
 class ExtractorSpans:
-    """Adapter over ``codememory.code.extract.extract_file(repo, path, source)``."""
+    """Adapter over ``codememory.code.extract_file`` (tree-sitter), for the languages it supports."""
 
-    def __init__(self, repo: str, extract_file: Callable[..., Any], supported: Callable[[str], bool]) -> None:
+    def __init__(self, repo: str) -> None:
         self._repo = repo
-        self._extract = extract_file
-        self._supported = supported
 
     def supports(self, path: str) -> bool:
-        return self._supported(path)
+        return language_of(path) != ""
 
     def __call__(self, path: str, content: bytes) -> Sequence[tuple[str, int, int]]:
-        if not self._supported(path):
+        if not self.supports(path):
             return ()
         try:
-            event = self._extract(self._repo, path, content)
+            event = extract_file(self._repo, path, content)
         except Exception:  # one unparsable file must not stop a history backfill
             return ()
-        return [(s.qualname, int(s.start_line), int(s.end_line)) for s in getattr(event, "symbols", ())]
+        # The module symbol spans the whole file; the FileChange path already says the file changed.
+        return [(s.qualname, s.start_line, s.end_line) for s in event.symbols if s.kind != "module"]
 
 
 def extractor_spans(repo: str) -> SymbolSpans:
-    """The tree-sitter provider when ``codememory.code`` is available, else ``python_spans``."""
-    try:
-        extract = importlib.import_module("codememory.code.extract")
-    except ImportError:
-        return python_spans
-    extract_file = getattr(extract, "extract_file", None)
-    if not callable(extract_file):
-        return python_spans
-    return ExtractorSpans(repo, extract_file, _language_check(extract))
-
-
-def _language_check(module: Any) -> Callable[[str], bool]:
-    for name in ("supports", "is_supported", "language_of", "language_for"):
-        check = getattr(module, name, None)
-        if callable(check):
-            return _Truthy(check)
-    return PythonSpans().supports
-
-
-class _Truthy:
-    """``bool`` of whatever a language check returns (a flag, or a language name or ``None``)."""
-
-    def __init__(self, check: Callable[[str], object]) -> None:
-        self._check = check
-
-    def __call__(self, path: str) -> bool:
-        try:
-            return bool(self._check(path))
-        except (ValueError, KeyError, LookupError):
-            return False
+    """The tree-sitter provider (``codememory.code``): the one the services use."""
+    return ExtractorSpans(repo)
