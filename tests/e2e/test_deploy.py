@@ -15,14 +15,14 @@ SCHEMA = ROOT.parent / "shared" / "data" / "schemas" / "compose-spec.json"
 def test_compose_file_is_valid_and_names_every_service() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     jsonschema.validate(compose, json.loads(SCHEMA.read_text()))
-    assert {"nats", "qdrant", "ingest", "embed", "gateway"} <= set(compose["services"])
-    for name in ("ingest", "embed", "gateway"):
+    assert {"nats", "qdrant", "ingest", "embed", "graph", "gateway"} <= set(compose["services"])
+    for name in ("ingest", "embed", "graph", "gateway"):
         assert compose["services"][name]["command"][-1] == f"codememory.{name}.main"
         assert (ROOT / "services" / name / "codememory" / name / "main.py").is_file()
 
 
 def test_k8s_manifests_use_one_name_per_service() -> None:
-    for name in ("ingest", "embed", "gateway"):
+    for name in ("ingest", "embed", "graph", "gateway"):
         docs = list(yaml.safe_load_all((ROOT / "k8s" / "base" / f"{name}.yaml").read_text()))
         deployment = docs[0]
         assert deployment["metadata"]["name"] == name and deployment["metadata"]["labels"]["app"] == name

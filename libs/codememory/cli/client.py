@@ -11,12 +11,13 @@ from pathlib import Path
 import grpc
 
 from codememory.runtime.home import local_token, read_runtime
-from codememory.v1 import memory_pb2_grpc
+from codememory.v1 import code_pb2_grpc, memory_pb2_grpc
 
 
 @dataclass(frozen=True)
 class Connection:
     stub: memory_pb2_grpc.MemoryServiceStub
+    code: code_pb2_grpc.CodeServiceStub
     metadata: tuple[tuple[str, str], ...]
     timeout: float
 
@@ -27,5 +28,8 @@ def connect(home: Path, *, timeout: float = 30.0) -> Iterator[Connection]:
     token = os.environ.get("CODEMEMORY_TOKEN") or local_token(home)
     with grpc.insecure_channel(address) as channel:
         yield Connection(
-            memory_pb2_grpc.MemoryServiceStub(channel), (("authorization", f"Bearer {token}"),), timeout
+            memory_pb2_grpc.MemoryServiceStub(channel),
+            code_pb2_grpc.CodeServiceStub(channel),
+            (("authorization", f"Bearer {token}"),),
+            timeout,
         )

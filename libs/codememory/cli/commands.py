@@ -12,6 +12,7 @@ import grpc
 import typer
 
 from codememory.cli.client import connect
+from codememory.cli.codecmds import register as register_code_commands
 from codememory.cli.render import as_dict, console, hits_table, print_json
 from codememory.runtime.home import NotRunningError, read_runtime
 from codememory.settings import default_home
@@ -53,19 +54,36 @@ def up() -> None:
 
 @app.command("install-hooks")
 def install_hooks_cmd(
-    agent: Annotated[str, typer.Option(help="claude, cursor, codex or gemini")],
+    agent: Annotated[str, typer.Option(help="claude, cursor, codex or gemini")] = "",
     project: Annotated[Path, typer.Option(help="Project directory")] = Path("."),
     command: Annotated[str, typer.Option(help="How the agent should invoke codememory")] = "codememory",
+    git: Annotated[bool, typer.Option("--git", help="Also install a git post-commit hook")] = False,
 ) -> None:
-    """Write the agent's hook configuration into a project, merging with what is there."""
+    """Write the agent's hook configuration (and/or a git post-commit hook) into a project, merging."""
     from codememory.agents import HookConfigError, UnknownAgentError, install_hooks
 
+    if git:
+        _install_git_hook(project, command)
+    if not agent:
+        if not git:
+            _fail("say which --agent (claude, cursor, codex, gemini) and/or --git", 2)
+        return
     try:
         result = install_hooks(agent, project.resolve(), command=command)
     except (HookConfigError, UnknownAgentError, NotADirectoryError) as exc:
         _fail(str(exc), 2)
     state = "updated" if result.changed else "already up to date"
     typer.echo(f"{result.path}: {state} (added: {', '.join(result.events_added) or 'none'})")
+
+
+def _install_git_hook(project: Path, command: str) -> None:
+    from codememory.agents.githook import GitHookError, install_post_commit
+
+    try:
+        path = install_post_commit(project.resolve(), command=f"{command} record-commit")
+    except GitHookError as exc:
+        _fail(str(exc), 2)
+    typer.echo(f"{path}: post-commit records each commit")
 
 
 @app.command()
@@ -81,6 +99,9 @@ def recall(
     until: float = 0.0,
     limit: int = 10,
     include_deprecated: bool = False,
+    working: Annotated[
+        list[str] | None, typer.Option("--working", help="A file or symbol you are working on (repeatable)")
+    ] = None,
     json_out: Json = False,
 ) -> None:
     """Ranked memories for a query, with the parts of each score."""
@@ -96,6 +117,7 @@ def recall(
         since=since,
         until=until,
         include_deprecated=include_deprecated,
+        working_set=working or [],
     )
     response = as_dict(_call("Recall", request))
     if json_out:
@@ -236,3 +258,6 @@ def import_cmd(source: Annotated[Path, typer.Argument(help="JSON lines file, - f
     except grpc.RpcError as exc:
         _fail(f"{exc.code().name}: {exc.details()}")
     typer.echo(json.dumps({"imported": count}))
+
+
+register_code_commands(app)

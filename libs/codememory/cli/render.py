@@ -34,3 +34,22 @@ def hits_table(hits: Iterable[dict[str, Any]]) -> Table:
 
 
 console = Console()
+
+
+def nodes_table(nodes: Iterable[dict[str, Any]]) -> Table:
+    table = Table("kind", "name", "where", "score", "via", show_lines=False)
+    for node in nodes:
+        name = node.get("qualname") or node.get("path") or node.get("key", "")
+        where = (
+            f"{node.get('path', '')}:{node.get('start_line', 0)}"
+            if node.get("qualname")
+            else node.get("repo", "")
+        )
+        table.add_row(
+            str(node.get("kind", "")),
+            str(name),
+            str(where),
+            f"{float(node.get('score', 0)):.3f}",
+            str(node.get("via", "")),
+        )
+    return table
