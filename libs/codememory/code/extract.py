@@ -72,7 +72,7 @@ class _Extraction:
     def __init__(self, repo: str, path: str, source: bytes, spec: LanguageSpec, root: Node) -> None:
         self.repo, self.path, self.source, self.spec, self.root = repo, path, source, spec, root
         self.defs: list[_Def] = []
-        self.uses: list[tuple[RefKind, Node, bool]] = []  # (kind, node, collect type names)
+        self.uses: list[tuple[RefKind, Node, bool, str]] = []  # (kind, node, collect types, text)
         self.import_nodes: list[Node] = []
         self.declared = ""
 
@@ -100,14 +100,20 @@ class _Extraction:
     def _collect(self) -> None:
         for _, captures in QueryCursor(registry.query(self.spec.name)).matches(self.root):
             for capture, nodes in captures.items():
-                if capture.startswith("def.") or capture == "scope":
+                if capture.startswith("def.") or capture in ("scope", "impl"):
                     name_node = captures.get("name", [None])[0]
                     receiver = captures.get("receiver", [None])[0]
-                    def_kind = capture[4:] if capture != "scope" else "scope"
+                    def_kind = capture[4:] if capture.startswith("def.") else capture
                     self.defs.append(_Def(nodes[0], node_text(name_node), def_kind, node_text(receiver)))
                 elif capture in _REF_KINDS:
                     ref_kind = _REF_KINDS[capture]
-                    self.uses.extend((ref_kind, node, capture == "ref.type") for node in nodes)
+                    self.uses.extend((ref_kind, node, capture == "ref.type", "") for node in nodes)
+                elif capture == "call.name":
+                    receiver_node = captures.get("call.object", [None])[0]
+                    text = node_text(nodes[0])
+                    if receiver_node is not None:
+                        text = f"{node_text(receiver_node)}.{text}"
+                    self.uses.append(("calls", nodes[0], False, text))
                 elif capture == "import":
                     self.import_nodes.extend(nodes)
                 elif capture == "package" and not self.declared:
@@ -157,7 +163,8 @@ class _Extraction:
             node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
         )
         body = _body(node)
-        header = self.source[node.start_byte : body.start_byte] if body is not None else _first_line(node)
+        head = _header_start(node)
+        header = self.source[head.start_byte : body.start_byte] if body is not None else _first_line(head)
         kind: SymbolKind = d.kind  # type: ignore[assignment]
         return Symbol(
             qualname=d.qualname,
@@ -167,7 +174,7 @@ class _Extraction:
             end_line=node.end_point[0] + 1,
             signature=one_line(header),
             docstring=self.spec.docstring(node),
-            excerpt=excerpt(body.text) if body is not None and body.text is not None else "",
+            excerpt=excerpt(_inside(body.text)) if body is not None and body.text else excerpt(_rest(node)),
             digest=digest(self.source[outer.start_byte : node.end_byte]),
         )
 
@@ -178,7 +185,7 @@ class _Extraction:
         i = 0
         seen: set[tuple[str, str, str]] = set()
         out: list[CodeRef] = []
-        for kind, node, collect in uses:
+        for kind, node, collect, text in uses:
             start = node.start_byte
             while i < len(defs) and defs[i].node.start_byte <= start:
                 while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
@@ -188,16 +195,16 @@ class _Extraction:
             while stack and stack[-1].node.end_byte <= start:
                 stack.pop()
             source = _nearest(stack[-1].qualname, names, file_qual, inclusive=True) if stack else file_qual
-            for target in self._targets(node, collect):
+            for target in self._targets(node, collect, text):
                 key = (kind, source, target)
                 if key not in seen:
                     seen.add(key)
                     out.append(CodeRef(kind=kind, source=source, target=target, line=line_of(node)))
         return out
 
-    def _targets(self, node: Node, collect: bool) -> list[str]:
+    def _targets(self, node: Node, collect: bool, text: str) -> list[str]:
         if not collect:
-            text = node_text(node)
+            text = text or node_text(node)
             return [text] if _AS_WRITTEN.match(text) else []
         out: list[str] = []
         todo = [node]
@@ -220,6 +227,37 @@ def _body(node: Node) -> Node | None:
         if value is not None:
             body = value.child_by_field_name("body")
     return body
+
+
+_HEADER_WRAPPERS = frozenset(
+    {"export_statement", "lexical_declaration", "variable_declaration", "type_declaration"}
+)
+
+
+def _header_start(node: Node) -> Node:
+    """The outermost wrapper starting on the definition's line (``export const f = ...``, ``type T``)."""
+    current = node
+    while (
+        current.parent is not None
+        and current.parent.type in _HEADER_WRAPPERS
+        and current.parent.start_point[0] == node.start_point[0]
+    ):
+        current = current.parent
+    return current
+
+
+def _inside(body: bytes) -> bytes:
+    """A braced body without its opening brace and the rest of that line."""
+    if body.startswith(b"{"):
+        newline = body.find(b"\n")
+        return body[1:] if newline < 0 else body[newline + 1 :]
+    return body
+
+
+def _rest(node: Node) -> bytes:
+    """A definition without a body field (a struct, a type): everything after its first line."""
+    text = node.text or b""
+    return text.partition(b"\n")[2]
 
 
 def _first_line(node: Node) -> bytes:

@@ -11,12 +11,18 @@ from functools import cache
 from tree_sitter import Parser, Query
 from tree_sitter_language_pack import get_language, get_parser
 
-from codememory.code import lang_python
+from codememory.code import lang_go, lang_java, lang_js, lang_python, lang_rust
 from codememory.code.errors import UnsupportedLanguageError
 from codememory.code.spec import LanguageSpec
 
 _SPECS: dict[str, LanguageSpec] = {
     "python": lang_python.SPEC,
+    "javascript": lang_js.JAVASCRIPT,
+    "typescript": lang_js.TYPESCRIPT,
+    "tsx": lang_js.TSX,
+    "go": lang_go.SPEC,
+    "rust": lang_rust.SPEC,
+    "java": lang_java.SPEC,
 }
 
 

@@ -32,7 +32,7 @@ def digest(text: bytes) -> str:
 def one_line(raw: bytes, limit: int = SIGNATURE_MAX) -> str:
     """Collapse whitespace to one line, drop a trailing ``{`` or ``:``, cut at ``limit`` characters."""
     text = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
-    text = text.rstrip("{").rstrip()
+    text = text.rstrip("{;").rstrip()
     if text.endswith(":") and not text.endswith("::"):
         text = text[:-1].rstrip()
     return text[:limit]
