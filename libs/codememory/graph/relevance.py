@@ -1,0 +1,145 @@
+"""What recall asks of the graph: how close a memory's code is to the working set, how central it is,
+and whether it is suspect (its code changed after it was written).
+
+Why: ranking (``codememory.recall.codeaware``) re-scores ~50 hits at once through the ``CodeRelevance``
+protocol; ``GraphRelevance`` implements it for one tenant's graph with batch methods that walk the graph
+once per call (a breadth-first search from the working set), not once per memory.
+
+* proximity: ``1 / (1 + d)``, ``d`` the fewest code edges (either direction, current nodes, ``contains``
+  included) from any node the memory mentions to any working-set node, capped at ``max_depth`` (farther:
+  0). Working-set entries are qualnames or paths (repository-relative, or absolute: matched by suffix).
+* centrality: the highest normalised PageRank of the memory's mentioned files and symbols, read from the
+  current ``CentralitySnapshot`` (never computed here).
+* suspect: the memory mentions a symbol whose latest change (or removal) came more than ``grace``
+  seconds after the memory was created. The grace keeps a memory of an edit from being made suspect by
+  the extraction of that very edit, which is folded moments later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+
+from codememory.graph.centrality import Centrality
+from codememory.graph.model import CODE_EDGES, FileNode, MemoryNode, SymbolNode, alive_now
+from codememory.graph.store import CodeGraph
+from codememory.graph.views import is_current
+
+__all__ = ["GraphRelevance"]
+
+MENTIONS = frozenset({"mentions"})
+
+
+def _day(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d")
+
+
+class GraphRelevance:
+    """The ``CodeRelevance`` protocol of ``codememory.recall.codeaware`` over one tenant's graph."""
+
+    def __init__(self, graph: CodeGraph, centrality: Centrality, *, max_depth: int = 4, grace: float = 120.0):
+        self._graph, self._centrality = graph, centrality
+        self._max_depth, self._grace = max_depth, grace
+
+    # --- batches (what ranking calls) -------------------------------------------------------------
+
+    def proximity(self, memory_ids: Sequence[str], working_set: Sequence[str]) -> Mapping[str, float]:
+        graph = self._graph
+        with graph.lock:
+            dist = self._distances(working_set)
+            found: dict[str, float] = {}
+            for memory_id in memory_ids:
+                near = [dist[t] for t in self._mentioned(memory_id) if t in dist]
+                if near:
+                    found[memory_id] = 1.0 / (1.0 + min(near))
+            return found
+
+    def centrality(self, memory_ids: Sequence[str]) -> Mapping[str, float]:
+        snapshot = self._centrality.snapshot
+        graph = self._graph
+        with graph.lock:
+            found: dict[str, float] = {}
+            for memory_id in memory_ids:
+                keys = [graph.g[t].key for t in self._mentioned(memory_id)]
+                best = max((snapshot.normalised_pagerank(k) for k in keys), default=0.0)
+                if best > 0:
+                    found[memory_id] = best
+            return found
+
+    def suspects(self, memory_ids: Sequence[str]) -> Mapping[str, str]:
+        with self._graph.lock:
+            return {m: reason for m in memory_ids if (reason := self._suspect(m))}
+
+    # --- one memory -------------------------------------------------------------------------------
+
+    def proximity_of(self, memory_id: str, working_set: Sequence[str]) -> float:
+        return self.proximity([memory_id], working_set).get(memory_id, 0.0)
+
+    def centrality_of(self, memory_id: str) -> float:
+        return self.centrality([memory_id]).get(memory_id, 0.0)
+
+    def suspect(self, memory_id: str) -> str | None:
+        with self._graph.lock:
+            return self._suspect(memory_id)
+
+    # --- internals (under the lock) ---------------------------------------------------------------
+
+    def _mentioned(self, memory_id: str) -> list[int]:
+        idx = self._graph.find(("memory", memory_id))
+        return [] if idx is None else [dst for dst, _ in self._graph.out(idx, MENTIONS)]
+
+    def _suspect(self, memory_id: str) -> str | None:
+        graph = self._graph
+        idx = graph.find(("memory", memory_id))
+        if idx is None:
+            return None
+        memory = graph.g[idx]
+        assert isinstance(memory, MemoryNode)
+        after = memory.created_at + self._grace
+        latest: tuple[float, str, str] | None = None
+        for target in self._mentioned(memory_id):
+            symbol = graph.g[target]
+            if not isinstance(symbol, SymbolNode):
+                continue
+            if not alive_now(symbol.life) and symbol.life[-1][0] > after:
+                event = (symbol.life[-1][0], symbol.qualname, "was removed")
+            elif symbol.changed_at is not None and symbol.changed_at > after:
+                event = (symbol.changed_at, symbol.qualname, "changed")
+            else:
+                continue
+            latest = max(latest, event) if latest else event
+        if latest is None:
+            return None
+        at, qualname, verb = latest
+        return f"`{qualname}` {verb} {_day(at)} after this memory ({_day(memory.created_at)})"
+
+    def _distances(self, working_set: Sequence[str]) -> dict[int, int]:
+        graph = self._graph
+        frontier = sorted(self._working_nodes(working_set))
+        dist = dict.fromkeys(frontier, 0)
+        for level in range(1, self._max_depth + 1):
+            nxt: list[int] = []
+            for idx in frontier:
+                steps = [*graph.out(idx, CODE_EDGES), *graph.into(idx, CODE_EDGES)]
+                for other, _ in steps:
+                    if other not in dist and is_current(graph.g[other]):
+                        dist[other] = level
+                        nxt.append(other)
+            frontier = nxt
+        return dist
+
+    def _working_nodes(self, working_set: Sequence[str]) -> set[int]:
+        graph = self._graph
+        found: set[int] = set()
+        for raw in working_set:
+            item = raw.replace("\\", "/")
+            for repo in graph.repos:
+                if (idx := graph.find(("symbol", repo, item))) is not None:
+                    found.add(idx)
+            base = item.rsplit("/", 1)[-1]
+            for repo, path in graph.basenames.get(base, ()):
+                if path == item.lstrip("./") or item.endswith("/" + path) or path.endswith("/" + item):
+                    idx = graph.index[("file", repo, path)]
+                    if isinstance(graph.g[idx], FileNode):
+                        found.add(idx)
+        return found

@@ -1,0 +1,187 @@
+"""``CodeGraph``: one tenant's code graph in a ``rustworkx.PyDiGraph``, with key lookups and the fold.
+
+Why a class of its own: the graph, the key -> index dicts, the (source, target, kind) -> edge dicts and
+the resolution indexes must change together, so one object owns them and one lock guards them.
+
+Thread safety: a single ``threading.RLock`` (``graph.lock``). The fold (``apply``) holds it for one
+event; queries hold it while they read. Centrality is computed outside it on a copy taken under it
+(see ``centrality.py``), so the only long work never blocks the fold or readers.
+
+Idempotence: ``apply`` skips any event whose LOG sequence is not above the last one applied, so a
+redelivery changes nothing; a graph is its events folded in order, so a rebuild by replay has the same
+``digest()``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import datetime
+from typing import TypeVar
+
+import rustworkx as rx
+
+from codememory.events import (
+    CommitRecorded,
+    Envelope,
+    FileDeleted,
+    MemoryForgotten,
+    MemoryRefined,
+    SymbolsExtracted,
+)
+from codememory.graph.errors import UnknownNodeError
+from codememory.graph.model import (
+    CommitNode,
+    Edge,
+    FileNode,
+    Key,
+    MemoryNode,
+    Node,
+    SessionNode,
+    SymbolNode,
+)
+from codememory.graph.resolve import RepoIndex
+
+__all__ = ["CodeGraph"]
+
+N = TypeVar("N", FileNode, SymbolNode, MemoryNode, SessionNode, CommitNode)
+
+
+def epoch(moment: datetime) -> float:
+    return moment.timestamp()
+
+
+class CodeGraph:
+    """One tenant's graph. Mutate only through ``apply``; read under ``lock``."""
+
+    def __init__(self, tenant: str = "") -> None:
+        self.tenant = tenant
+        self.lock = threading.RLock()
+        self.g: rx.PyDiGraph[Node, Edge] = rx.PyDiGraph(multigraph=True)
+        self.index: dict[Key, int] = {}
+        self.edges: dict[tuple[int, int, str], int] = {}
+        self.repos: dict[str, RepoIndex] = {}
+        self.file_symbols: dict[tuple[str, str], set[str]] = {}
+        self.early_history: dict[tuple[str, str], list[tuple[float, str]]] = {}
+        self.forgotten: set[str] = set()
+        self.last_seq = 0
+        self.version = 0  # bumped by every applied event: centrality refreshes when it moved
+        self.mention_waiters: dict[str, set[str]] = {}  # token -> memory ids waiting for it to appear
+        self.basenames: dict[str, set[tuple[str, str]]] = {}  # file name -> (repo, path)
+
+    # --- nodes ------------------------------------------------------------------------------------
+
+    def node(self, key: Key) -> Node:
+        try:
+            return self.g[self.index[key]]
+        except KeyError:
+            raise UnknownNodeError(":".join(key)) from None
+
+    def find(self, key: Key) -> int | None:
+        return self.index.get(key)
+
+    def ensure(self, node: N) -> tuple[int, N]:
+        """The node with ``node``'s key, adding ``node`` when there is none yet."""
+        key = node.key
+        idx = self.index.get(key)
+        if idx is not None:
+            existing = self.g[idx]
+            assert isinstance(existing, type(node))
+            return idx, existing
+        idx = self.g.add_node(node)
+        self.index[key] = idx
+        if isinstance(node, FileNode):
+            self.basenames.setdefault(node.path.rsplit("/", 1)[-1], set()).add((node.repo, node.path))
+        return idx, node
+
+    def symbol_at(self, idx: int) -> SymbolNode:
+        node = self.g[idx]
+        assert isinstance(node, SymbolNode)
+        return node
+
+    def file_at(self, idx: int) -> FileNode:
+        node = self.g[idx]
+        assert isinstance(node, FileNode)
+        return node
+
+    def remove(self, key: Key) -> None:
+        idx = self.index.pop(key, None)
+        if idx is None:
+            return
+        for eid in list(self.g.incident_edges(idx, all_edges=True)):
+            src, dst = self.g.get_edge_endpoints_by_index(eid)
+            self.edges.pop((src, dst, self.g.get_edge_data_by_index(eid).kind), None)
+        self.g.remove_node(idx)
+
+    def repo(self, name: str) -> RepoIndex:
+        found = self.repos.get(name)
+        if found is None:
+            found = self.repos[name] = RepoIndex(name)
+        return found
+
+    def nodes_of(self, cls: type[N]) -> Iterator[tuple[int, N]]:
+        for idx in self.g.node_indices():
+            node = self.g[idx]
+            if isinstance(node, cls):
+                yield idx, node
+
+    # --- edges ------------------------------------------------------------------------------------
+
+    def link(self, src: int, dst: int, kind: str, weight: float = 1.0) -> Edge:
+        eid = self.edges.get((src, dst, kind))
+        if eid is not None:
+            return self.g.get_edge_data_by_index(eid)
+        edge = Edge(kind, weight)
+        self.edges[(src, dst, kind)] = self.g.add_edge(src, dst, edge)
+        return edge
+
+    def unlink_out(self, src: int, kinds: frozenset[str]) -> None:
+        for eid in list(self.g.incident_edges(src)):
+            edge = self.g.get_edge_data_by_index(eid)
+            if edge.kind in kinds:
+                _, dst = self.g.get_edge_endpoints_by_index(eid)
+                del self.edges[(src, dst, edge.kind)]
+                self.g.remove_edge_from_index(eid)
+
+    def out(self, src: int, kinds: frozenset[str] | None = None) -> Iterator[tuple[int, Edge]]:
+        for _, dst, edge in self.g.out_edges(src):
+            if kinds is None or edge.kind in kinds:
+                yield dst, edge
+
+    def into(self, dst: int, kinds: frozenset[str] | None = None) -> Iterator[tuple[int, Edge]]:
+        for src, _, edge in self.g.in_edges(dst):
+            if kinds is None or edge.kind in kinds:
+                yield src, edge
+
+    # --- the fold ---------------------------------------------------------------------------------
+
+    def apply(self, envelope: Envelope, seq: int) -> bool:
+        """Fold one LOG event at sequence ``seq``; False when it was skipped (already applied)."""
+        from codememory.graph import fold_code, fold_history, fold_memory
+
+        with self.lock:
+            if seq <= self.last_seq:
+                return False
+            event, at = envelope.payload, epoch(envelope.occurred_at)
+            match event:
+                case SymbolsExtracted():
+                    fold_code.apply_symbols(self, event, at, seq)
+                case FileDeleted():
+                    fold_code.apply_deleted(self, event, at, seq)
+                case CommitRecorded():
+                    fold_history.apply_commit(self, event)
+                case MemoryForgotten():
+                    fold_memory.forget(self, event.memory_id)
+                case MemoryRefined():
+                    fold_memory.refine(self, event.memory_id, event.text)
+                case _:
+                    fold_memory.apply_memory(self, envelope, seq)
+            self.last_seq = seq
+            self.version += 1
+            return True
+
+    def digest(self) -> str:
+        from codememory.graph.digest import graph_digest
+
+        with self.lock:
+            return graph_digest(self)
