@@ -1,22 +1,84 @@
 """Session context: what a SessionStart (or prompt) hook injects, most relevant first, within a budget.
 
 The query is built from what the agent is working on (repo, branch, working directory, and the prompt
-when there is one). Memories are packed greedily by rank until the token budget is spent (about four
-characters a token, the usual rule for English and code). The block is wrapped in the markers ingest
-recognises, so injected context is never stored again as a new memory.
+when there is one). Memories are packed by rank until the token budget is spent (about four characters
+a token, the usual rule for English and code). The block is wrapped in the markers ingest recognises,
+so injected context is never stored again as a new memory.
+
+At session start there is rarely a question, so recall ranks a repo's memories by little more than
+recency and closeness to the directory name, and a month of file reads, searches and passing test runs
+outnumbers the few decisions and fixes a new session needs. ``ContextPolicy`` is how packing resists
+that (measured in ``benchmarks/bench_context.py``), each part a general rule, not a content heuristic:
+
+- ``min_importance``: memories below it (reads and searches are drafted at 0.2) are left out;
+- ``type_weights``: a multiplier on the rank score per memory type, favouring what was stated (prompts,
+  notes, summaries) over what was merely observed;
+- ``max_line_tokens``: one memory's line is cut to this, so a long file excerpt cannot eat the budget;
+- ``per_session``: at most this many memories from one earlier session, so one busy session cannot
+  crowd out the rest;
+- ``dedupe``: a line that differs from one already packed only in its numbers (the same test run or
+  status check again) is left out;
+- ``candidates``: how many recalled memories packing chooses from.
+
+``ContextPolicy.legacy()`` is the packing before these rules (greedy by rank, whole lines), kept for
+comparison.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Protocol
 
 from codememory.recall.query import RecallQuery
-from codememory.recall.recaller import Recaller, RecallHit
+from codememory.recall.recaller import RecallHit
 from codememory.redaction import INJECTED_CLOSE, INJECTED_OPEN
 
 CHARS_PER_TOKEN = 4
 _HEADER = "Memories from earlier sessions (codememory), most relevant first:"
+_MIN_TRIM_TOKENS = 20  # a line cut shorter than this says too little to be worth its place
+_DIGITS = re.compile(r"\d+")
+
+
+class HitSource(Protocol):
+    """Anything that recalls ranked memories: the in-process ``Recaller``, or a client of a gateway."""
+
+    def recall(self, query: RecallQuery) -> list[RecallHit]: ...
+
+
+_DEFAULT_TYPE_WEIGHTS: Mapping[str, float] = MappingProxyType(
+    {"observation": 0.75, "failure": 0.85, "subagent": 0.9}
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContextPolicy:
+    """How session context chooses among recalled memories (see the module docstring)."""
+
+    candidates: int = 100
+    min_importance: float = 0.3
+    type_weights: Mapping[str, float] = field(default_factory=lambda: _DEFAULT_TYPE_WEIGHTS)
+    max_line_tokens: int = 60
+    per_session: int = 3
+    dedupe: bool = True
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.candidates <= 500:
+            raise ValueError("candidates must be between 1 and 500")
+        if self.max_line_tokens < 0 or self.per_session < 0:
+            raise ValueError("max_line_tokens and per_session must be >= 0 (0: no limit)")
+        if any(weight < 0 for weight in self.type_weights.values()):
+            raise ValueError("type weights must be >= 0")
+
+    @classmethod
+    def legacy(cls) -> ContextPolicy:
+        """Greedy by rank over 50 candidates, whole lines, no filters: the packing before policies."""
+        return cls(
+            candidates=50, min_importance=0.0, type_weights={}, max_line_tokens=0, per_session=0, dedupe=False
+        )
 
 
 @dataclass(frozen=True)
@@ -30,15 +92,81 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
-def _line(hit: RecallHit) -> str:
-    payload = hit.payload
+def format_line(payload: Mapping[str, object]) -> str:
+    """One memory as a context line: its type, its day, its text on one line."""
     when = datetime.fromtimestamp(float(str(payload.get("created_at", 0.0))), UTC).strftime("%Y-%m-%d")
     text = " ".join(str(payload.get("text", "")).split())
     return f"- [{payload.get('type', 'note')}, {when}] {text}"
 
 
+def _cut(line: str, tokens: int) -> str:
+    chars = tokens * CHARS_PER_TOKEN
+    return line if len(line) <= chars else line[: chars - 1].rstrip() + "…"
+
+
+def _importance(payload: Mapping[str, object]) -> float:
+    value = payload.get("importance", 0.5)
+    return float(value) if isinstance(value, int | float) else 0.5
+
+
+def _ranked(hits: list[RecallHit], policy: ContextPolicy, session_id: str) -> list[RecallHit]:
+    """Hits the policy keeps, re-ordered by rank score times their type's weight (stable on ties)."""
+    kept = [
+        h
+        for h in hits
+        if not (session_id and h.payload.get("session_id") == session_id)  # its own session is in view
+        and _importance(h.payload) >= policy.min_importance
+    ]
+    if not policy.type_weights:
+        return kept
+    weight = policy.type_weights.get
+    return sorted(kept, key=lambda h: -h.parts.total * weight(str(h.payload.get("type", "")), 1.0))
+
+
+def pack(
+    hits: list[RecallHit], budget_tokens: int, policy: ContextPolicy, *, session_id: str = ""
+) -> SessionContext:
+    """The context block for ranked hits within ``budget_tokens`` (header and markers included)."""
+    overhead = estimate_tokens(f"{INJECTED_OPEN}\n{_HEADER}\n{INJECTED_CLOSE}")
+    lines: list[str] = []
+    ids: list[str] = []
+    seen: set[str] = set()
+    per_session: dict[str, int] = {}
+    used = overhead
+    for hit in _ranked(hits, policy, session_id):
+        session = str(hit.payload.get("session_id", ""))
+        if policy.per_session and session and per_session.get(session, 0) >= policy.per_session:
+            continue
+        line = format_line(hit.payload)
+        if policy.max_line_tokens:
+            line = _cut(line, policy.max_line_tokens)
+        if policy.dedupe:
+            shape = _DIGITS.sub("#", line.split("] ", 1)[-1])
+            if shape in seen:  # the same run or read again, differing only in numbers
+                continue
+            seen.add(shape)
+        cost = estimate_tokens(line) + 1
+        if used + cost > budget_tokens:
+            left = budget_tokens - used - 1
+            if policy.max_line_tokens and left >= _MIN_TRIM_TOKENS:
+                line = _cut(line, left)
+            elif not lines and left >= _MIN_TRIM_TOKENS:  # too long for the budget: trim the best one
+                line = line[: left * CHARS_PER_TOKEN]
+            else:
+                continue
+            cost = estimate_tokens(line) + 1
+        lines.append(line)
+        ids.append(hit.memory_id)
+        per_session[session] = per_session.get(session, 0) + 1
+        used += cost
+    if not lines:
+        return SessionContext(text="", tokens=0, memory_ids=())
+    body = "\n".join([INJECTED_OPEN, _HEADER, *lines, INJECTED_CLOSE])
+    return SessionContext(text=body, tokens=estimate_tokens(body), memory_ids=tuple(ids))
+
+
 def build_context(
-    recaller: Recaller,
+    recaller: HitSource,
     *,
     tenant: str,
     repo: str = "",
@@ -47,31 +175,13 @@ def build_context(
     session_id: str = "",
     prompt: str = "",
     budget_tokens: int = 1500,
+    policy: ContextPolicy | None = None,
 ) -> SessionContext:
+    """Recall for what the agent is working on, then pack within the budget under ``policy``."""
+    policy = policy or ContextPolicy()
     text = prompt.strip() or " ".join(p for p in (repo, branch, cwd.rstrip("/").rsplit("/", 1)[-1]) if p)
-    query = RecallQuery(tenant=tenant, text=text, limit=50, repo=repo, cwd=cwd)
-    hits = recaller.recall(query)
+    limit = policy.candidates
+    hits = recaller.recall(RecallQuery(tenant=tenant, text=text, limit=limit, repo=repo, cwd=cwd))
     if not hits and repo:
-        hits = recaller.recall(RecallQuery(tenant=tenant, text=text, limit=50, cwd=cwd))
-    overhead = estimate_tokens(f"{INJECTED_OPEN}\n{_HEADER}\n{INJECTED_CLOSE}")
-    lines: list[str] = []
-    ids: list[str] = []
-    used = overhead
-    for hit in hits:
-        if hit.payload.get("session_id") == session_id and session_id:
-            continue  # the agent already has its own session in view
-        line = _line(hit)
-        cost = estimate_tokens(line) + 1
-        if used + cost > budget_tokens:
-            if used == overhead and budget_tokens - used > 20:  # too long for the budget: trim the best one
-                line = line[: (budget_tokens - used - 1) * CHARS_PER_TOKEN]
-                cost = estimate_tokens(line) + 1
-            else:
-                continue
-        lines.append(line)
-        ids.append(hit.memory_id)
-        used += cost
-    if not lines:
-        return SessionContext(text="", tokens=0, memory_ids=())
-    body = "\n".join([INJECTED_OPEN, _HEADER, *lines, INJECTED_CLOSE])
-    return SessionContext(text=body, tokens=estimate_tokens(body), memory_ids=tuple(ids))
+        hits = recaller.recall(RecallQuery(tenant=tenant, text=text, limit=limit, cwd=cwd))
+    return pack(hits, budget_tokens, policy, session_id=session_id)

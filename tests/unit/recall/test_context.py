@@ -1,0 +1,170 @@
+"""Session context packing: the budget always holds, and the policy keeps noise from crowding out facts."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from codememory.recall.context import (
+    ContextPolicy,
+    build_context,
+    estimate_tokens,
+    format_line,
+    pack,
+)
+from codememory.recall.query import RecallQuery
+from codememory.recall.recaller import RecallHit
+from codememory.recall.scoring import ScoreParts
+
+DAY = 1_700_000_000.0
+
+
+def _hit(
+    n: int,
+    text: str,
+    total: float,
+    *,
+    kind: str = "prompt",
+    importance: float = 0.5,
+    session: str = "s1",
+) -> RecallHit:
+    payload: dict[str, object] = {
+        "text": text,
+        "type": kind,
+        "importance": importance,
+        "session_id": session,
+        "created_at": DAY,
+    }
+    parts = ScoreParts(dense=total, lexical=0.0, recency=0.0, importance=importance, scope=0.0, total=total)
+    return RecallHit(f"m{n}", payload, parts)
+
+
+class ListSource:
+    """A HitSource over a fixed ranking that records the queries it was asked."""
+
+    def __init__(self, by_repo: dict[str, list[RecallHit]]) -> None:
+        self.by_repo = by_repo
+        self.queries: list[RecallQuery] = []
+
+    def recall(self, query: RecallQuery) -> list[RecallHit]:
+        self.queries.append(query)
+        return self.by_repo.get(query.repo, [])[: query.limit]
+
+
+def test_the_block_never_exceeds_the_budget_under_any_policy() -> None:
+    rng = random.Random(3)
+    hits = [
+        _hit(i, "word " * rng.randint(1, 400), rng.random(), session=f"s{i % 7}", importance=rng.random())
+        for i in range(80)
+    ]
+    hits.sort(key=lambda h: -h.parts.total)
+    for policy in (ContextPolicy(), ContextPolicy.legacy(), ContextPolicy(max_line_tokens=0)):
+        for budget in (60, 100, 500, 1500, 4000):
+            ctx = pack(hits, budget, policy)
+            assert ctx.tokens == estimate_tokens(ctx.text)
+            assert ctx.tokens <= budget, (policy, budget)
+            assert len(ctx.memory_ids) == len(set(ctx.memory_ids))
+
+
+def test_legacy_packs_whole_lines_greedily_and_skips_the_callers_own_session() -> None:
+    first = _hit(1, "money is integer cents", 0.95, session="s3")
+    long = _hit(2, "x" * 2000, 0.9, session="s1")
+    own = _hit(3, "mine", 0.8, session="me")
+    short = _hit(4, "we use uv, not pip", 0.7, session="s2")
+    ctx = pack([first, long, own, short], 300, ContextPolicy.legacy(), session_id="me")
+    assert ctx.memory_ids == ("m1", "m4")  # the long line does not fit whole and is passed over
+    assert format_line(short.payload) in ctx.text
+
+
+def test_legacy_trims_the_best_memory_when_nothing_else_fits() -> None:
+    ctx = pack([_hit(1, "y" * 4000, 0.9)], 200, ContextPolicy.legacy())
+    assert ctx.memory_ids == ("m1",)
+    assert ctx.tokens <= 200
+
+
+def test_low_importance_observations_are_left_out_by_default() -> None:
+    read = _hit(1, "Read src/app.py: import os ...", 0.95, kind="observation", importance=0.2)
+    decision = _hit(2, "we log with structlog", 0.5)
+    assert pack([read, decision], 1500, ContextPolicy()).memory_ids == ("m2",)
+    assert pack([read, decision], 1500, ContextPolicy.legacy()).memory_ids == ("m1", "m2")
+
+
+def test_type_weights_reorder_what_was_stated_ahead_of_what_was_observed() -> None:
+    shell = _hit(1, "Bash: git status", 0.60, kind="observation", importance=0.4)
+    prompt = _hit(2, "migrations must be backwards compatible", 0.55)
+    ctx = pack([shell, prompt], 1500, ContextPolicy())
+    assert ctx.memory_ids == ("m2", "m1")
+    assert ctx.text.index("migrations") < ctx.text.index("git status")
+    equal = ContextPolicy(type_weights={})
+    assert pack([shell, prompt], 1500, equal).memory_ids == ("m1", "m2")
+
+
+def test_one_busy_session_cannot_take_the_whole_context() -> None:
+    busy = [
+        _hit(i, f"edit {chr(97 + i)} in the busy session", 0.9 - i / 100, session="busy") for i in range(10)
+    ]
+    other = _hit(99, "ledger postings are append-only", 0.3, session="quiet")
+    ctx = pack([*busy, other], 4000, ContextPolicy(per_session=3))
+    assert ctx.memory_ids == ("m0", "m1", "m2", "m99")
+    assert len(pack([*busy, other], 4000, ContextPolicy(per_session=0)).memory_ids) == 11
+
+
+def test_lines_differing_only_in_numbers_are_packed_once() -> None:
+    runs = [
+        _hit(i, f"uv run pytest -q {100 + i} passed in {i}.5s", 0.9 - i / 10, session=f"s{i}")
+        for i in range(3)
+    ]
+    assert pack(runs, 1500, ContextPolicy()).memory_ids == ("m0",)
+    assert len(pack(runs, 1500, ContextPolicy(dedupe=False)).memory_ids) == 3
+
+
+def test_long_memories_are_cut_so_more_of_them_fit() -> None:
+    hits = [
+        _hit(i, f"fact {chr(97 + i)} " + "detail " * 200, 0.9 - i / 100, session=f"s{i}") for i in range(5)
+    ]
+    capped = pack(hits, 500, ContextPolicy(max_line_tokens=60))
+    whole = pack(hits, 500, ContextPolicy.legacy())
+    assert len(capped.memory_ids) == 5
+    assert len(whole.memory_ids) == 1
+    assert all(len(line) <= 240 for line in capped.text.splitlines())
+    assert capped.tokens <= 500
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"candidates": 0},
+        {"candidates": 501},
+        {"max_line_tokens": -1},
+        {"per_session": -2},
+        {"type_weights": {"x": -1.0}},
+    ],
+)
+def test_a_bad_policy_is_a_clear_error(kwargs: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        ContextPolicy(**kwargs)  # type: ignore[arg-type]
+
+
+def test_build_context_asks_for_the_policys_candidates_and_falls_back_to_any_repo() -> None:
+    source = ListSource({"": [_hit(1, "anywhere: we use uv", 0.5)]})
+    ctx = build_context(
+        source,
+        tenant="t",
+        repo="api",
+        branch="main",
+        cwd="/w/api/src",
+        budget_tokens=500,
+        policy=ContextPolicy(candidates=70),
+    )
+    assert [(q.repo, q.limit, q.text) for q in source.queries] == [
+        ("api", 70, "api main src"),
+        ("", 70, "api main src"),
+    ]
+    assert ctx.memory_ids == ("m1",)
+    assert "we use uv" in ctx.text
+
+
+def test_nothing_recalled_is_an_empty_context() -> None:
+    ctx = build_context(ListSource({}), tenant="t", repo="api", prompt="why?")
+    assert (ctx.text, ctx.tokens, ctx.memory_ids) == ("", 0, ())
