@@ -1,0 +1,136 @@
+"""A whole repository -> a stream of ``SymbolsExtracted`` / ``FileDeleted``, in parallel, incrementally.
+
+Why it exists: a first index of a large repository must use every core, and a re-index must cost
+little more than reading the files: a file whose content hash equals ``known[path]`` is skipped, and a
+known path that is gone yields ``FileDeleted``. The parent only walks and decodes; workers read, hash
+and parse chunks of files (reading in the workers keeps file bytes off the pipe) and send results back
+as msgpack. Results come out in walk order whatever the worker timing, so the output is stable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from itertools import islice
+from pathlib import Path
+
+import msgspec
+
+from codememory.code.extract import MAX_BYTES, extract_file
+from codememory.code.languages import language_of
+from codememory.code.summary import IndexProgress, IndexSummary
+from codememory.code.text import content_hash
+from codememory.code.walk import RepoFile, walk_repository
+from codememory.events import FileDeleted, SymbolsExtracted
+
+CHUNK_FILES = 48
+_SKIPPED = b"S"
+_UNREADABLE = b"U"
+_Item = tuple[str, str, str]  # (path, absolute, known hash)
+
+
+def _hash_large(absolute: str) -> str:
+    with open(absolute, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()[:32]
+
+
+def _one(repo: str, item: _Item, encoder: msgspec.msgpack.Encoder) -> bytes:
+    path, absolute, known = item
+    try:
+        with open(absolute, "rb") as handle:
+            source = handle.read(MAX_BYTES + 1)
+            if len(source) > MAX_BYTES:
+                digest = _hash_large(absolute)
+                if digest == known:
+                    return _SKIPPED
+                event = SymbolsExtracted(
+                    repo=repo, path=path, content_hash=digest, language=language_of(path), parsed=False
+                )
+                return encoder.encode(event)
+    except OSError:
+        return _UNREADABLE
+    if known and content_hash(source) == known:
+        return _SKIPPED
+    return encoder.encode(extract_file(repo, path, source))
+
+
+def extract_chunk(repo: str, items: list[_Item]) -> list[bytes]:
+    """Worker entry point: each item as an encoded event, or a skipped / unreadable marker."""
+    encoder = msgspec.msgpack.Encoder()
+    return [_one(repo, item, encoder) for item in items]
+
+
+def index_repository(
+    root: Path,
+    repo: str,
+    known: Mapping[str, str],
+    *,
+    workers: int = 2,
+    progress: Callable[[IndexProgress], None] | None = None,
+    summary: IndexSummary | None = None,
+) -> Iterator[SymbolsExtracted | FileDeleted]:
+    """Stream the repository's facts; ``summary`` (if given) is filled in as results are yielded."""
+    totals = summary if summary is not None else IndexSummary()
+    started = time.perf_counter()
+    decoder = msgspec.msgpack.Decoder(SymbolsExtracted)
+    seen: set[str] = set()
+
+    def items() -> Iterator[_Item]:
+        for found in walk_repository(root):
+            seen.add(found.path)
+            totals.files_seen += 1
+            totals.bytes_read += found.size
+            yield (found.path, str(found.absolute), known.get(found.path, ""))
+
+    for chunk in _chunks(repo, items(), workers):
+        for raw in chunk:
+            if raw == _SKIPPED:
+                totals.skipped_unchanged += 1
+                continue
+            if raw == _UNREADABLE:
+                totals.unreadable += 1
+                continue
+            event = decoder.decode(raw)
+            totals.add(event)
+            yield event
+        totals.seconds = time.perf_counter() - started
+        if progress is not None:
+            progress(totals.progress())
+    for path in sorted(set(known) - seen):
+        deleted = FileDeleted(repo=repo, path=path)
+        totals.add(deleted)
+        yield deleted
+    totals.seconds = time.perf_counter() - started
+    if progress is not None:
+        progress(totals.progress(done=True))
+
+
+def _batches(items: Iterator[_Item]) -> Iterator[list[_Item]]:
+    while batch := list(islice(items, CHUNK_FILES)):
+        yield batch
+
+
+def _chunks(repo: str, items: Iterator[_Item], workers: int) -> Iterator[list[bytes]]:
+    """Encoded results chunk by chunk, in order; in this process when ``workers`` <= 1."""
+    if workers <= 1:
+        for batch in _batches(items):
+            yield extract_chunk(repo, batch)
+        return
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        in_flight: deque[Future[list[bytes]]] = deque()
+        for batch in _batches(items):
+            in_flight.append(pool.submit(extract_chunk, repo, batch))
+            if len(in_flight) >= workers * 3:
+                yield in_flight.popleft().result()
+        while in_flight:
+            yield in_flight.popleft().result()
+
+
+def walked(root: Path) -> list[RepoFile]:
+    """The whole listing at once (benchmarks and tests; indexing itself streams)."""
+    return list(walk_repository(root))
