@@ -101,6 +101,8 @@ def _header(line: bytes) -> RawCommit:
 
 def _file_header(current: RawFile, line: bytes) -> None:
     text = _text(line)
+    if text.startswith(("--- ", "+++ ")) and text.endswith("\t"):
+        text = text[:-1]  # git ends these lines with a tab when the path holds a space
     if text.startswith("new file mode"):
         current.status = "added"
     elif text.startswith("deleted file mode"):
