@@ -7,8 +7,8 @@ configs: merge, never clobber.
 
 - The hook file is found with ``git rev-parse --git-path hooks``, which honours ``core.hooksPath``.
 - Our lines live in ONE block between two marker comments. A second install finds the markers and
-  writes nothing; ``uninstall_post_commit`` removes exactly that block (and the file, if we created
-  it and nothing else is left in it).
+  writes nothing (to change the command: uninstall, then install); ``uninstall_post_commit``
+  removes exactly that block (and the file, if nothing but a shebang is left in it).
 - The block goes right after the shebang, not at the end: a user's hook that ends with ``exit 0``
   (or fails under ``set -e``) would otherwise never reach it.
 - The command runs detached in the background with all output discarded and stdin closed, so a
@@ -58,7 +58,7 @@ def block(command: str = DEFAULT_COMMAND) -> str:
     return (
         f"{BEGIN}\n"
         "# Records this commit in codememory, in the background: never slows or fails the commit.\n"
-        f"( {command.strip()} </dev/null >/dev/null 2>&1 & ) >/dev/null 2>&1 || true\n"
+        f"( ( {command.strip()} ) </dev/null >/dev/null 2>&1 & ) >/dev/null 2>&1 || true\n"
         f"{END}\n"
     )
 
