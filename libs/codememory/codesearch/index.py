@@ -1,0 +1,287 @@
+"""``CodeIndex``: the symbols of every file of every repository, searchable by meaning and by words.
+
+A collection of its own (its own Qdrant Edge directory, see ``open_code_index``), never mixed with
+memories. Each symbol is one point per dense text of its ``SymbolDocument`` (``summary``, then ``code``):
+the summary point also carries the BM25 vector, so a lexical search sees each symbol once. Point ids are
+``deterministic_id("code", tenant, repo, qualname, representation)``: re-indexing a file overwrites. The
+payload holds tenant, repo, path (and its directory prefixes, for ``path_prefix``), qualname, kind,
+signature, docstring opening, lines, representation and a digest of the text the vector was made from.
+
+Every search is filtered by tenant: tenants never see each other's code. Search reads each list (dense
+per representation, BM25) to ``FusionConfig.depth`` and fuses them (``fusion.fuse``); ``mode`` gives the
+single-method rankings through the same path, which is what the benchmark compares against.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from codememory.codesearch.documents import symbol_document
+from codememory.codesearch.errors import CodeIndexError, InvalidCodeInputError
+from codememory.codesearch.fusion import FusionConfig, FusionParts, RankedList, by_best_score, fuse
+from codememory.events import Symbol, deterministic_id
+from codememory.lexical import SparseEncoder, code_terms
+from codememory.vectorstore import (
+    EdgeVectorIndex,
+    Hit,
+    IndexFilter,
+    IndexPoint,
+    VectorIndex,
+    VectorIndexError,
+)
+
+__all__ = ["CODE_KEYWORD_FIELDS", "REPRESENTATIONS", "CodeHit", "CodeIndex", "SearchMode", "open_code_index"]
+
+REPRESENTATIONS = ("summary", "code")  # the order of SymbolDocument.dense_texts
+CODE_KEYWORD_FIELDS = ("tenant", "repo", "path", "dirs", "qualname", "rep")
+SearchMode = Literal["hybrid", "dense", "dense:summary", "dense:code", "lexical"]
+Vectors = Sequence[Sequence[float]]
+
+
+def open_code_index(directory: Path, dense_size: int) -> EdgeVectorIndex:
+    """The code collection on a Qdrant Edge shard in ``directory`` (created on first use)."""
+    return EdgeVectorIndex(directory, dense_size, keyword_fields=CODE_KEYWORD_FIELDS, float_fields=())
+
+
+@dataclass(frozen=True, kw_only=True)
+class CodeHit:
+    qualname: str
+    repo: str
+    path: str
+    kind: str
+    signature: str
+    docstring: str
+    start_line: int
+    end_line: int
+    parts: FusionParts
+
+
+def _prefixes(path: str) -> list[str]:
+    """``a/b/c.py`` -> ``a``, ``a/b``, ``a/b/c.py``: a ``path_prefix`` matches on whole segments."""
+    segments = path.split("/")
+    return ["/".join(segments[: i + 1]) for i in range(len(segments))]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def _require(**values: str) -> None:
+    for name, value in values.items():
+        if not value or not value.strip():
+            raise InvalidCodeInputError(f"{name} must not be empty")
+
+
+class CodeIndex:
+    """Symbols by (tenant, repo, path) over any ``VectorIndex``; see the module docstring."""
+
+    def __init__(
+        self, index: VectorIndex, *, encoder: SparseEncoder | None = None, config: FusionConfig | None = None
+    ) -> None:
+        self._index = index
+        self._encoder = encoder or SparseEncoder()
+        self.config = config or FusionConfig()
+
+    def _id(self, tenant: str, repo: str, qualname: str, rep: str) -> str:
+        return deterministic_id("code", tenant, repo, qualname, rep)
+
+    def _file_filter(self, tenant: str, repo: str, path: str) -> IndexFilter:
+        return IndexFilter(equals={"tenant": tenant, "repo": repo, "path": path})
+
+    def upsert_file(
+        self,
+        tenant: str,
+        repo: str,
+        path: str,
+        symbols: Sequence[Symbol],
+        vectors: Mapping[str, Vectors] | None = None,
+    ) -> int:
+        """Make ``symbols`` the file's whole content in the index; returns the number of points written.
+
+        ``vectors[qualname]`` holds one vector per dense text of the symbol's document, in order (a
+        shorter list leaves the rest to ``set_vectors``). Without a vector, a point keeps the vector it had
+        if its text did not change, so re-indexing an unchanged symbol needs no new embedding.
+        """
+        _require(tenant=tenant, repo=repo, path=path)
+        qualnames = [s.qualname for s in symbols]
+        if len(set(qualnames)) != len(qualnames):
+            raise InvalidCodeInputError(f"duplicate qualnames in {path}")
+        unknown = set(vectors or {}) - set(qualnames)
+        if unknown:
+            raise InvalidCodeInputError(f"vectors for symbols not in {path}: {sorted(unknown)[:5]}")
+        points: list[IndexPoint] = []
+        for symbol in symbols:
+            _require(qualname=symbol.qualname)
+            doc = symbol_document(symbol, path)
+            given = (vectors or {}).get(symbol.qualname, ())
+            if len(given) > len(doc.dense_texts):
+                raise InvalidCodeInputError(
+                    f"{symbol.qualname}: {len(given)} vectors for {len(doc.dense_texts)} dense texts"
+                )
+            for i, text in enumerate(doc.dense_texts):
+                rep = REPRESENTATIONS[i]
+                payload = self._payload(tenant, repo, path, symbol, rep, _digest(text))
+                points.append(
+                    IndexPoint(
+                        id=self._id(tenant, repo, symbol.qualname, rep),
+                        payload=payload,
+                        dense=tuple(given[i]) if i < len(given) else None,
+                        sparse=self._encoder.encode_document(doc.lexical_text) if i == 0 else None,
+                    )
+                )
+        try:
+            points = self._keep_unchanged_vectors(points)
+            stale = {p.id for p in self._index.scroll(self._file_filter(tenant, repo, path))}
+            stale -= {p.id for p in points}
+            self._index.delete(sorted(stale))
+            self._index.upsert(points)
+        except VectorIndexError as exc:
+            raise CodeIndexError(f"cannot index {repo}:{path}: {exc}") from exc
+        return len(points)
+
+    @staticmethod
+    def _payload(tenant: str, repo: str, path: str, s: Symbol, rep: str, digest: str) -> dict[str, Any]:
+        return {
+            "tenant": tenant,
+            "repo": repo,
+            "path": path,
+            "dirs": _prefixes(path),
+            "qualname": s.qualname,
+            "kind": s.kind,
+            "signature": s.signature,
+            "docstring": s.docstring.strip().split("\n", 1)[0][:200],
+            "start_line": s.start_line,
+            "end_line": s.end_line,
+            "rep": rep,
+            "text_digest": digest,
+        }
+
+    def _keep_unchanged_vectors(self, points: list[IndexPoint]) -> list[IndexPoint]:
+        missing = [p.id for p in points if p.dense is None]
+        if not missing:
+            return points
+        old = {p.id: p for p in self._index.get(missing, with_vectors=True)}
+        kept = []
+        for p in points:
+            prev = old.get(p.id)
+            if p.dense is None and prev is not None and prev.dense is not None:
+                if prev.payload.get("text_digest") == p.payload["text_digest"]:
+                    p = IndexPoint(id=p.id, payload=p.payload, dense=prev.dense, sparse=p.sparse)
+            kept.append(p)
+        return kept
+
+    def remove_file(self, tenant: str, repo: str, path: str) -> int:
+        """Forget every symbol of the file; returns the number of points removed."""
+        _require(tenant=tenant, repo=repo, path=path)
+        try:
+            ids = [p.id for p in self._index.scroll(self._file_filter(tenant, repo, path))]
+            self._index.delete(ids)
+        except VectorIndexError as exc:
+            raise CodeIndexError(f"cannot remove {repo}:{path}: {exc}") from exc
+        return len(ids)
+
+    def set_vectors(
+        self, tenant: str, repo: str, path: str, qualnames: Sequence[str], vectors: Vectors
+    ) -> int:
+        """Attach dense vectors that arrived after the symbols (``SymbolsEmbedded``).
+
+        A qualname listed n times gives the vectors of its first n dense texts, in order. A symbol no
+        longer in ``path`` (the file changed or was deleted meanwhile) is skipped; returns how many
+        points got a vector.
+        """
+        _require(tenant=tenant, repo=repo, path=path)
+        if len(qualnames) != len(vectors):
+            raise InvalidCodeInputError(f"{len(qualnames)} qualnames but {len(vectors)} vectors")
+        seen: dict[str, int] = {}
+        wanted: list[tuple[str, Sequence[float]]] = []
+        for qualname, vector in zip(qualnames, vectors, strict=True):
+            n = seen.get(qualname, 0)
+            seen[qualname] = n + 1
+            if n >= len(REPRESENTATIONS):
+                raise InvalidCodeInputError(f"{qualname}: more vectors than representations")
+            wanted.append((self._id(tenant, repo, qualname, REPRESENTATIONS[n]), vector))
+        try:
+            present = {p.id for p in self._index.get([i for i, _ in wanted]) if p.payload.get("path") == path}
+            for point_id, vector in wanted:
+                if point_id in present:
+                    self._index.set_dense(point_id, vector)
+        except VectorIndexError as exc:
+            raise CodeIndexError(f"cannot set vectors in {repo}:{path}: {exc}") from exc
+        return sum(1 for i, _ in wanted if i in present)
+
+    def search(
+        self,
+        tenant: str,
+        query_text: str,
+        query_vector: Sequence[float] | None,
+        *,
+        limit: int = 10,
+        repo: str | None = None,
+        path_prefix: str | None = None,
+        mode: SearchMode = "hybrid",
+    ) -> list[CodeHit]:
+        """The best ``limit`` symbols of ``tenant`` for the query, best first, each with its parts.
+
+        ``mode``: ``hybrid`` fuses every list; ``dense`` ranks by the best cosine over the dense texts
+        (max-sim), ``dense:summary`` / ``dense:code`` by one of them, ``lexical`` by BM25 alone.
+        Without a query vector, hybrid search is lexical.
+        """
+        _require(tenant=tenant)
+        if limit < 1:
+            raise InvalidCodeInputError(f"limit must be >= 1, got {limit}")
+        if mode not in _MODES:
+            raise InvalidCodeInputError(f"unknown search mode {mode!r}")
+        if mode.startswith("dense") and query_vector is None:
+            raise InvalidCodeInputError(f"{mode} search needs a query vector")
+        equals: dict[str, str | int | bool] = {"tenant": tenant}
+        if repo:
+            equals["repo"] = repo
+        prefix = (path_prefix or "").strip("/")
+        any_of = {"dirs": [prefix]} if prefix else {}
+        depth = max(self.config.depth, limit)
+        payloads: dict[str, dict[str, Any]] = {}
+
+        def ranked(name: str, kind: Literal["dense", "lexical"], hits: list[Hit]) -> RankedList:
+            keys = []
+            for h in hits:
+                key = f"{h.payload['repo']}\x1f{h.payload['qualname']}"
+                payloads.setdefault(key, h.payload)
+                keys.append((key, h.score))
+            return RankedList(name, kind, keys)
+
+        lists: list[RankedList] = []
+        try:
+            if query_vector is not None and mode in ("hybrid", "dense", "dense:summary", "dense:code"):
+                for rep in REPRESENTATIONS:
+                    if mode in ("hybrid", "dense") or mode == f"dense:{rep}":
+                        flt = IndexFilter(equals={**equals, "rep": rep}, any_of=any_of)
+                        lists.append(ranked(rep, "dense", self._index.search_dense(query_vector, flt, depth)))
+            if mode in ("hybrid", "lexical") and query_text.strip():
+                flt = IndexFilter(equals={**equals, "rep": REPRESENTATIONS[0]}, any_of=any_of)
+                sparse = self._encoder.encode_query(code_terms(query_text))
+                lists.append(ranked("lexical", "lexical", self._index.search_sparse(sparse, flt, depth)))
+        except VectorIndexError as exc:
+            raise CodeIndexError(f"code search failed: {exc}") from exc
+        fused = fuse(lists, self.config, limit) if mode == "hybrid" else by_best_score(lists, limit)
+        return [_hit(payloads[f.key], f.parts) for f in fused]
+
+
+_MODES = frozenset({"hybrid", "dense", "dense:summary", "dense:code", "lexical"})
+
+
+def _hit(payload: Mapping[str, Any], parts: FusionParts) -> CodeHit:
+    return CodeHit(
+        qualname=str(payload["qualname"]),
+        repo=str(payload["repo"]),
+        path=str(payload["path"]),
+        kind=str(payload.get("kind", "")),
+        signature=str(payload.get("signature", "")),
+        docstring=str(payload.get("docstring", "")),
+        start_line=int(payload.get("start_line", 0)),
+        end_line=int(payload.get("end_line", 0)),
+        parts=parts,
+    )
