@@ -94,10 +94,11 @@ def apply_symbols(graph: CodeGraph, event: SymbolsExtracted, at: float, seq: int
         )
     repo.pending_imports[event.path] = list(event.imports)
     repo.pending[event.path] = sorted(event.refs, key=lambda r: r.kind != "inherits")
-    _resolve_pending(graph, repo, event.path)
-    woken = repo.woken(fresh_names, set() if had_module else {event.module} - {""})
-    for path in sorted(woken - {event.path}):
-        _resolve_pending(graph, repo, path)
+    _resolve_pending(graph, repo, event.path, None)
+    modules = set() if had_module else {event.module} - {""}
+    keys = fresh_names | {repo.module_key(m) for m in modules}
+    for path in sorted(repo.woken(fresh_names, modules) - {event.path}):
+        _resolve_pending(graph, repo, path, keys)
     wake(graph, event.repo, event.path, fresh_names | current)
 
 
@@ -116,13 +117,16 @@ def apply_deleted(graph: CodeGraph, event: FileDeleted, at: float, seq: int) -> 
     graph.repo(event.repo).drop_file(event.path)
 
 
-def _resolve_pending(graph: CodeGraph, repo: RepoIndex, path: str) -> None:
-    """Resolve what ``path`` still waits for; what stays unresolved waits for the name it needs."""
+def _resolve_pending(graph: CodeGraph, repo: RepoIndex, path: str, keys: set[str] | None) -> None:
+    """Retry what ``path`` waits for under ``keys`` (all when None); what stays unresolved waits again."""
     fidx = graph.find(("file", repo.repo, path))
     if fidx is None:
         return
     imports, repo.pending_imports[path] = repo.pending_imports.get(path, []), []
     for imp in imports:
+        if keys is not None and repo.import_key(imp) not in keys:
+            repo.pending_imports[path].append(imp)
+            continue
         target = repo.import_target(path, imp)
         tidx = graph.find(("file", repo.repo, target)) if target else None
         if tidx is not None and tidx != fidx:
@@ -132,6 +136,9 @@ def _resolve_pending(graph: CodeGraph, repo: RepoIndex, path: str) -> None:
             repo.wait(path, repo.import_key(imp))
     refs, repo.pending[path] = repo.pending.get(path, []), []
     for ref in refs:
+        if keys is not None and repo.awaited(path, ref) not in keys:
+            repo.pending[path].append(ref)
+            continue
         _resolve_ref(graph, repo, path, fidx, ref)
 
 

@@ -33,6 +33,7 @@ COCHANGE_MAX_FILES = 30
 
 def apply_commit(graph: CodeGraph, event: CommitRecorded) -> None:
     at = event.authored_at
+    graph.repo(event.repo)
     cidx, commit = graph.ensure(CommitNode(event.repo, event.sha))
     commit.authored_at, commit.author, commit.recorded = at, event.author, True
     commit.summary = event.message.split("\n", 1)[0][:200]

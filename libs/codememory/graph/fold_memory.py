@@ -83,9 +83,14 @@ def wake(graph: CodeGraph, repo: str, path: str, names: set[str]) -> None:
 def link_mentions(graph: CodeGraph, midx: int) -> None:
     memory = graph.g[midx]
     assert isinstance(memory, MemoryNode)
+    kept = {
+        d
+        for d, _ in graph.out(midx, MENTIONS)
+        if isinstance(graph.g[d], SymbolNode) and not _alive_symbol(graph, d)
+    }
     graph.unlink_out(midx, MENTIONS)
     repos = [memory.repo] if memory.repo in graph.repos else sorted(graph.repos)
-    targets: set[int] = set()
+    targets: set[int] = kept  # code removed since it was linked stays linked: that makes it suspect
     for raw in (*memory.paths, *(m.group(0) for m in _PATH.finditer(memory.text))):
         targets |= _files(graph, memory, raw, repos)
     for match in _IDENT.finditer(memory.text):

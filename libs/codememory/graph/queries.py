@@ -189,7 +189,8 @@ def dependents(graph: CodeGraph, node: NodeRef | str, transitive: bool = False) 
         start = locate(graph, node)
         targets = [start]
         if isinstance(graph.g[start], FileNode):
-            targets += [dst for dst, _ in graph.out(start, frozenset({"contains"}))]
+            for idx in targets:  # grows while it is walked: every symbol the file contains
+                targets += [dst for dst, _ in graph.out(idx, frozenset({"contains"}))]
         seen, found = set(targets), list[Dependent]()
         queue = deque((t, 0) for t in targets)
         while queue:

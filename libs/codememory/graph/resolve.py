@@ -19,9 +19,11 @@ symbols, and resolves each ``CodeRef`` in this order (the first hit wins):
    Bare names never fall back (in Python they are builtins or star imports).
 
 A reference bound to a module outside the repository (``os.path.join``) stays unresolved. Unresolved
-references are kept per file and retried when a symbol or module with the awaited name appears, so a
-file indexed later resolves earlier files' references. Module names are canonical as extracted; a
-leading ``src.`` or ``lib.`` layout segment is also registered as an alias.
+references (external ones too: the module may be indexed later) are kept per file and retried when a
+symbol with the awaited name appears, so a file indexed later resolves earlier files' references.
+Resolution is incremental, so a result can depend on the order files arrive (a name unique when a
+reference was resolved may stop being unique later); the order is LOG's, so replay gives the same graph.
+Module names are canonical as extracted; one without a leading ``src.``/``lib.`` is also registered.
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ class RepoIndex:
             names = self.by_name.get(fact.name)
             if names is not None:
                 names.discard(qualname)
+                if not names:
+                    del self.by_name[fact.name]
             self.bases.pop(qualname, None)
 
     def add_file(self, path: str, module: str, language: str, imports: tuple[ImportRef, ...]) -> None:
@@ -184,6 +188,9 @@ class RepoIndex:
     def import_key(self, imp: ImportRef) -> str:
         return _module_key(imp.module)
 
+    def module_key(self, module: str) -> str:
+        return _module_key(module)
+
     # --- references -------------------------------------------------------------------------------
 
     def resolve(self, path: str, ref: CodeRef) -> str | None:
@@ -201,11 +208,9 @@ class RepoIndex:
         return found
 
     def awaited(self, path: str, ref: CodeRef) -> str | None:
-        """The symbol name an unresolved ``ref`` waits for; None when it can never resolve here."""
+        """The symbol name an unresolved ``ref`` waits for (a module bound now may appear later)."""
         parts = _norm(ref.target).split(".")
         binding = self.bindings.get(path, {}).get(parts[0])
-        if binding is not None and len(parts) >= 1 and self._external(binding):
-            return None
         if binding is not None and len(parts) == 1:
             return binding.rsplit(".", 1)[-1]
         return parts[-1] or None

@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+from codememory.events import CodeRef, ImportRef
+from codememory.graph.resolve import RepoIndex, SymFact
+from conftest import Feed, calls, edges, imp, sym
+
+
+def test_self_call_resolves_to_an_inherited_method(shop_feed: Feed) -> None:
+    assert ("pkg.models.Model.validate", "pkg.models.Base.save") in edges(shop_feed.graph, "calls")
+    assert ("pkg.models.Model", "pkg.models.Base") in edges(shop_feed.graph, "inherits")
+
+
+def test_import_bindings_aliases_and_re_exports(shop_feed: Feed) -> None:
+    calls_ = edges(shop_feed.graph, "calls")
+    assert ("pkg.api.create", "pkg.models.Model") in calls_  # via `from pkg import Model` re-export
+    assert ("pkg.api.create", "pkg.models.helper") in calls_  # via `import pkg.models as m`
+    assert ("pkg.models.Model.validate", "pkg.models.helper") in calls_  # module scope
+
+
+def test_unique_name_is_the_last_resort_and_externals_stay_unresolved(shop_feed: Feed) -> None:
+    from_create = {d for s, d in edges(shop_feed.graph, "calls") if s == "pkg.api.create"}
+    assert "pkg.models.Model.validate" in from_create  # obj.validate: the one `validate`
+    assert from_create == {"pkg.models.Model", "pkg.models.helper", "pkg.models.Model.validate"}
+
+
+def test_ambiguous_names_do_not_fall_back(shop_feed: Feed) -> None:
+    shop_feed.file(
+        "pkg/other.py",
+        "pkg.other",
+        [sym("pkg.other.Form", "class"), sym("pkg.other.Form.validate", "method", "pkg.other.Form")],
+    )
+    shop_feed.file("pkg/use.py", "pkg.use", [sym("pkg.use.go")], refs=[calls("pkg.use.go", "thing.validate")])
+    assert not {d for s, d in edges(shop_feed.graph, "calls") if s == "pkg.use.go"}
+
+
+def test_imports_become_file_edges(shop_feed: Feed) -> None:
+    imports = edges(shop_feed.graph, "imports")
+    assert ("pkg/api.py", "pkg/models.py") in imports
+    assert ("pkg/api.py", "pkg/__init__.py") in imports
+    assert ("pkg/__init__.py", "pkg/models.py") in imports
+
+
+def test_a_file_indexed_later_resolves_earlier_references(feed: Feed) -> None:
+    feed.file(
+        "a.py",
+        "a",
+        [sym("a.run")],
+        imports=[imp("b", "later")],
+        refs=[calls("a.run", "later"), calls("a.run", "Widget")],
+    )
+    assert not edges(feed.graph, "calls")
+    feed.file("b.py", "b", [sym("b.later")])
+    assert edges(feed.graph, "calls") == {("a.run", "b.later")}
+    assert edges(feed.graph, "imports") == {("a.py", "b.py")}
+
+
+def test_re_extraction_replaces_outgoing_edges(shop_feed: Feed) -> None:
+    shop_feed.file(
+        "pkg/api.py",
+        "pkg.api",
+        [sym("pkg.api.create")],
+        imports=[imp("pkg.models", "helper")],
+        refs=[calls("pkg.api.create", "helper")],
+        h="h2",
+    )
+    from_create = {d for s, d in edges(shop_feed.graph, "calls") if s == "pkg.api.create"}
+    assert from_create == {"pkg.models.helper"}
+    assert ("pkg/api.py", "pkg/__init__.py") not in edges(shop_feed.graph, "imports")
+
+
+def test_javascript_relative_specifiers_resolve_by_path() -> None:
+    index = RepoIndex("r")
+    index.add_file("src/util/math.ts", "src.util.math", "typescript", ())
+    index.add_symbol("src.util.math.add", SymFact("add", "function", "src.util.math", "src/util/math.ts"))
+    index.add_file(
+        "src/app.ts", "src.app", "typescript", (ImportRef(module="./util/math", name="add", alias="plus"),)
+    )
+    index.add_symbol("src.app.main", SymFact("main", "function", "src.app", "src/app.ts"))
+    ref = CodeRef(kind="calls", source="src.app.main", target="plus")
+    assert index.resolve("src/app.ts", ref) == "src.util.math.add"
+    assert index.import_target("src/app.ts", ImportRef(module="./util/math")) == "src/util/math.ts"
+
+
+def test_go_import_paths_match_the_package_by_suffix_and_this_methods() -> None:
+    index = RepoIndex("r")
+    index.add_file("internal/store/db.go", "internal.store", "go", ())
+    index.add_symbol(
+        "internal.store.Open", SymFact("Open", "function", "internal.store", "internal/store/db.go")
+    )
+    index.add_file("cmd/main.go", "cmd", "go", (ImportRef(module="github.com/acme/app/internal/store"),))
+    index.add_symbol("cmd.main", SymFact("main", "function", "cmd", "cmd/main.go"))
+    assert (
+        index.resolve("cmd/main.go", CodeRef(kind="calls", source="cmd.main", target="store.Open"))
+        == "internal.store.Open"
+    )
+    assert (
+        index.resolve("cmd/main.go", CodeRef(kind="calls", source="cmd.main", target="fmt.Println")) is None
+    )
+
+
+def test_calls_only_resolve_to_callables() -> None:
+    index = RepoIndex("r")
+    index.add_file("m.py", "m", "python", ())
+    index.add_symbol("m", SymFact("m", "module", "", "m.py"))
+    index.add_symbol("m.f", SymFact("f", "function", "m", "m.py"))
+    index.add_file("n.py", "n", "python", (ImportRef(module="m"),))
+    index.add_symbol("n.g", SymFact("g", "function", "n", "n.py"))
+    assert index.resolve("n.py", CodeRef(kind="calls", source="n.g", target="m")) is None
+    assert index.resolve("n.py", CodeRef(kind="calls", source="n.g", target="m.f")) == "m.f"
+    assert index.resolve("n.py", CodeRef(kind="references", source="n.g", target="m")) == "m"
