@@ -15,7 +15,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 
 import msgspec
@@ -58,10 +58,12 @@ def _one(repo: str, item: _Item, encoder: msgspec.msgpack.Encoder) -> bytes:
     return encoder.encode(extract_file(repo, path, source))
 
 
-def extract_chunk(repo: str, items: list[_Item]) -> list[bytes]:
-    """Worker entry point: each item as an encoded event, or a skipped / unreadable marker."""
+def extract_chunk(repo: str, items: list[_Item]) -> tuple[float, list[bytes]]:
+    """Worker entry point: the CPU seconds spent, and each item as an encoded event or a marker."""
+    started = time.process_time()
     encoder = msgspec.msgpack.Encoder()
-    return [_one(repo, item, encoder) for item in items]
+    out = [_one(repo, item, encoder) for item in items]
+    return time.process_time() - started, out
 
 
 def index_repository(
@@ -86,7 +88,8 @@ def index_repository(
             totals.bytes_read += found.size
             yield (found.path, str(found.absolute), known.get(found.path, ""))
 
-    for chunk in _chunks(repo, items(), workers):
+    for cpu, chunk in _chunks(repo, items(), workers):
+        totals.worker_cpu_seconds += cpu
         for raw in chunk:
             if raw == _SKIPPED:
                 totals.skipped_unchanged += 1
@@ -114,16 +117,24 @@ def _batches(items: Iterator[_Item]) -> Iterator[list[_Item]]:
         yield batch
 
 
-def _chunks(repo: str, items: Iterator[_Item], workers: int) -> Iterator[list[bytes]]:
-    """Encoded results chunk by chunk, in order; in this process when ``workers`` <= 1."""
-    if workers <= 1:
-        for batch in _batches(items):
+def _chunks(repo: str, items: Iterator[_Item], workers: int) -> Iterator[tuple[float, list[bytes]]]:
+    """Encoded results chunk by chunk, in walk order.
+
+    In this process when ``workers`` <= 1 or the repository is smaller than one round of chunks
+    (starting workers would cost more than it saves); otherwise on a pool of ``workers`` processes
+    started by a forkserver (safe when the caller has threads), with a bounded number of chunks in flight.
+    """
+    batches = _batches(items)
+    first = list(islice(batches, max(1, workers)))
+    if workers <= 1 or len(first) < workers:
+        for batch in chain(first, batches):
             yield extract_chunk(repo, batch)
         return
     context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        in_flight: deque[Future[list[bytes]]] = deque()
-        for batch in _batches(items):
+        in_flight: deque[Future[tuple[float, list[bytes]]]] = deque()
+        for batch in chain(first, batches):
             in_flight.append(pool.submit(extract_chunk, repo, batch))
             if len(in_flight) >= workers * 3:
                 yield in_flight.popleft().result()

@@ -40,6 +40,7 @@ class IndexSummary:
     refs: int = 0
     bytes_read: int = 0
     seconds: float = 0.0
+    worker_cpu_seconds: float = 0.0
     parsed_by_language: Counter[str] = field(default_factory=Counter)
     degraded_by_language: Counter[str] = field(default_factory=Counter)
 

@@ -40,9 +40,12 @@ def one_line(raw: bytes, limit: int = SIGNATURE_MAX) -> str:
 
 def excerpt(raw: bytes) -> str:
     """The first lines of a body, dedented, within ``EXCERPT_MAX`` characters."""
-    head = raw[: EXCERPT_MAX * 4].decode("utf-8", "replace")
-    lines = head.splitlines()[:EXCERPT_LINES]
-    return inspect.cleandoc("\n".join(lines))[:EXCERPT_MAX]
+    lines = raw[: EXCERPT_MAX * 3].decode("utf-8", "replace").split("\n", EXCERPT_LINES)[:EXCERPT_LINES]
+    rest = [line.rstrip() for line in lines[1:]]
+    indents = [len(line) - len(line.lstrip()) for line in rest if line]
+    cut = min(indents) if indents else 0
+    text = "\n".join([lines[0].strip(), *(line[cut:] for line in rest)]).strip()
+    return text[:EXCERPT_MAX]
 
 
 def python_string(raw: bytes) -> str:
