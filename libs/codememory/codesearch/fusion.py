@@ -107,16 +107,17 @@ def fuse(lists: Sequence[RankedList], config: FusionConfig, limit: int) -> list[
     if limit < 0:
         raise InvalidCodeInputError(f"limit must be >= 0, got {limit}")
     fused: dict[str, float] = {}
-    best: dict[tuple[str, str], tuple[float, int]] = {}  # (key, kind) -> (score, rank)
+    best: dict[tuple[str, str], tuple[float, int]] = {}  # (key, kind) -> (best score, best rank)
     for ranked in lists:
         weight = _list_weight(ranked, config)
         for rank, (key, score) in enumerate(ranked.hits[: config.depth], start=1):
-            fused[key] = fused.get(key, 0.0) + weight / (config.rrf_k + rank)
+            if weight > 0.0:
+                fused[key] = fused.get(key, 0.0) + weight / (config.rrf_k + rank)
             seen = best.get((key, ranked.kind))
-            if seen is None or score > seen[0]:
-                best[(key, ranked.kind)] = (score, rank if seen is None else min(rank, seen[1]))
-            elif rank < seen[1]:
-                best[(key, ranked.kind)] = (seen[0], rank)
+            if seen is None:
+                best[(key, ranked.kind)] = (score, rank)
+            else:
+                best[(key, ranked.kind)] = (max(score, seen[0]), min(rank, seen[1]))
     order = sorted(fused, key=lambda k: (-fused[k], k))[:limit]
     out = []
     for key in order:

@@ -168,9 +168,9 @@ class CodeIndex:
         kept = []
         for p in points:
             prev = old.get(p.id)
-            if p.dense is None and prev is not None and prev.dense is not None:
-                if prev.payload.get("text_digest") == p.payload["text_digest"]:
-                    p = IndexPoint(id=p.id, payload=p.payload, dense=prev.dense, sparse=p.sparse)
+            unchanged = prev is not None and prev.payload.get("text_digest") == p.payload["text_digest"]
+            if p.dense is None and unchanged and prev is not None and prev.dense is not None:
+                p = IndexPoint(id=p.id, payload=p.payload, dense=prev.dense, sparse=p.sparse)
             kept.append(p)
         return kept
 

@@ -50,7 +50,13 @@ def test_lexical_search_finds_split_identifiers_with_their_payload(code: CodeInd
     hits = code.search("t1", "validate the token", None, limit=5)
     assert [h.qualname for h in hits] == ["auth.jwt.validateToken"]
     hit = hits[0]
-    assert (hit.repo, hit.path, hit.kind, hit.start_line, hit.end_line) == ("repo", "src/auth/jwt.py", "function", 10, 14)
+    assert (hit.repo, hit.path, hit.kind, hit.start_line, hit.end_line) == (
+        "repo",
+        "src/auth/jwt.py",
+        "function",
+        10,
+        14,
+    )
     assert hit.signature == "def validateToken(value):" and hit.docstring == "Check a token."
     assert hit.parts.lexical is not None and hit.parts.lexical > 0 and hit.parts.dense is None
 
@@ -94,7 +100,9 @@ def test_remove_file_forgets_only_that_file(code: CodeIndex) -> None:
 def test_vectors_arrive_later_and_survive_an_unchanged_reindex(code: CodeIndex) -> None:
     code.upsert_file("t", "r", "m.py", [sym("m.f"), sym("m.g")])
     assert code.search("t", "", unit(1, 0, 0, 0), limit=5, mode="dense") == []
-    done = code.set_vectors("t", "r", "m.py", ["m.f", "m.f", "m.gone"], [unit(1, 0, 0, 0), unit(0, 1, 0, 0), unit(0, 0, 1, 0)])
+    done = code.set_vectors(
+        "t", "r", "m.py", ["m.f", "m.f", "m.gone"], [unit(1, 0, 0, 0), unit(0, 1, 0, 0), unit(0, 0, 1, 0)]
+    )
     assert done == 2
     code.upsert_file("t", "r", "m.py", [sym("m.f"), sym("m.g")])  # same texts: vectors kept
     assert [h.qualname for h in code.search("t", "", unit(1, 0, 0, 0), limit=5, mode="dense")] == ["m.f"]
