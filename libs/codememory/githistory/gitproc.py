@@ -9,6 +9,7 @@ over a pipe. Keeping process handling here leaves the patch parsing pure and tes
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
@@ -55,25 +56,29 @@ def resolve(root: Path, revision: str) -> str:
 
 
 def stream_lines(root: Path, args: list[str]) -> Iterator[bytes]:
-    """Yield stdout lines (without the newline) of a long git command as it produces them."""
-    proc = subprocess.Popen(
-        [*_BASE, *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 16
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    finished = False
-    try:
-        for line in proc.stdout:
-            yield line[:-1] if line.endswith(b"\n") else line
-        finished = True
-    finally:
-        if not finished:
-            proc.kill()
-        proc.stdout.close()
-        stderr = proc.stderr.read().decode("utf-8", "replace")
-        proc.stderr.close()
-        code = proc.wait()
-    if code != 0:
-        raise GitCommandError(args, code, stderr)
+    """Yield stdout lines (without the newline) of a long git command as it produces them.
+
+    stderr goes to a temporary file, not a pipe: git may warn at length (rename limits) and a full
+    stderr pipe nobody reads would stall the stream.
+    """
+    with tempfile.TemporaryFile() as errors:
+        proc = subprocess.Popen(
+            [*_BASE, *args], cwd=root, stdout=subprocess.PIPE, stderr=errors, bufsize=1 << 16
+        )
+        assert proc.stdout is not None
+        finished = False
+        try:
+            for line in proc.stdout:
+                yield line[:-1] if line.endswith(b"\n") else line
+            finished = True
+        finally:
+            if not finished:
+                proc.kill()
+            proc.stdout.close()
+            code = proc.wait()
+        if code != 0:
+            errors.seek(0)
+            raise GitCommandError(args, code, errors.read().decode("utf-8", "replace"))
 
 
 class BlobReader:

@@ -36,3 +36,12 @@ def test_failures_are_typed(repo: Repo, tmp_path: Path) -> None:
         list(stream_lines(repo.root, ["log", "--no-such-flag"]))
     with pytest.raises(NotAGitRepositoryError):
         BlobReader(tmp_path)
+
+
+def test_a_stream_abandoned_part_way_stops_git_quietly(repo: Repo) -> None:
+    for n in range(30):
+        repo.write("f.txt", f"{n}\n")
+        repo.commit(f"c{n}")
+    lines = stream_lines(repo.root, ["log", "-p"])
+    assert next(lines)
+    lines.close()  # kills git; no error is raised for a stream the caller chose to stop
