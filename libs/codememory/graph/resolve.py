@@ -15,7 +15,10 @@ symbols, and resolves each ``CodeRef`` in this order (the first hit wins):
    ``pkg/__init__.py``) is followed, as are ``from m import *`` imports.
 4. Java and Go: the same package (sibling files share it).
 5. Last resort, only for attribute uses whose receiver is not an import (``resp.json()``): the one live
-   symbol of that name in the repository, if exactly one, of a fitting kind, name of >= 4 characters.
+   symbol of that name in the repository, if exactly one, of a fitting kind, name of >= 4 characters,
+   and not a method of the language's built-in values (Python: ``dict``/``list``/``str``/``set``/...
+   members such as ``update``, ``keys``; JS/TS: ``push``, ``then``, ``forEach`` ...), whose receiver is
+   far more often a built-in value than the repository's one class defining that name.
    Bare names never fall back (in Python they are builtins or star imports).
 
 A reference bound to a module outside the repository (``os.path.join``) stays unresolved. Unresolved
@@ -29,21 +32,24 @@ Module names are canonical as extracted; one without a leading ``src.``/``lib.``
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass, field
 
 from codememory.events import CodeRef, ImportRef
+from codememory.graph.names import (
+    CLASSLIKE,
+    JS,
+    JS_EXT,
+    KINDS_FOR,
+    MAX_DEPTH,
+    SELF_WORDS,
+    builtin_member,
+    last_segment,
+    layout_alias,
+    module_key,
+    normalise,
+)
 
 __all__ = ["RepoIndex", "SymFact"]
-
-CLASSLIKE = frozenset({"class", "interface", "struct", "enum", "trait", "type"})
-CALLABLE = frozenset({"function", "method", "class", "struct"})
-KINDS_FOR = {"calls": CALLABLE, "inherits": CLASSLIKE, "references": None}
-SELF_WORDS = frozenset({"self", "this", "cls", "Self"})
-JS = frozenset({"javascript", "typescript", "tsx", "jsx"})
-JS_EXT = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js", "/index.jsx")
-_GENERIC = re.compile(r"<[^<>]*>")
-_MAX_DEPTH = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,17 +58,6 @@ class SymFact:
     kind: str
     parent: str
     path: str
-
-
-def _norm(target: str) -> str:
-    t = _GENERIC.sub("", target.strip()).replace("::", ".").replace("->", ".").replace("?.", ".")
-    t = t.removeprefix("new ").lstrip("*&").replace("()", "")
-    return t.strip(".")
-
-
-def _module_key(spec: str) -> str:
-    last = spec.replace("::", ".").replace("/", ".").rstrip(".").rsplit(".", 1)[-1]
-    return "mod:" + last
 
 
 @dataclass
@@ -87,7 +82,7 @@ class RepoIndex:
 
     def drop_file(self, path: str) -> None:
         module = self.file_module.pop(path, "")
-        for name in (module, _alias(module)):
+        for name in (module, layout_alias(module)):
             if name and self.modules.get(name) == path:
                 del self.modules[name]
         self.file_lang.pop(path, None)
@@ -113,8 +108,8 @@ class RepoIndex:
         if module:
             self.file_module[path] = module
             self.modules[module] = path
-            if _alias(module):
-                self.modules.setdefault(_alias(module), path)
+            if layout_alias(module):
+                self.modules.setdefault(layout_alias(module), path)
         bindings: dict[str, str] = {}
         stars: list[str] = []
         for imp in imports:
@@ -127,7 +122,7 @@ class RepoIndex:
                 head = imp.module.split(".", 1)[0]  # ``import a.b`` binds ``a``
                 bindings[head] = self.module_of(head, path)
             else:
-                bindings[imp.alias or _last(imp.module, language)] = target
+                bindings[imp.alias or last_segment(imp.module, language)] = target
         self.bindings[path] = bindings
         self.stars[path] = stars
 
@@ -142,7 +137,7 @@ class RepoIndex:
     def woken(self, names: set[str], modules: set[str]) -> set[str]:
         """Paths waiting for one of these symbol names or module names (and no longer waiting)."""
         paths: set[str] = set()
-        for key in [*names, *(_module_key(m) for m in modules)]:
+        for key in [*names, *(module_key(m) for m in modules)]:
             paths |= self.waiting.pop(key, set())
         return paths
 
@@ -186,16 +181,16 @@ class RepoIndex:
         return fact.path if fact else None
 
     def import_key(self, imp: ImportRef) -> str:
-        return _module_key(imp.module)
+        return module_key(imp.module)
 
     def module_key(self, module: str) -> str:
-        return _module_key(module)
+        return module_key(module)
 
     # --- references -------------------------------------------------------------------------------
 
     def resolve(self, path: str, ref: CodeRef) -> str | None:
         """The qualname ``ref`` names, or None (see the module docstring for the order of rules)."""
-        target = _norm(ref.target)
+        target = normalise(ref.target)
         if not target:
             return None
         found = self._resolve(path, ref, target)
@@ -209,7 +204,7 @@ class RepoIndex:
 
     def awaited(self, path: str, ref: CodeRef) -> str | None:
         """The symbol name an unresolved ``ref`` waits for (a module bound now may appear later)."""
-        parts = _norm(ref.target).split(".")
+        parts = normalise(ref.target).split(".")
         binding = self.bindings.get(path, {}).get(parts[0])
         if binding is not None and len(parts) == 1:
             return binding.rsplit(".", 1)[-1]
@@ -228,7 +223,7 @@ class RepoIndex:
                     hit = self._member(cls, parts[1])
                 if hit is not None and len(parts) == 2:
                     return hit
-            return self._fallback(parts[-1], ref.kind) if len(parts) > 2 else None
+            return self._fallback(parts[-1], ref.kind, lang) if len(parts) > 2 else None
         for scope in self._scopes(ref.source, lang):
             if hit := self._lookup(f"{scope}.{target}"):
                 return hit
@@ -239,7 +234,7 @@ class RepoIndex:
                 return hit
             if self._external(binding) or len(parts) == 1:
                 return None
-            return self._fallback(parts[-1], ref.kind)
+            return self._fallback(parts[-1], ref.kind, lang)
         for star in self.stars.get(path, []):
             if hit := self._lookup(f"{star}.{target}"):
                 return hit
@@ -251,7 +246,7 @@ class RepoIndex:
         ):
             return hit
         if len(parts) > 1:
-            return self._lookup(target) or self._fallback(parts[-1], ref.kind)
+            return self._lookup(target) or self._fallback(parts[-1], ref.kind, lang)
         return None
 
     def _lookup(self, qualname: str, depth: int = 0) -> str | None:
@@ -260,7 +255,7 @@ class RepoIndex:
         if qualname in self.modules:
             module = self.file_module[self.modules[qualname]]
             return module if module in self.symbols else None
-        if depth > _MAX_DEPTH:
+        if depth > MAX_DEPTH:
             return None
         parts = qualname.split(".")
         for i in range(len(parts) - 1, 0, -1):
@@ -282,7 +277,7 @@ class RepoIndex:
     def _member(self, cls: str, name: str, depth: int = 0) -> str | None:
         if f"{cls}.{name}" in self.symbols:
             return f"{cls}.{name}"
-        if depth >= _MAX_DEPTH:
+        if depth >= MAX_DEPTH:
             return None
         return next((m for b in self.bases.get(cls, []) if (m := self._member(b, name, depth + 1))), None)
 
@@ -315,22 +310,9 @@ class RepoIndex:
         parts = binding.split(".")
         return not any(".".join(parts[:i]) in self.modules for i in range(len(parts), 0, -1))
 
-    def _fallback(self, name: str, kind: str) -> str | None:
-        if len(name) < 4 or name.startswith("__"):
+    def _fallback(self, name: str, kind: str, lang: str) -> str | None:
+        if len(name) < 4 or name.startswith("__") or builtin_member(name, lang):
             return None
         allowed = KINDS_FOR[kind]
         found = [q for q in self.by_name.get(name, ()) if allowed is None or self.symbols[q].kind in allowed]
         return found[0] if len(found) == 1 else None
-
-
-def _alias(module: str) -> str:
-    for layout in ("src.", "lib."):
-        if module.startswith(layout) and len(module) > len(layout):
-            return module[len(layout) :]
-    return ""
-
-
-def _last(spec: str, language: str) -> str:
-    if language == "python":
-        return spec.split(".", 1)[0]
-    return spec.replace("::", ".").replace("/", ".").rstrip(".").rsplit(".", 1)[-1]

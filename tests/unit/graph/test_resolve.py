@@ -108,3 +108,22 @@ def test_calls_only_resolve_to_callables() -> None:
     assert index.resolve("n.py", CodeRef(kind="calls", source="n.g", target="m")) is None
     assert index.resolve("n.py", CodeRef(kind="calls", source="n.g", target="m.f")) == "m.f"
     assert index.resolve("n.py", CodeRef(kind="references", source="n.g", target="m")) == "m"
+
+
+def test_builtin_member_names_never_fall_back(feed: Feed) -> None:
+    feed.file(
+        "jar.py",
+        "jar",
+        [
+            sym("jar.Jar", "class"),
+            sym("jar.Jar.update", "method", "jar.Jar"),
+            sym("jar.Jar.refresh_all", "method", "jar.Jar"),
+        ],
+    )
+    feed.file(
+        "use.py",
+        "use",
+        [sym("use.go")],
+        refs=[calls("use.go", "settings.update"), calls("use.go", "jar.refresh_all")],
+    )
+    assert {d for s, d in edges(feed.graph, "calls") if s == "use.go"} == {"jar.Jar.refresh_all"}
