@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import resource
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import chain, islice
 from pathlib import Path
+from typing import NamedTuple
 
 import msgspec
 
@@ -58,12 +60,21 @@ def _one(repo: str, item: _Item, encoder: msgspec.msgpack.Encoder) -> bytes:
     return encoder.encode(extract_file(repo, path, source))
 
 
-def extract_chunk(repo: str, items: list[_Item]) -> tuple[float, list[bytes]]:
-    """Worker entry point: the CPU seconds spent, and each item as an encoded event or a marker."""
+class ChunkResult(NamedTuple):
+    """What a worker sends back for one chunk: its cost, and each file as an event or a marker."""
+
+    cpu_seconds: float
+    peak_rss_kb: int
+    results: list[bytes]
+
+
+def extract_chunk(repo: str, items: list[_Item]) -> ChunkResult:
+    """Worker entry point: each item as an encoded event (or a skipped / unreadable marker)."""
     started = time.process_time()
     encoder = msgspec.msgpack.Encoder()
     out = [_one(repo, item, encoder) for item in items]
-    return time.process_time() - started, out
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return ChunkResult(time.process_time() - started, peak, out)
 
 
 def index_repository(
@@ -88,9 +99,10 @@ def index_repository(
             totals.bytes_read += found.size
             yield (found.path, str(found.absolute), known.get(found.path, ""))
 
-    for cpu, chunk in _chunks(repo, items(), workers):
-        totals.worker_cpu_seconds += cpu
-        for raw in chunk:
+    for chunk in _chunks(repo, items(), workers):
+        totals.worker_cpu_seconds += chunk.cpu_seconds
+        totals.peak_rss_mb = max(totals.peak_rss_mb, chunk.peak_rss_kb / 1024)
+        for raw in chunk.results:
             if raw == _SKIPPED:
                 totals.skipped_unchanged += 1
                 continue
@@ -117,7 +129,7 @@ def _batches(items: Iterator[_Item]) -> Iterator[list[_Item]]:
         yield batch
 
 
-def _chunks(repo: str, items: Iterator[_Item], workers: int) -> Iterator[tuple[float, list[bytes]]]:
+def _chunks(repo: str, items: Iterator[_Item], workers: int) -> Iterator[ChunkResult]:
     """Encoded results chunk by chunk, in walk order.
 
     In this process when ``workers`` <= 1 or the repository is smaller than one round of chunks
@@ -133,7 +145,7 @@ def _chunks(repo: str, items: Iterator[_Item], workers: int) -> Iterator[tuple[f
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__])
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        in_flight: deque[Future[tuple[float, list[bytes]]]] = deque()
+        in_flight: deque[Future[ChunkResult]] = deque()
         for batch in chain(first, batches):
             in_flight.append(pool.submit(extract_chunk, repo, batch))
             if len(in_flight) >= workers * 3:

@@ -41,6 +41,7 @@ class IndexSummary:
     bytes_read: int = 0
     seconds: float = 0.0
     worker_cpu_seconds: float = 0.0
+    peak_rss_mb: float = 0.0  # the largest resident set of the processes that extracted
     parsed_by_language: Counter[str] = field(default_factory=Counter)
     degraded_by_language: Counter[str] = field(default_factory=Counter)
 
