@@ -8,15 +8,24 @@ parallel and skips files whose content hash is already known.
 
 from codememory.code.errors import CodeIndexError, NotARepositoryError, UnsupportedLanguageError, WalkError
 from codememory.code.extract import MAX_BYTES, extract_file
+from codememory.code.indexer import index_repository
 from codememory.code.languages import SUPPORTED, language_of
+from codememory.code.summary import IndexProgress, IndexSummary
+from codememory.code.walk import RepoFile, repo_name, walk_repository
 
 __all__ = [
     "MAX_BYTES",
     "SUPPORTED",
     "CodeIndexError",
+    "IndexProgress",
+    "IndexSummary",
     "NotARepositoryError",
+    "RepoFile",
     "UnsupportedLanguageError",
     "WalkError",
     "extract_file",
+    "index_repository",
     "language_of",
+    "repo_name",
+    "walk_repository",
 ]

@@ -34,6 +34,8 @@ _SKIPPED = b"S"
 _UNREADABLE = b"U"
 _Item = tuple[str, str, str]  # (path, absolute, known hash)
 
+__all__ = ["CHUNK_FILES", "ChunkResult", "IndexProgress", "IndexSummary", "extract_chunk", "index_repository"]
+
 
 def _hash_large(absolute: str) -> str:
     with open(absolute, "rb") as handle:
@@ -111,6 +113,7 @@ def index_repository(
                 continue
             event = decoder.decode(raw)
             totals.add(event)
+            totals.last_path = event.path
             yield event
         totals.seconds = time.perf_counter() - started
         if progress is not None:
@@ -132,13 +135,13 @@ def _batches(items: Iterator[_Item]) -> Iterator[list[_Item]]:
 def _chunks(repo: str, items: Iterator[_Item], workers: int) -> Iterator[ChunkResult]:
     """Encoded results chunk by chunk, in walk order.
 
-    In this process when ``workers`` <= 1 or the repository is smaller than one round of chunks
+    In this process when ``workers`` <= 1 or the repository is smaller than two rounds of chunks
     (starting workers would cost more than it saves); otherwise on a pool of ``workers`` processes
     started by a forkserver (safe when the caller has threads), with a bounded number of chunks in flight.
     """
     batches = _batches(items)
-    first = list(islice(batches, max(1, workers)))
-    if workers <= 1 or len(first) < workers:
+    first = list(islice(batches, 2 * workers))
+    if workers <= 1 or len(first) < 2 * workers:
         for batch in chain(first, batches):
             yield extract_chunk(repo, batch)
         return

@@ -24,6 +24,7 @@ class IndexProgress:
     symbols: int
     refs: int
     seconds: float
+    last_path: str = ""
     done: bool = False
 
 
@@ -64,6 +65,8 @@ class IndexSummary:
         else:
             self.degraded_by_language[event.language or "other"] += 1
 
+    last_path: str = ""
+
     def progress(self, *, done: bool = False) -> IndexProgress:
         return IndexProgress(
             files_seen=self.files_seen,
@@ -74,10 +77,31 @@ class IndexSummary:
             symbols=self.symbols,
             refs=self.refs,
             seconds=self.seconds,
+            last_path=self.last_path,
             done=done,
         )
 
-    def render(self) -> str:
+    def as_dict(self) -> dict[str, object]:
+        """Plain JSON-able totals (``--json`` output)."""
+        return {
+            "files_seen": self.files_seen,
+            "parsed": self.parsed,
+            "degraded": self.degraded,
+            "skipped_unchanged": self.skipped_unchanged,
+            "deleted": self.deleted,
+            "unreadable": self.unreadable,
+            "symbols": self.symbols,
+            "imports": self.imports,
+            "refs": self.refs,
+            "bytes_read": self.bytes_read,
+            "index_seconds": round(self.seconds, 3),
+            "worker_cpu_seconds": round(self.worker_cpu_seconds, 3),
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "parsed_by_language": dict(self.parsed_by_language.most_common()),
+            "degraded_by_language": dict(self.degraded_by_language.most_common()),
+        }
+
+    def describe(self) -> str:
         """A few lines for a terminal."""
         rate = self.files_seen / self.seconds if self.seconds > 0 else 0.0
         langs = ", ".join(f"{lang} {n}" for lang, n in self.parsed_by_language.most_common()) or "none"

@@ -31,22 +31,22 @@ def _run(
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_first_index_streams_every_file_in_walk_order(tmp_path: Path, workers: int) -> None:
-    _repo(tmp_path, CHUNK_FILES * 2 + 5)  # enough chunks to start a pool with two workers
+    _repo(tmp_path, CHUNK_FILES * 4 + 5)  # enough chunks to start a pool with two workers
     events, summary = _run(tmp_path, {}, workers)
     paths = [e.path for e in events]
     assert paths == [f.path for f in walk_repository(tmp_path)]
-    assert len(paths) == CHUNK_FILES * 2 + 8
+    assert len(paths) == CHUNK_FILES * 4 + 8
     assert all(isinstance(e, SymbolsExtracted) and e.repo == "acme/app" for e in events)
-    assert summary.parsed_by_language == {"python": CHUNK_FILES * 2 + 6}
+    assert summary.parsed_by_language == {"python": CHUNK_FILES * 4 + 6}
     assert summary.degraded_by_language == {"other": 2}
-    assert summary.symbols == 2 * (CHUNK_FILES * 2 + 5) + 1
-    assert summary.files_seen == CHUNK_FILES * 2 + 8
+    assert summary.symbols == 2 * (CHUNK_FILES * 4 + 5) + 1
+    assert summary.files_seen == CHUNK_FILES * 4 + 8
     assert summary.worker_cpu_seconds > 0
-    assert "2 files kept as file nodes only" in summary.render()
+    assert "2 files kept as file nodes only" in summary.describe()
 
 
 def test_parallel_and_in_process_results_are_identical(tmp_path: Path) -> None:
-    _repo(tmp_path, CHUNK_FILES * 3)
+    _repo(tmp_path, CHUNK_FILES * 5)
     assert _run(tmp_path, {}, 1)[0] == _run(tmp_path, {}, 2)[0]
 
 
@@ -74,6 +74,9 @@ def test_reindex_skips_known_hashes_and_reports_deletions(tmp_path: Path) -> Non
     assert [s.qualname for s in changed.symbols] == ["pkg.m1", "pkg.m1.changed"]
     assert (summary.skipped_unchanged, summary.deleted, summary.files_seen) == (5, 2, 7)
     assert progress[-1].done and progress[-1].deleted == 2 and progress[-1].skipped_unchanged == 5
+    assert progress[-1].last_path == "pkg/new.py"
+    totals = summary.as_dict()
+    assert (totals["parsed"], totals["deleted"], totals["parsed_by_language"]) == (2, 2, {"python": 2})
     assert not any(p.done for p in progress[:-1])
 
 
