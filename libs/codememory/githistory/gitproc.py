@@ -99,6 +99,11 @@ class BlobReader:
         )
 
     def read(self, rev: str, path: str) -> bytes | None:
+        found = self.read_object(rev, path)
+        return None if found is None else found[1]
+
+    def read_object(self, rev: str, path: str) -> tuple[str, bytes] | None:
+        """``(blob id, content)`` of ``path`` at ``rev``, or ``None``."""
         stdin, stdout = self._proc.stdin, self._proc.stdout
         assert stdin is not None and stdout is not None
         if "\n" in path:
@@ -111,7 +116,7 @@ class BlobReader:
         size = int(header[2])
         data = stdout.read(size)
         stdout.read(1)  # the newline after every object
-        return data if header[1] == b"blob" else None
+        return (header[0].decode(), data) if header[1] == b"blob" else None
 
     def close(self) -> None:
         if self._proc.stdin is not None:

@@ -18,7 +18,8 @@ Decisions:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -78,11 +79,12 @@ def read_history(
     commits = parse_log(stream_lines(root, [*_LOG_ARGS, spec, "--"]))
     if symbols_of is None:
         for raw in commits:
-            yield _event(repo, raw, None, None)
+            yield _event(repo, raw, None)
         return
     with BlobReader(root) as blobs:
+        spans = _Spans(symbols_of, blobs)
         for raw in commits:
-            yield _event(repo, raw, symbols_of, blobs)
+            yield _event(repo, raw, spans)
 
 
 def read_commit(root: Path, repo: str, sha: str, symbols_of: SymbolSpans | None = None) -> CommitRecorded:
@@ -92,14 +94,38 @@ def read_commit(root: Path, repo: str, sha: str, symbols_of: SymbolSpans | None 
     if not raws:
         raise UnknownRevisionError(sha)
     if symbols_of is None:
-        return _event(repo, raws[0], None, None)
+        return _event(repo, raws[0], None)
     with BlobReader(root) as blobs:
-        return _event(repo, raws[0], symbols_of, blobs)
+        return _event(repo, raws[0], _Spans(symbols_of, blobs))
 
 
-def _event(
-    repo: str, raw: RawCommit, symbols_of: SymbolSpans | None, blobs: BlobReader | None
-) -> CommitRecorded:
+class _Spans:
+    """Symbol spans of files at commits, parsed once per (path, blob): merges and reverts repeat blobs."""
+
+    def __init__(self, symbols_of: SymbolSpans, blobs: BlobReader, size: int = 4096) -> None:
+        self._of = symbols_of
+        self._blobs = blobs
+        self._size = size
+        self._cache: OrderedDict[tuple[str, str], Sequence[tuple[str, int, int]]] = OrderedDict()
+
+    def touched(self, sha: str, raw: RawFile) -> tuple[str, ...]:
+        if raw.status == "deleted" or not raw.ranges or not supports(self._of, raw.path):
+            return ()
+        found = self._blobs.read_object(sha, raw.path)
+        if found is None:
+            return ()
+        key = (raw.path, found[0])
+        spans = self._cache.get(key)
+        if spans is None:
+            spans = self._cache[key] = self._of(raw.path, found[1])
+            if len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
+        return touched(spans, raw.ranges)
+
+
+def _event(repo: str, raw: RawCommit, spans: _Spans | None) -> CommitRecorded:
     return CommitRecorded(
         repo=repo,
         sha=raw.sha,
@@ -107,17 +133,12 @@ def _event(
         author=raw.author,
         authored_at=raw.authored_at,
         message=clean_text(raw.subject),
-        files=tuple(_change(raw.sha, f, symbols_of, blobs) for f in raw.files),
+        files=tuple(_change(raw.sha, f, spans) for f in raw.files),
     )
 
 
-def _change(sha: str, raw: RawFile, symbols_of: SymbolSpans | None, blobs: BlobReader | None) -> FileChange:
-    symbols: tuple[str, ...] = ()
-    wanted = symbols_of is not None and blobs is not None and raw.status != "deleted" and raw.ranges
-    if wanted and symbols_of is not None and blobs is not None and supports(symbols_of, raw.path):
-        content = blobs.read(sha, raw.path)
-        if content is not None:
-            symbols = touched(symbols_of(raw.path, content), raw.ranges)
+def _change(sha: str, raw: RawFile, spans: _Spans | None) -> FileChange:
+    symbols = () if spans is None else spans.touched(sha, raw)
     return FileChange(
         path=raw.path,
         status=_STATUS.get(raw.status, "modified"),

@@ -151,3 +151,18 @@ def test_typed_errors(repo: Repo, tmp_path: Path) -> None:
         list(read_history(repo.root, "demo", until="no-such-branch"))
     with pytest.raises(UnknownRevisionError):
         read_commit(repo.root, "demo", "0" * 40)
+
+
+def test_each_blob_is_parsed_once(repo: Repo) -> None:
+    calls: list[str] = []
+
+    def spans(path: str, content: bytes) -> list[tuple[str, int, int]]:
+        calls.append(path)
+        return [("whole", 1, content.count(b"\n"))]
+
+    for text in ("a\n", "b\n", "a\n"):  # the third commit reverts to the first blob
+        repo.write("f.txt", text)
+        repo.commit(text)
+    commits = list(read_history(repo.root, "demo", symbols_of=spans))
+    assert [c.files[0].symbols for c in commits] == [("whole",)] * 3
+    assert calls == ["f.txt", "f.txt"]
