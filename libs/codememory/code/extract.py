@@ -33,6 +33,7 @@ _REF_KINDS: dict[str, RefKind] = {
     "inherit": "inherits",
     "ref": "references",
     "ref.type": "references",
+    "ref.imported": "references",
 }
 _AS_WRITTEN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*!?$")
 
@@ -72,7 +73,7 @@ class _Extraction:
     def __init__(self, repo: str, path: str, source: bytes, spec: LanguageSpec, root: Node) -> None:
         self.repo, self.path, self.source, self.spec, self.root = repo, path, source, spec, root
         self.defs: list[_Def] = []
-        self.uses: list[tuple[RefKind, Node, bool, str]] = []  # (kind, node, collect types, text)
+        self.uses: list[tuple[RefKind, Node, str, str]] = []  # (kind, node, capture, text as written)
         self.import_nodes: list[Node] = []
         self.declared = ""
 
@@ -94,7 +95,7 @@ class _Extraction:
             module=module,
             symbols=tuple(symbols),
             imports=tuple(imports),
-            refs=tuple(self._refs(names, file_qual)),
+            refs=tuple(self._refs(names, file_qual, _bindings(imports))),
         )
 
     def _collect(self) -> None:
@@ -107,13 +108,13 @@ class _Extraction:
                     self.defs.append(_Def(nodes[0], node_text(name_node), def_kind, node_text(receiver)))
                 elif capture in _REF_KINDS:
                     ref_kind = _REF_KINDS[capture]
-                    self.uses.extend((ref_kind, node, capture == "ref.type", "") for node in nodes)
+                    self.uses.extend((ref_kind, node, capture, "") for node in nodes)
                 elif capture == "call.name":
                     receiver_node = captures.get("call.object", [None])[0]
                     text = node_text(nodes[0])
                     if receiver_node is not None:
                         text = f"{node_text(receiver_node)}.{text}"
-                    self.uses.append(("calls", nodes[0], False, text))
+                    self.uses.append(("calls", nodes[0], "call", text))
                 elif capture == "import":
                     self.import_nodes.extend(nodes)
                 elif capture == "package" and not self.declared:
@@ -178,14 +179,14 @@ class _Extraction:
             digest=digest(self.source[outer.start_byte : node.end_byte]),
         )
 
-    def _refs(self, names: set[str], file_qual: str) -> list[CodeRef]:
+    def _refs(self, names: set[str], file_qual: str, imported: set[str]) -> list[CodeRef]:
         uses = sorted(self.uses, key=lambda u: u[1].start_byte)
         defs = self.defs  # sorted by _symbols
         stack: list[_Def] = []
         i = 0
         seen: set[tuple[str, str, str]] = set()
         out: list[CodeRef] = []
-        for kind, node, collect, text in uses:
+        for kind, node, capture, text in uses:
             start = node.start_byte
             while i < len(defs) and defs[i].node.start_byte <= start:
                 while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
@@ -195,15 +196,17 @@ class _Extraction:
             while stack and stack[-1].node.end_byte <= start:
                 stack.pop()
             source = _nearest(stack[-1].qualname, names, file_qual, inclusive=True) if stack else file_qual
-            for target in self._targets(node, collect, text):
+            for target in self._targets(node, capture, text):
+                if capture == "ref.imported" and _head(target) not in imported:
+                    continue
                 key = (kind, source, target)
                 if key not in seen:
                     seen.add(key)
                     out.append(CodeRef(kind=kind, source=source, target=target, line=line_of(node)))
         return out
 
-    def _targets(self, node: Node, collect: bool, text: str) -> list[str]:
-        if not collect:
+    def _targets(self, node: Node, capture: str, text: str) -> list[str]:
+        if capture != "ref.type":
             text = text or node_text(node)
             return [text] if _AS_WRITTEN.match(text) else []
         out: list[str] = []
@@ -218,6 +221,23 @@ class _Extraction:
                 continue
             todo.extend(reversed(current.named_children))
         return out
+
+
+def _head(target: str) -> str:
+    return re.split(r"\.|::", target, maxsplit=1)[0]
+
+
+def _bindings(imports: list[ImportRef]) -> set[str]:
+    """Local names bound by imports: ``import a.b`` binds ``a``, ``from m import x as y`` binds ``y``."""
+    out: set[str] = set()
+    for ref in imports:
+        if ref.alias:
+            out.add(ref.alias)
+        elif ref.name and ref.name not in ("*", "default"):
+            out.add(ref.name)
+        elif not ref.name:
+            out.add(_head(ref.module).rsplit("/", 1)[-1])
+    return out
 
 
 def _body(node: Node) -> Node | None:

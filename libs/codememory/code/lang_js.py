@@ -26,8 +26,13 @@ _COMMON = """
 (export_statement source: (_)) @import
 (call_expression function: (identifier) @_fn arguments: (arguments . (string) @import) (#eq? @_fn "require"))
 """
+_JSX = """
+(jsx_opening_element name: [(identifier) (member_expression)] @ref.imported)
+(jsx_self_closing_element name: [(identifier) (member_expression)] @ref.imported)
+"""
 JS_QUERY = (
     _COMMON
+    + _JSX
     + """
 (class_heritage [(identifier) (member_expression)] @inherit)
 """
@@ -112,4 +117,4 @@ def _spec(name: str, query: str) -> LanguageSpec:
 
 JAVASCRIPT = _spec("javascript", JS_QUERY)
 TYPESCRIPT = _spec("typescript", TS_QUERY)
-TSX = _spec("tsx", TS_QUERY)
+TSX = _spec("tsx", TS_QUERY + _JSX)

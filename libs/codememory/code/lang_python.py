@@ -23,6 +23,12 @@ QUERY = """
 (function_definition return_type: (type) @ref.type)
 (assignment type: (type) @ref.type)
 (decorator [(identifier) (attribute)] @ref)
+(argument_list [(identifier) (attribute)] @ref.imported)
+(keyword_argument value: [(identifier) (attribute)] @ref.imported)
+(default_parameter value: [(identifier) (attribute)] @ref.imported)
+(typed_default_parameter value: [(identifier) (attribute)] @ref.imported)
+(except_clause [(identifier) (attribute)] @ref.imported)
+(except_clause (tuple [(identifier) (attribute)] @ref.imported))
 [(import_statement) (import_from_statement)] @import
 """
 

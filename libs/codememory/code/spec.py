@@ -10,7 +10,9 @@ Query capture names the engine understands:
   ``@receiver`` (a Go method's receiver type) which nests the definition under that type.
 - ``@scope`` with ``@name``: a naming scope that is not itself a symbol (a Rust ``impl`` or ``mod``).
 - ``@call`` (callee as written), ``@inherit`` (a base), ``@ref`` (a referenced name as written),
-  ``@ref.type`` (a type expression: its type names are collected), ``@import``, ``@package``.
+  ``@ref.type`` (a type expression: its type names are collected), ``@ref.imported`` (a name kept
+  only when the file imports it: an argument, an ``except`` clause, a JSX element), ``@import``,
+  ``@package``.
 """
 
 from __future__ import annotations

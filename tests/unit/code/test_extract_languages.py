@@ -280,10 +280,19 @@ def test_typescript_and_tsx() -> None:
 
 
 def test_tsx_parses_jsx() -> None:
-    src = b"export function App() {\n  return <div onClick={() => go()}>hi</div>;\n}\n"
+    src = b"""import { Button } from "./Button";
+import * as UI from "ui";
+export function App() {
+  return <div onClick={() => go()}><Button label="x" /><UI.Card>hi</UI.Card><Local /></div>;
+}
+"""
     event = extract_file("r", "web/App.tsx", src)
     assert [s.qualname for s in event.symbols] == ["web.App", "web.App.App"]
-    assert ("calls", "web.App.App", "go") in _refs(event)
+    assert _refs(event) == {
+        ("calls", "web.App.App", "go"),
+        ("references", "web.App.App", "Button"),
+        ("references", "web.App.App", "UI.Card"),
+    }
 
 
 JS = b"""const fs = require("fs");

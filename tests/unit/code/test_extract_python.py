@@ -128,3 +128,24 @@ def test_duplicate_definitions_fold_into_one_qualname() -> None:
     src = b"class A:\n    @property\n    def x(self): ...\n    @x.setter\n    def x(self, v): ...\n"
     qualnames = [s.qualname for s in extract_file("r", "a.py", src).symbols]
     assert qualnames == ["a", "a.A", "a.A.x"]
+
+
+def test_imported_names_used_as_values_are_references() -> None:
+    src = b"""import errors
+from models import Item, Other as O
+
+
+def f(x, y=O):
+    try:
+        check(x, Item, errors.Bad, local, key=Item)
+    except (errors.Gone, ValueError):
+        pass
+"""
+    refs = {(r.kind, r.target) for r in extract_file("r", "m.py", src).refs if r.source == "m.f"}
+    assert refs == {
+        ("references", "O"),
+        ("calls", "check"),
+        ("references", "Item"),
+        ("references", "errors.Bad"),
+        ("references", "errors.Gone"),
+    }
