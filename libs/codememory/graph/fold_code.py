@@ -92,8 +92,8 @@ def apply_symbols(graph: CodeGraph, event: SymbolsExtracted, at: float, seq: int
             graph.index[("symbol", event.repo, symbol.qualname)],
             "contains",
         )
-    repo.pending_imports[event.path] = list(event.imports)
-    repo.pending[event.path] = sorted(event.refs, key=lambda r: r.kind != "inherits")
+    repo.pending_imports[event.path] = {"": list(event.imports)}
+    repo.pending[event.path] = {"": sorted(event.refs, key=lambda r: r.kind != "inherits")}
     _resolve_pending(graph, repo, event.path, None)
     modules = set() if had_module else {event.module} - {""}
     keys = fresh_names | {repo.module_key(m) for m in modules}
@@ -118,27 +118,29 @@ def apply_deleted(graph: CodeGraph, event: FileDeleted, at: float, seq: int) -> 
 
 
 def _resolve_pending(graph: CodeGraph, repo: RepoIndex, path: str, keys: set[str] | None) -> None:
-    """Retry what ``path`` waits for under ``keys`` (all when None); what stays unresolved waits again."""
+    """Retry what ``path`` waits for under ``keys`` (all when None); what stays unresolved waits again.
+
+    Pending references are grouped by the name they wait for, so a wake-up touches only its group;
+    groups are visited in sorted order so a fold in another process (replay) resolves the same way.
+    """
     fidx = graph.find(("file", repo.repo, path))
     if fidx is None:
         return
-    imports, repo.pending_imports[path] = repo.pending_imports.get(path, []), []
-    for imp in imports:
-        if keys is not None and repo.import_key(imp) not in keys:
-            repo.pending_imports[path].append(imp)
-            continue
-        target = repo.import_target(path, imp)
-        tidx = graph.find(("file", repo.repo, target)) if target else None
-        if tidx is not None and tidx != fidx:
-            graph.link(fidx, tidx, "imports")
-        elif target is None:
-            repo.pending_imports[path].append(imp)
-            repo.wait(path, repo.import_key(imp))
-    refs, repo.pending[path] = repo.pending.get(path, []), []
-    for ref in refs:
-        if keys is not None and repo.awaited(path, ref) not in keys:
-            repo.pending[path].append(ref)
-            continue
+    imports = repo.pending_imports.setdefault(path, {})
+    for key in sorted(imports) if keys is None else sorted(k for k in keys if k in imports):
+        for imp in imports.pop(key):
+            target = repo.import_target(path, imp)
+            tidx = graph.find(("file", repo.repo, target)) if target else None
+            if tidx is not None and tidx != fidx:
+                graph.link(fidx, tidx, "imports")
+            elif target is None:
+                awaited = repo.import_key(imp)
+                imports.setdefault(awaited, []).append(imp)
+                repo.wait(path, awaited)
+    refs = repo.pending.setdefault(path, {})
+    groups = sorted(refs) if keys is None else sorted(k for k in keys if k in refs)
+    retry = [ref for key in groups for ref in refs.pop(key)]
+    for ref in sorted(retry, key=lambda r: r.kind != "inherits"):  # bases first: ``self.x`` looks in them
         _resolve_ref(graph, repo, path, fidx, ref)
 
 
@@ -147,7 +149,7 @@ def _resolve_ref(graph: CodeGraph, repo: RepoIndex, path: str, fidx: int, ref: C
     if found is None:
         awaited = repo.awaited(path, ref)
         if awaited:
-            repo.pending[path].append(ref)
+            repo.pending[path].setdefault(awaited, []).append(ref)
             repo.wait(path, awaited)
         return
     src = graph.find(("symbol", repo.repo, ref.source))

@@ -114,7 +114,7 @@ def symbol_info(graph: CodeGraph, name: str, repo: str | None = None) -> tuple[S
             found = [
                 graph.symbol_at(graph.index[("symbol", r, q)])
                 for r in repos
-                for q in graph.repo(r).by_name.get(name, ())
+                for q in (graph.repos[r].by_name.get(name, ()) if r in graph.repos else ())
             ]
         if not found:
             raise UnknownNodeError(f"symbol {name}")

@@ -73,8 +73,8 @@ class RepoIndex:
     symbols: dict[str, SymFact] = field(default_factory=dict)
     by_name: dict[str, set[str]] = field(default_factory=dict)
     bases: dict[str, list[str]] = field(default_factory=dict)
-    pending: dict[str, list[CodeRef]] = field(default_factory=dict)
-    pending_imports: dict[str, list[ImportRef]] = field(default_factory=dict)
+    pending: dict[str, dict[str, list[CodeRef]]] = field(default_factory=dict)  # path -> awaited -> refs
+    pending_imports: dict[str, dict[str, list[ImportRef]]] = field(default_factory=dict)
     waiting: dict[str, set[str]] = field(default_factory=dict)  # awaited name -> paths
     file_syms: dict[str, set[str]] = field(default_factory=dict)
 

@@ -67,7 +67,7 @@ def locate(graph: CodeGraph, node: NodeRef | str, repo: str | None = None) -> in
     for kind in ("memory", "session"):
         if (idx := graph.index.get((kind, node))) is not None:
             return idx
-    named = [(name, q) for name in repos for q in sorted(graph.repo(name).by_name.get(node, ()))]
+    named = [(n, q) for n in repos if n in graph.repos for q in sorted(graph.repos[n].by_name.get(node, ()))]
     if len(named) == 1:
         return graph.index[("symbol", *named[0])]
     raise UnknownNodeError(node if not named else f"{node} (ambiguous: {len(named)} symbols)")
