@@ -77,11 +77,13 @@ def install_hooks_cmd(
 
 
 def _install_git_hook(project: Path, command: str) -> None:
-    from codememory.agents.githook import GitHookError, install_post_commit
+    from codememory.agents import HookConfigError
+    from codememory.agents.githook import install_post_commit
+    from codememory.githistory import NotAGitRepositoryError
 
     try:
         path = install_post_commit(project.resolve(), command=f"{command} record-commit")
-    except GitHookError as exc:
+    except (HookConfigError, NotAGitRepositoryError) as exc:
         _fail(str(exc), 2)
     typer.echo(f"{path}: post-commit records each commit")
 

@@ -645,10 +645,15 @@ class ReplayResponse(_message.Message):
     SECONDS_FIELD_NUMBER: _builtins.int
     DIGEST_BEFORE_FIELD_NUMBER: _builtins.int
     DIGEST_AFTER_FIELD_NUMBER: _builtins.int
+    GRAPH_DIGEST_BEFORE_FIELD_NUMBER: _builtins.int
+    GRAPH_DIGEST_AFTER_FIELD_NUMBER: _builtins.int
     events: _builtins.int
     seconds: _builtins.float
     digest_before: _builtins.str
     digest_after: _builtins.str
+    graph_digest_before: _builtins.str
+    """The code graphs (every tenant's) before and after the rebuild from LOG."""
+    graph_digest_after: _builtins.str
     def __init__(
         self,
         *,
@@ -656,10 +661,12 @@ class ReplayResponse(_message.Message):
         seconds: _builtins.float = ...,
         digest_before: _builtins.str = ...,
         digest_after: _builtins.str = ...,
+        graph_digest_before: _builtins.str = ...,
+        graph_digest_after: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest_after", b"digest_after", "digest_before", b"digest_before", "events", b"events", "seconds", b"seconds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest_after", b"digest_after", "digest_before", b"digest_before", "events", b"events", "graph_digest_after", b"graph_digest_after", "graph_digest_before", b"graph_digest_before", "seconds", b"seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

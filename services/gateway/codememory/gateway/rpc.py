@@ -16,22 +16,36 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 
+from codememory.codesearch import CodeSearchError, InvalidCodeInputError
 from codememory.gateway.convert import hit_message, memory_message, new_memory, recall_query
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import GatewayError, InvalidArgument, NotFound, NotReady, Unauthenticated
 from codememory.gateway.status import StatusSource
+from codememory.graph import GraphError, InvalidQueryError, UnknownNodeError
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc as pb_grpc
 
 log = structlog.get_logger(__name__)
 R = TypeVar("R")
 
-_CODES: Mapping[type[GatewayError], grpc.StatusCode] = {
+_CODES: Mapping[type[Exception], grpc.StatusCode] = {
     Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
     InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
     NotFound: grpc.StatusCode.NOT_FOUND,
     NotReady: grpc.StatusCode.UNAVAILABLE,
+    UnknownNodeError: grpc.StatusCode.NOT_FOUND,
+    InvalidQueryError: grpc.StatusCode.INVALID_ARGUMENT,
+    InvalidCodeInputError: grpc.StatusCode.INVALID_ARGUMENT,
 }
+_TRANSLATED = (GatewayError, GraphError, CodeSearchError)
+
+
+def status_of(exc: Exception) -> grpc.StatusCode:
+    """The status code of a typed error: the nearest class in its MRO that has one; else INTERNAL."""
+    for cls in type(exc).__mro__:
+        if cls in _CODES:
+            return _CODES[cls]
+    return grpc.StatusCode.INTERNAL
 
 
 def tenant_of(context: grpc.aio.ServicerContext, tokens: Mapping[str, str]) -> str:
@@ -45,15 +59,15 @@ def tenant_of(context: grpc.aio.ServicerContext, tokens: Mapping[str, str]) -> s
 
 def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
     @functools.wraps(method)
-    async def wrapper(self: MemoryServicer, request: Any, context: grpc.aio.ServicerContext) -> R:
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
         structlog.contextvars.bind_contextvars(rpc=method.__name__, request_id=str(uuid.uuid4()))
         try:
             tenant = tenant_of(context, self.tokens)
             structlog.contextvars.bind_contextvars(tenant=tenant)
             remaining = context.time_remaining()  # honour the caller's deadline on the server side too
             return await asyncio.wait_for(method(self, tenant, request, context), remaining)
-        except GatewayError as exc:
-            await context.abort(_CODES.get(type(exc), grpc.StatusCode.INTERNAL), str(exc))
+        except _TRANSLATED as exc:
+            await context.abort(status_of(exc), str(exc))
         except TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded")
         except Exception:

@@ -10,14 +10,17 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from codememory.gateway.coderpc import CodeServicer
 from codememory.gateway.rpc import MemoryServicer
-from codememory.v1 import memory_pb2, memory_pb2_grpc
+from codememory.v1 import code_pb2, code_pb2_grpc, memory_pb2, memory_pb2_grpc
 
 SERVICE_NAME = memory_pb2.DESCRIPTOR.services_by_name["MemoryService"].full_name
+CODE_SERVICE_NAME = code_pb2.DESCRIPTOR.services_by_name["CodeService"].full_name
+_SERVED = ("", SERVICE_NAME, CODE_SERVICE_NAME)
 
 
 async def create_server(
-    servicer: MemoryServicer, listen: str, *, reflection_enabled: bool = True
+    servicer: MemoryServicer, code_servicer: CodeServicer, listen: str, *, reflection_enabled: bool = True
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     server = grpc.aio.server(
         options=[
@@ -26,13 +29,14 @@ async def create_server(
         ]
     )
     memory_pb2_grpc.add_MemoryServiceServicer_to_server(servicer, server)
+    code_pb2_grpc.add_CodeServiceServicer_to_server(code_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    await health_servicer.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
-    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.NOT_SERVING)
+    for name in _SERVED:
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     if reflection_enabled:
         reflection.enable_server_reflection(
-            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+            (SERVICE_NAME, CODE_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
     port = server.add_insecure_port(listen)
     if port == 0:
@@ -41,5 +45,5 @@ async def create_server(
 
 
 async def mark_serving(health_servicer: health.aio.HealthServicer) -> None:
-    for name in ("", SERVICE_NAME):
+    for name in _SERVED:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

@@ -31,6 +31,7 @@ class GatewaySettings:
     weights: Weights = field(default_factory=Weights)
     optimize_after_events: int = 2000
     optimize_every_s: float = 5.0
+    centrality_every_s: float = 2.0
     log_level: str = "info"
 
     @classmethod
@@ -51,6 +52,7 @@ class GatewaySettings:
                 SERVICE, "optimize_after_events", cls.optimize_after_events, environ
             ),
             optimize_every_s=env_float(SERVICE, "optimize_every_s", cls.optimize_every_s, environ),
+            centrality_every_s=env_float(SERVICE, "centrality_every_s", cls.centrality_every_s, environ),
             weights=parse_weights(env_str(SERVICE, "weights", "", environ)),
             log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
         )

@@ -1,0 +1,107 @@
+"""``codememory index`` and ``record-commit``: find code facts on this machine and record them.
+
+Index streams a repository (unchanged files skipped by content hash, which the gateway reports), then
+optionally its git history since the last commit recorded. The post-commit hook records HEAD and the
+files it changed, read from the commit itself, so what is recorded is what was committed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import msgspec
+import typer
+
+from codememory.cli.client import Connection
+from codememory.cli.recording import known_hashes, last_commit, record, repository_of
+from codememory.cli.render import print_json
+from codememory.code.summary import IndexProgress
+from codememory.codefacts import CodeFact
+from codememory.events import FileDeleted
+
+
+def index_repository_into(
+    conn: Connection, path: Path, repo: str, *, history: bool, workers: int, json_out: bool
+) -> None:
+    from codememory.code.indexer import index_repository
+    from codememory.code.summary import IndexSummary
+
+    name, root = repository_of(path)
+    repo = repo or name
+    started = time.perf_counter()
+    summary = IndexSummary()
+    known = known_hashes(conn, repo)
+    facts = index_repository(root, repo, known, workers=workers, summary=summary, progress=_progress())
+    recorded = record(conn, facts)
+    commits = 0
+    if history and (root / ".git").exists():
+        commits = record(conn, _history(conn, root, repo))
+        recorded += commits
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    report = {
+        "repo": repo,
+        "root": str(root),
+        **summary.as_dict(),
+        "commits": commits,
+        "recorded": recorded,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    if json_out:
+        print_json(report)
+        return
+    typer.echo(summary.describe())
+    typer.echo(f"{recorded} facts recorded for {repo} ({commits} commits) in {report['seconds']}s")
+
+
+def _progress() -> Callable[[IndexProgress], None] | None:
+    """A one-line live counter on a terminal; nothing when output is piped."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(p: IndexProgress) -> None:
+        sys.stderr.write(
+            f"\rindexing: {p.files_seen} files, {p.parsed} parsed, {p.skipped_unchanged} unchanged,"
+            f" {p.symbols} symbols, {p.seconds:.1f}s"
+        )
+        sys.stderr.flush()
+
+    return show
+
+
+def _history(conn: Connection, root: Path, repo: str) -> Iterator[CodeFact]:
+    from codememory.githistory import extractor_spans, read_history
+
+    since = last_commit(conn, repo) or None
+    yield from read_history(root, repo, since=since, symbols_of=extractor_spans(repo))
+
+
+def record_head_commit(conn: Connection, path: Path, repo: str) -> None:
+    from codememory.code import extract_file
+    from codememory.githistory import extractor_spans, head_commit, read_commit
+
+    name, root = repository_of(path)
+    repo = repo or name
+    sha = head_commit(root)
+    commit = read_commit(root, repo, sha, symbols_of=extractor_spans(repo))
+    facts: list[CodeFact] = []
+    for change in commit.files:
+        if change.status == "renamed" and change.old_path:
+            facts.append(FileDeleted(repo=repo, path=change.old_path, commit=sha))
+        if change.status == "deleted":
+            facts.append(FileDeleted(repo=repo, path=change.path, commit=sha))
+            continue
+        source = _blob(root, sha, change.path)
+        if source is not None:
+            facts.append(msgspec.structs.replace(extract_file(repo, change.path, source), commit=sha))
+    recorded = record(conn, [*facts, commit])
+    typer.echo(f"recorded {sha[:12]} ({len(commit.files)} files, {recorded} facts)")
+
+
+def _blob(root: Path, sha: str, path: str) -> bytes | None:
+    done = subprocess.run(["git", "show", f"{sha}:{path}"], cwd=root, capture_output=True, check=False)
+    return done.stdout if done.returncode == 0 else None

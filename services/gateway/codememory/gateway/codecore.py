@@ -1,0 +1,123 @@
+"""What the CodeService does, without gRPC: record code facts, answer graph queries, search code.
+
+Facts are decoded, validated and redacted here (``codememory.codefacts``), appended to LOG, and the
+call returns once the code projection applied them (read-your-writes, like a stored memory). Graph
+queries read the caller's own tenant graph only: tenants never see each other's code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+
+from codememory.codefacts import InvalidCodeFactError, decode_fact, fact_envelope, redact_fact
+from codememory.codesearch import CodeHit
+from codememory.embedding import Embedder
+from codememory.events import Envelope, EventLog
+from codememory.gateway.codelive import CodeLive
+from codememory.gateway.errors import InvalidArgument, NotReady
+from codememory.graph import CodeGraph
+from codememory.graph.centrality import Centrality
+from codememory.graph.model import CommitNode, FileNode
+from codememory.graph.relevance import GraphRelevance
+from codememory.graph.views import is_current
+
+_BATCH = 256
+MAX_SEARCH = 200
+
+
+class CodeCore:
+    def __init__(
+        self,
+        live: CodeLive,
+        event_log: EventLog,
+        embedder: Embedder,
+        *,
+        clean_text: Callable[[str], str],
+        write_wait_s: float = 30.0,
+    ) -> None:
+        self.live = live
+        self._log = event_log
+        self._embedder = embedder
+        self._clean = clean_text
+        self._write_wait_s = write_wait_s
+        self._centrality: dict[str, Centrality] = {}
+
+    def graph(self, tenant: str) -> CodeGraph:
+        return self.live.projection.graphs.graph(tenant)
+
+    def centrality(self, tenant: str) -> Centrality:
+        found = self._centrality.get(tenant)
+        if found is None:
+            found = self._centrality[tenant] = Centrality(self.graph(tenant))
+        return found
+
+    def relevance(self, tenant: str) -> GraphRelevance:
+        return GraphRelevance(self.graph(tenant), self.centrality(tenant))
+
+    def refresh_centrality(self) -> int:
+        """Recompute centrality of every graph that changed (a worker thread calls this, never a query)."""
+        return sum(self.centrality(g.tenant).refresh_if_dirty() for g in self.live.projection.graphs)
+
+    async def record(self, tenant: str, facts: AsyncIterator[bytes]) -> tuple[int, int]:
+        """Append every fact of the stream; (how many, last LOG sequence) once all are applied."""
+        observed_at = datetime.now(UTC)
+        batch: list[Envelope] = []
+        recorded = last_seq = 0
+        number = 0
+        async for data in facts:
+            number += 1
+            try:
+                fact = redact_fact(decode_fact(data), self._clean)
+            except InvalidCodeFactError as exc:
+                raise InvalidArgument(f"fact {number}: {exc}") from exc
+            batch.append(fact_envelope(fact, tenant=tenant, observed_at=observed_at))
+            if len(batch) >= _BATCH:
+                last_seq = max(last_seq, await self._append(batch))
+                recorded += len(batch)
+                batch = []
+        if batch:
+            last_seq = max(last_seq, await self._append(batch))
+            recorded += len(batch)
+        if last_seq and not await self.live.wait_for(last_seq, self._write_wait_s):
+            raise NotReady(f"facts appended up to {last_seq} but not yet applied")
+        return recorded, last_seq
+
+    async def _append(self, envelopes: list[Envelope]) -> int:
+        appended = await self._log.append(envelopes)
+        return max(a.seq for a in appended)
+
+    def indexed_files(self, tenant: str, repo: str) -> dict[str, str]:
+        graph = self.graph(tenant)
+        with graph.lock:
+            return {
+                f.path: f.content_hash
+                for _, f in graph.nodes_of(FileNode)
+                if f.repo == repo and f.indexed and is_current(f)
+            }
+
+    def last_commit(self, tenant: str, repo: str) -> str:
+        graph = self.graph(tenant)
+        with graph.lock:
+            commits = [c for _, c in graph.nodes_of(CommitNode) if c.repo == repo and c.recorded]
+        return max(commits, key=lambda c: (c.authored_at, c.sha)).sha if commits else ""
+
+    async def search(
+        self, tenant: str, query: str, *, limit: int, repo: str = "", path_prefix: str = ""
+    ) -> tuple[list[CodeHit], float]:
+        if not query.strip():
+            raise InvalidArgument("query is empty")
+        if not 1 <= limit <= MAX_SEARCH:
+            raise InvalidArgument(f"limit must be between 1 and {MAX_SEARCH}")
+        started = time.perf_counter()
+
+        def run() -> list[CodeHit]:
+            vector = self._embedder.embed([query])[0]
+            return self.live.projection.code_index.search(
+                tenant, query, vector, limit=limit, repo=repo or None, path_prefix=path_prefix or None
+            )
+
+        hits = await asyncio.to_thread(run)
+        return hits, (time.perf_counter() - started) * 1000
