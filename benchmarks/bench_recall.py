@@ -27,6 +27,7 @@ from results import median, percentile, write_section
 
 from codememory.embedding import load_default_embedder
 from codememory.events import InMemoryEventLog
+from codememory.gateway.coderpc import CodeServicer
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.live import LiveProjection
 from codememory.gateway.rpc import MemoryServicer
@@ -148,7 +149,10 @@ async def _measure(size: int, queries: int, embedder) -> dict[str, float]:  # ty
         live = LiveProjection(MemoryProjection(index, SparseEncoder(), position))
         core = GatewayCore(live, InMemoryEventLog(), embedder, SparseEncoder())
         servicer = MemoryServicer(core, {"t": "bench"}, None, None)  # type: ignore[arg-type]
-        server, port, _ = await create_server(servicer, "127.0.0.1:0", reflection_enabled=False)
+        code_servicer = CodeServicer(None, {"t": "bench"})  # type: ignore[arg-type]  # not exercised here
+        server, port, _ = await create_server(
+            servicer, code_servicer, "127.0.0.1:0", reflection_enabled=False
+        )
         await server.start()
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
         stub = memory_pb2_grpc.MemoryServiceStub(channel)
