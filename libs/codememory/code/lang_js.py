@@ -35,12 +35,16 @@ JS_QUERY = (
     + _JSX
     + """
 (class_heritage [(identifier) (member_expression)] @inherit)
+(field_definition
+  property: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def.function
 """
 )
 TS_QUERY = (
     _COMMON
     + """
 (abstract_class_declaration name: (type_identifier) @name) @def.class
+(public_field_definition
+  name: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def.function
 (interface_declaration name: (type_identifier) @name) @def.interface
 (enum_declaration name: (identifier) @name) @def.enum
 (type_alias_declaration name: (type_identifier) @name) @def.type

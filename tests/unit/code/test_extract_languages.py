@@ -228,6 +228,8 @@ export class Button extends React.Component<Props> implements Clickable {
     this.setState({});
     helper(path.join("a"));
   }
+
+  onHover = (e: MouseEvent) => { this.handleClick(e); };
 }
 
 export interface Props extends BaseProps { label: string; }
@@ -247,7 +249,10 @@ def test_typescript_and_tsx() -> None:
         assert (event.language, event.module) == (language, "src.ui.Button")
         syms = _by_qualname(event)
         button = syms["src.ui.Button.Button"]
-        assert (button.kind, button.start_line, button.end_line) == ("class", 10, 16)
+        assert (button.kind, button.start_line, button.end_line) == ("class", 10, 18)
+        hover = syms["src.ui.Button.Button.onHover"]
+        assert (hover.kind, hover.signature) == ("method", "onHover = (e: MouseEvent) =>")
+        assert ("calls", "src.ui.Button.Button.onHover", "this.handleClick") in _refs(event)
         assert button.docstring == "A button.\n@param props the props"
         assert button.signature.startswith("export class Button extends React.Component<Props>")
         click = syms["src.ui.Button.Button.handleClick"]
@@ -301,6 +306,7 @@ import config from "./config.js";
 /** The app. */
 class App extends Base {
   start() { fs.readFileSync("x"); }
+  stop = () => { this.start(); };
 }
 
 function run() { new App(); }
@@ -313,7 +319,15 @@ def test_javascript_including_require() -> None:
         event = extract_file("r", path, JS)
         assert event.language == "javascript"
         syms = _by_qualname(event)
-        assert list(syms) == ["lib.app", "lib.app.App", "lib.app.App.start", "lib.app.run", "lib.app.stop"]
+        assert list(syms) == [
+            "lib.app",
+            "lib.app.App",
+            "lib.app.App.start",
+            "lib.app.App.stop",
+            "lib.app.run",
+            "lib.app.stop",
+        ]
+        assert syms["lib.app.App.stop"].kind == "method"
         assert syms["lib.app.App"].docstring == "The app."
         assert syms["lib.app.App.start"].kind == "method"
         assert event.imports == (
