@@ -30,7 +30,7 @@ class SymbolJob:
 
 
 def symbol_jobs(envelopes: Sequence[Envelope]) -> list[SymbolJob]:
-    jobs = []
+    jobs: list[SymbolJob] = []
     for envelope in envelopes:
         event = envelope.payload
         if not isinstance(event, SymbolsExtracted) or not event.symbols:
