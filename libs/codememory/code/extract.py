@@ -21,6 +21,7 @@ from tree_sitter import Node, QueryCursor
 from codememory.code import registry
 from codememory.code.languages import language_of
 from codememory.code.modules import file_symbol_name, module_name
+from codememory.code.nodes import after_first_line, body_of, first_line, header_start, inside_braces
 from codememory.code.spec import ImportContext, LanguageSpec, line_of, node_text
 from codememory.code.text import content_hash, digest, excerpt, one_line
 from codememory.events import CodeRef, ImportRef, Symbol, SymbolsExtracted
@@ -163,9 +164,9 @@ class _Extraction:
         outer = (
             node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
         )
-        body = _body(node)
-        head = _header_start(node)
-        header = self.source[head.start_byte : body.start_byte] if body is not None else _first_line(head)
+        body = body_of(node)
+        head = header_start(node)
+        header = self.source[head.start_byte : body.start_byte] if body is not None else first_line(head)
         kind: SymbolKind = d.kind  # type: ignore[assignment]
         return Symbol(
             qualname=d.qualname,
@@ -175,7 +176,9 @@ class _Extraction:
             end_line=node.end_point[0] + 1,
             signature=one_line(header),
             docstring=self.spec.docstring(node),
-            excerpt=excerpt(_inside(body.text)) if body is not None and body.text else excerpt(_rest(node)),
+            excerpt=excerpt(inside_braces(body.text))
+            if body is not None and body.text
+            else excerpt(after_first_line(node)),
             digest=digest(self.source[outer.start_byte : node.end_byte]),
         )
 
@@ -238,51 +241,6 @@ def _bindings(imports: list[ImportRef]) -> set[str]:
         elif not ref.name:
             out.add(_head(ref.module).rsplit("/", 1)[-1])
     return out
-
-
-def _body(node: Node) -> Node | None:
-    body = node.child_by_field_name("body")
-    if body is None:
-        value = node.child_by_field_name("value")
-        if value is not None:
-            body = value.child_by_field_name("body")
-    return body
-
-
-_HEADER_WRAPPERS = frozenset(
-    {"export_statement", "lexical_declaration", "variable_declaration", "type_declaration"}
-)
-
-
-def _header_start(node: Node) -> Node:
-    """The outermost wrapper starting on the definition's line (``export const f = ...``, ``type T``)."""
-    current = node
-    while (
-        current.parent is not None
-        and current.parent.type in _HEADER_WRAPPERS
-        and current.parent.start_point[0] == node.start_point[0]
-    ):
-        current = current.parent
-    return current
-
-
-def _inside(body: bytes) -> bytes:
-    """A braced body without its opening brace and the rest of that line."""
-    if body.startswith(b"{"):
-        newline = body.find(b"\n")
-        return body[1:] if newline < 0 else body[newline + 1 :]
-    return body
-
-
-def _rest(node: Node) -> bytes:
-    """A definition without a body field (a struct, a type): everything after its first line."""
-    text = node.text or b""
-    return text.partition(b"\n")[2]
-
-
-def _first_line(node: Node) -> bytes:
-    text = node.text or b""
-    return text.split(b"\n", 1)[0]
 
 
 def _nearest(qualname: str, names: set[str], fallback: str, *, inclusive: bool = False) -> str:
