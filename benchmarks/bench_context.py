@@ -148,12 +148,14 @@ class GrpcRecaller:
 
     def __init__(self, stub: memory_pb2_grpc.MemoryServiceStub, meta: tuple[tuple[str, str], ...]) -> None:
         self._stub, self._meta = stub, meta
-        self._cache: dict[tuple[str, int, str, str], list[RecallHit]] = {}
+        self._cache: dict[tuple[str, int, str, str, tuple[str, ...]], list[RecallHit]] = {}
 
     def recall(self, query: RecallQuery) -> list[RecallHit]:
-        key = (query.text, query.limit, query.repo, query.cwd)
+        key = (query.text, query.limit, query.repo, query.cwd, query.types)
         if key not in self._cache:
-            request = pb.RecallRequest(query=query.text, limit=query.limit, repo=query.repo, cwd=query.cwd)
+            request = pb.RecallRequest(
+                query=query.text, limit=query.limit, repo=query.repo, cwd=query.cwd, types=list(query.types)
+            )
             hits = self._stub.Recall(request, metadata=self._meta, timeout=30).hits
             self._cache[key] = [
                 RecallHit(
@@ -226,6 +228,7 @@ def main() -> None:
     parser.add_argument(
         "--repeats", type=int, default=5, help="gRPC calls per situation and budget (latency)"
     )
+    parser.add_argument("--dump", default="", help="write each situation's recalled candidates here (JSON)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home, root = Path(tmp) / "home", Path(tmp) / "src"
@@ -246,6 +249,8 @@ def main() -> None:
             ingest_s = time.perf_counter() - started
             tally = _measure(history, root, stub, meta, args.repeats)
             misses = _misses(history, root, stub, meta)
+            if args.dump:
+                _dump(Path(args.dump), history, root, GrpcRecaller(stub, meta))
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=60)
@@ -346,6 +351,22 @@ def _misses(
         )
         out += [f"{s.name}: “{f.marker}”" for f in s.relevant if f.marker not in ctx.text]
     return "; ".join(out)
+
+
+def _dump(path: Path, history: History, root: Path, source: GrpcRecaller) -> None:
+    """Candidates per situation and pool size, to study packing offline without a stack."""
+    out = []
+    for s in history.situations:
+        cwd = str(root / s.repo / s.cwd).rstrip("/")
+        text = s.prompt.strip() or " ".join(p for p in (s.repo, s.branch, cwd.rsplit("/", 1)[-1]) if p)
+        pools = {}
+        for limit in (50, 100, 200, 500):
+            hits = source.recall(RecallQuery(tenant="local", text=text, limit=limit, repo=s.repo, cwd=cwd))
+            pools[str(limit)] = [
+                {"id": h.memory_id, "payload": h.payload, "total": h.parts.total} for h in hits
+            ]
+        out.append({"name": s.name, "markers": [f.marker for f in s.relevant], "pools": pools})
+    path.write_text(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -6,22 +6,27 @@ a token, the usual rule for English and code). The block is wrapped in the marke
 so injected context is never stored again as a new memory.
 
 At session start there is rarely a question, so recall ranks a repo's memories by little more than
-recency and closeness to the directory name, and a month of file reads, searches and passing test runs
-outnumbers the few decisions and fixes a new session needs. ``ContextPolicy`` is how packing resists
-that (measured in ``benchmarks/bench_context.py``), each part a general rule, not a content heuristic:
+recency and closeness to the directory name, and a month of file reads, searches, edits and passing
+test runs outnumbers the few decisions and fixes a new session needs (measured in
+``benchmarks/bench_context.py``: greedy packing by rank brought 3 of 47 known-relevant facts at 500
+tokens). ``ContextPolicy`` is how session context resists that, each part a general rule:
 
+- ``stated_types``: a second recall of the same query restricted to what someone stated (prompts,
+  notes, decisions, summaries, subagent results), merged in, so that observations cannot push every
+  stated memory out of the candidates;
+- ``type_weights``: a multiplier on the rank score per memory type, favouring what was stated over
+  what was merely observed (observations 0.3, failures 0.6, others 1.0);
 - ``min_importance``: memories below it (reads and searches are drafted at 0.2) are left out;
-- ``type_weights``: a multiplier on the rank score per memory type, favouring what was stated (prompts,
-  notes, summaries) over what was merely observed;
+- ``min_chars``: memories shorter than this ("thanks", "go ahead") say nothing to a new session;
 - ``max_line_tokens``: one memory's line is cut to this, so a long file excerpt cannot eat the budget;
-- ``per_session``: at most this many memories from one earlier session, so one busy session cannot
-  crowd out the rest;
 - ``dedupe``: a line that differs from one already packed only in its numbers (the same test run or
   status check again) is left out;
-- ``candidates``: how many recalled memories packing chooses from.
+- ``per_session``: (off by default: it measured worse) at most this many memories from one earlier
+  session before the others' turn; the rest follow if the budget allows;
+- ``candidates``: how many recalled memories packing chooses from, per recall.
 
-``ContextPolicy.legacy()`` is the packing before these rules (greedy by rank, whole lines), kept for
-comparison.
+``ContextPolicy.legacy()`` is the packing before these rules (greedy by rank over 50 candidates, whole
+lines), kept for comparison.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Protocol
+
+import msgspec
 
 from codememory.recall.query import RecallQuery
 from codememory.recall.recaller import RecallHit
@@ -49,9 +56,9 @@ class HitSource(Protocol):
     def recall(self, query: RecallQuery) -> list[RecallHit]: ...
 
 
-_DEFAULT_TYPE_WEIGHTS: Mapping[str, float] = MappingProxyType(
-    {"observation": 0.75, "failure": 0.85, "subagent": 0.9}
-)
+# tuned on benchmarks/bench_context.py (synthetic history, seed 7); see RESULTS.md
+_DEFAULT_TYPE_WEIGHTS: Mapping[str, float] = MappingProxyType({"observation": 0.3, "failure": 0.6})
+_STATED_TYPES = ("prompt", "note", "decision", "summary", "subagent")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,14 +69,16 @@ class ContextPolicy:
     min_importance: float = 0.3
     type_weights: Mapping[str, float] = field(default_factory=lambda: _DEFAULT_TYPE_WEIGHTS)
     max_line_tokens: int = 60
-    per_session: int = 3
+    per_session: int = 0
     dedupe: bool = True
+    min_chars: int = 20
+    stated_types: tuple[str, ...] = _STATED_TYPES
 
     def __post_init__(self) -> None:
         if not 1 <= self.candidates <= 500:
             raise ValueError("candidates must be between 1 and 500")
-        if self.max_line_tokens < 0 or self.per_session < 0:
-            raise ValueError("max_line_tokens and per_session must be >= 0 (0: no limit)")
+        if self.max_line_tokens < 0 or self.per_session < 0 or self.min_chars < 0:
+            raise ValueError("max_line_tokens, per_session and min_chars must be >= 0 (0: no limit)")
         if any(weight < 0 for weight in self.type_weights.values()):
             raise ValueError("type weights must be >= 0")
 
@@ -77,7 +86,14 @@ class ContextPolicy:
     def legacy(cls) -> ContextPolicy:
         """Greedy by rank over 50 candidates, whole lines, no filters: the packing before policies."""
         return cls(
-            candidates=50, min_importance=0.0, type_weights={}, max_line_tokens=0, per_session=0, dedupe=False
+            candidates=50,
+            min_importance=0.0,
+            type_weights={},
+            max_line_tokens=0,
+            per_session=0,
+            dedupe=False,
+            min_chars=0,
+            stated_types=(),
         )
 
 
@@ -110,17 +126,27 @@ def _importance(payload: Mapping[str, object]) -> float:
 
 
 def _ranked(hits: list[RecallHit], policy: ContextPolicy, session_id: str) -> list[RecallHit]:
-    """Hits the policy keeps, re-ordered by rank score times their type's weight (stable on ties)."""
+    """Hits the policy keeps, best first: rank score times type weight, then each session's extras last."""
     kept = [
         h
         for h in hits
         if not (session_id and h.payload.get("session_id") == session_id)  # its own session is in view
         and _importance(h.payload) >= policy.min_importance
+        and len(str(h.payload.get("text", "")).strip()) >= policy.min_chars
     ]
-    if not policy.type_weights:
+    if policy.type_weights:
+        weight = policy.type_weights.get
+        kept.sort(key=lambda h: -h.parts.total * weight(str(h.payload.get("type", "")), 1.0))
+    if not policy.per_session:
         return kept
-    weight = policy.type_weights.get
-    return sorted(kept, key=lambda h: -h.parts.total * weight(str(h.payload.get("type", "")), 1.0))
+    first: list[RecallHit] = []
+    later: list[RecallHit] = []
+    count: dict[str, int] = {}
+    for hit in kept:
+        session = str(hit.payload.get("session_id", ""))
+        count[session] = count.get(session, 0) + 1
+        (later if session and count[session] > policy.per_session else first).append(hit)
+    return first + later
 
 
 def pack(
@@ -131,12 +157,8 @@ def pack(
     lines: list[str] = []
     ids: list[str] = []
     seen: set[str] = set()
-    per_session: dict[str, int] = {}
     used = overhead
     for hit in _ranked(hits, policy, session_id):
-        session = str(hit.payload.get("session_id", ""))
-        if policy.per_session and session and per_session.get(session, 0) >= policy.per_session:
-            continue
         line = format_line(hit.payload)
         if policy.max_line_tokens:
             line = _cut(line, policy.max_line_tokens)
@@ -157,7 +179,6 @@ def pack(
             cost = estimate_tokens(line) + 1
         lines.append(line)
         ids.append(hit.memory_id)
-        per_session[session] = per_session.get(session, 0) + 1
         used += cost
     if not lines:
         return SessionContext(text="", tokens=0, memory_ids=())
@@ -180,8 +201,18 @@ def build_context(
     """Recall for what the agent is working on, then pack within the budget under ``policy``."""
     policy = policy or ContextPolicy()
     text = prompt.strip() or " ".join(p for p in (repo, branch, cwd.rstrip("/").rsplit("/", 1)[-1]) if p)
-    limit = policy.candidates
-    hits = recaller.recall(RecallQuery(tenant=tenant, text=text, limit=limit, repo=repo, cwd=cwd))
+    query = RecallQuery(tenant=tenant, text=text, limit=policy.candidates, repo=repo, cwd=cwd)
+    hits = _recall(recaller, query, policy.stated_types)
     if not hits and repo:
-        hits = recaller.recall(RecallQuery(tenant=tenant, text=text, limit=limit, cwd=cwd))
+        hits = _recall(recaller, msgspec.structs.replace(query, repo=""), policy.stated_types)
     return pack(hits, budget_tokens, policy, session_id=session_id)
+
+
+def _recall(recaller: HitSource, query: RecallQuery, stated_types: tuple[str, ...]) -> list[RecallHit]:
+    """The query's hits, then (when asked) those of the same query restricted to stated types."""
+    hits = recaller.recall(query)
+    if not stated_types:
+        return hits
+    seen = {hit.memory_id for hit in hits}
+    stated = recaller.recall(msgspec.structs.replace(query, types=stated_types))
+    return hits + [hit for hit in stated if hit.memory_id not in seen]

@@ -49,7 +49,8 @@ class ListSource:
 
     def recall(self, query: RecallQuery) -> list[RecallHit]:
         self.queries.append(query)
-        return self.by_repo.get(query.repo, [])[: query.limit]
+        hits = self.by_repo.get(query.repo, [])
+        return [h for h in hits if not query.types or h.payload["type"] in query.types][: query.limit]
 
 
 def test_the_block_never_exceeds_the_budget_under_any_policy() -> None:
@@ -91,7 +92,7 @@ def test_low_importance_observations_are_left_out_by_default() -> None:
 
 
 def test_type_weights_reorder_what_was_stated_ahead_of_what_was_observed() -> None:
-    shell = _hit(1, "Bash: git status", 0.60, kind="observation", importance=0.4)
+    shell = _hit(1, "Bash: git status --short in src", 0.60, kind="observation", importance=0.4)
     prompt = _hit(2, "migrations must be backwards compatible", 0.55)
     ctx = pack([shell, prompt], 1500, ContextPolicy())
     assert ctx.memory_ids == ("m2", "m1")
@@ -100,14 +101,21 @@ def test_type_weights_reorder_what_was_stated_ahead_of_what_was_observed() -> No
     assert pack([shell, prompt], 1500, equal).memory_ids == ("m1", "m2")
 
 
-def test_one_busy_session_cannot_take_the_whole_context() -> None:
+def test_per_session_lets_other_sessions_go_first_then_fills() -> None:
     busy = [
         _hit(i, f"edit {chr(97 + i)} in the busy session", 0.9 - i / 100, session="busy") for i in range(10)
     ]
     other = _hit(99, "ledger postings are append-only", 0.3, session="quiet")
     ctx = pack([*busy, other], 4000, ContextPolicy(per_session=3))
-    assert ctx.memory_ids == ("m0", "m1", "m2", "m99")
-    assert len(pack([*busy, other], 4000, ContextPolicy(per_session=0)).memory_ids) == 11
+    assert ctx.memory_ids[:4] == ("m0", "m1", "m2", "m99")
+    assert len(ctx.memory_ids) == 11  # the budget allows the rest, so they follow
+    assert pack([*busy, other], 4000, ContextPolicy(per_session=0)).memory_ids[-1] == "m99"
+
+
+def test_memories_too_short_to_say_anything_are_left_out() -> None:
+    hits = [_hit(1, "thanks", 0.9), _hit(2, "go ahead", 0.8), _hit(3, "we use pnpm, not npm", 0.1)]
+    assert pack(hits, 1500, ContextPolicy()).memory_ids == ("m3",)
+    assert pack(hits, 1500, ContextPolicy(min_chars=0)).memory_ids == ("m1", "m2", "m3")
 
 
 def test_lines_differing_only_in_numbers_are_packed_once() -> None:
@@ -147,15 +155,10 @@ def test_a_bad_policy_is_a_clear_error(kwargs: dict[str, object]) -> None:
 
 
 def test_build_context_asks_for_the_policys_candidates_and_falls_back_to_any_repo() -> None:
-    source = ListSource({"": [_hit(1, "anywhere: we use uv", 0.5)]})
+    source = ListSource({"": [_hit(1, "anywhere: we use uv, not pip", 0.5)]})
+    policy = ContextPolicy(candidates=70, stated_types=())
     ctx = build_context(
-        source,
-        tenant="t",
-        repo="api",
-        branch="main",
-        cwd="/w/api/src",
-        budget_tokens=500,
-        policy=ContextPolicy(candidates=70),
+        source, tenant="t", repo="api", branch="main", cwd="/w/api/src", budget_tokens=500, policy=policy
     )
     assert [(q.repo, q.limit, q.text) for q in source.queries] == [
         ("api", 70, "api main src"),
@@ -163,6 +166,26 @@ def test_build_context_asks_for_the_policys_candidates_and_falls_back_to_any_rep
     ]
     assert ctx.memory_ids == ("m1",)
     assert "we use uv" in ctx.text
+
+
+def test_stated_memories_get_their_own_recall_when_observations_flood_the_candidates() -> None:
+    observed = [
+        _hit(i, f"Edit src/{chr(97 + i)}.py: rename helper", 0.9, kind="observation", session=f"s{i}")
+        for i in range(5)
+    ]
+    decision = _hit(9, "migrations must stay backwards compatible for one release", 0.3)
+    source = ListSource({"api": [*observed, decision]})
+    policy = ContextPolicy(candidates=5)
+    ctx = build_context(source, tenant="t", repo="api", budget_tokens=500, policy=policy)
+    assert [q.types for q in source.queries] == [(), policy.stated_types]
+    assert ctx.memory_ids[0] == "m9"  # 0.3 beats 0.9 x 0.3: stated outranks observed
+    legacy = build_context(
+        ListSource({"api": [*observed, decision]}),
+        tenant="t",
+        repo="api",
+        policy=ContextPolicy(candidates=5, stated_types=()),
+    )
+    assert "m9" not in legacy.memory_ids
 
 
 def test_nothing_recalled_is_an_empty_context() -> None:
