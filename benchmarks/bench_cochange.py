@@ -10,14 +10,16 @@ commit, each changed file in turn is the query (by its path before the commit, s
 asked under its old name) and the other files changed in that commit are the gold set. R@10 is the
 mean over queries of |gold ∩ top10| / |gold|; MRR is over the first gold hit.
 
-Graph: Python ``ast`` import edges (a stand-in until ``codememory.code`` lands), parsed ONCE from the
-tree at the evaluation start commit (not HEAD: no future leakage). Graph nodes follow renames seen
+Graph: import edges from ``codememory.code.extract_file`` (tree-sitter; ``--graph ast`` uses the standard
+library's ``ast`` instead, which finds the same edges give or take a package ``__init__``), parsed ONCE
+from the tree at the evaluation start commit (not HEAD: no future leakage). Graph nodes follow renames seen
 later. ``neighbours(path)`` = files it imports, then files importing it, then files in the same
 directory (the live tree, tracked through the commits).
 
 The reader's rate (commits/s, with and without symbol attribution) is measured on the largest repo.
 
-Usage: .venv/bin/python benchmarks/bench_cochange.py [--mirrors /work/.mirror] [--variants] [--no-write]
+Usage: .venv/bin/python benchmarks/bench_cochange.py [--mirrors /work/.mirror] [--variants] [--graph code|ast]
+       [--no-write]
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from codememory.code import extract_file
 from codememory.events import CommitRecorded
 from codememory.githistory import CoChange, extractor_spans, python_spans, read_history
 from codememory.githistory.gitproc import BlobReader, run_git
@@ -67,9 +70,12 @@ class Score:
 
 
 class ImportGraph:
-    """File-level import edges from Python ``ast`` at one commit, kept current through renames."""
+    """File-level import edges at one commit, kept current through renames.
 
-    def __init__(self, root: Path, sha: str) -> None:
+    ``parser`` is "code" (``codememory.code.extract_file``, tree-sitter) or "ast" (standard library).
+    """
+
+    def __init__(self, root: Path, sha: str, parser: str = "code") -> None:
         files = [p for p in run_git(root, ["ls-tree", "-r", "--name-only", sha]).splitlines() if p]
         self.live: set[str] = set(files)
         modules = _module_index([p for p in files if p.endswith(".py")])
@@ -80,7 +86,8 @@ class ImportGraph:
                 if not path.endswith(".py"):
                     continue
                 content = blobs.read(sha, path)
-                for target in _imports(path, content or b"", modules):
+                found = _code_imports if parser == "code" else _imports
+                for target in found(path, content or b"", modules):
                     if target != path:
                         self.imports[path].add(target)
                         self.importers[target].add(path)
@@ -124,6 +131,27 @@ def _module_index(paths: list[str]) -> dict[str, str]:
     return index
 
 
+def _resolve(name: str, modules: dict[str, str]) -> str | None:
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        target = modules.get(".".join(parts[:end]))
+        if target is not None:
+            return target
+    return None
+
+
+def _code_imports(path: str, content: bytes, modules: dict[str, str]) -> set[str]:
+    """Targets of the imports ``codememory.code`` finds (relative imports already resolved)."""
+    found: set[str] = set()
+    for ref in extract_file("bench", path, content).imports:
+        for name in (f"{ref.module}.{ref.name}" if ref.name else ref.module, ref.module):
+            target = _resolve(name, modules) if name else None
+            if target is not None:
+                found.add(target)
+                break
+    return found
+
+
 def _imports(path: str, content: bytes, modules: dict[str, str]) -> set[str]:
     try:
         tree = ast.parse(content)
@@ -152,7 +180,11 @@ def _imports(path: str, content: bytes, modules: dict[str, str]) -> set[str]:
 
 
 def evaluate(
-    commits: list[CommitRecorded], root: Path, systems: dict[str, Callable[[], CoChange]], graph_rows: bool
+    commits: list[CommitRecorded],
+    root: Path,
+    systems: dict[str, Callable[[], CoChange]],
+    graph_rows: bool,
+    parser: str = "code",
 ) -> tuple[dict[str, Score], dict[str, float]]:
     start = int(len(commits) * 0.8)
     models = {name: make() for name, make in systems.items()}
@@ -161,7 +193,7 @@ def evaluate(
     info: dict[str, float] = {}
     for index, commit in enumerate(commits):
         if index == start:
-            graph = ImportGraph(root, commit.parents[0] if commit.parents else commit.sha)
+            graph = ImportGraph(root, commit.parents[0] if commit.parents else commit.sha, parser)
             info["graph_edges"] = graph.edges
         paths = [c.path for c in commit.files]
         if graph is not None and len(commit.parents) <= 1 and len(set(paths)) >= 2:
@@ -205,6 +237,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--variants", action="store_true", help="also evaluate the parameter variants")
+    parser.add_argument("--graph", choices=("code", "ast"), default="code", help="import parser")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
 
@@ -229,7 +262,7 @@ def main() -> None:
         root = args.mirrors / mirror / "repo"
         commits = list(read_history(root, name))
         sizes[name] = len(commits)
-        table[name], infos[name] = evaluate(commits, root, systems, graph_rows=True)
+        table[name], infos[name] = evaluate(commits, root, systems, graph_rows=True, parser=args.graph)
         for system, score in table[name].items():
             print(
                 f"{name:9s} {system:45s} R@10 {score.r10():5.1f}  MRR {score.mrr():5.1f}"
@@ -255,6 +288,7 @@ def main() -> None:
     lines.append(
         "| README history alone (reference) | " + " | ".join(f"{README[r]} | -" for r in REPOS) + " | | |"
     )
+    parser_label = "`codememory.code.extract_file`" if args.graph == "code" else "Python `ast`"
     capped = ", ".join(f"{r} {table[r]['history alone'].r10_capped():.1f}" for r in REPOS)
     details = ", ".join(
         f"{r}: {sizes[r]} commits, {infos[r]['eval_commits']:.0f} evaluated, "
@@ -265,8 +299,8 @@ def main() -> None:
         [
             "Protocol: last 20% of commits (non-merge, 2+ files); each changed file is a query, the other",
             "files of the commit are gold; predictions from history before the commit only. R@10 = mean over",
-            "queries of |gold ∩ top10| / |gold|. Graph = Python `ast` imports at the evaluation start commit",
-            "(stand-in for `codememory.code`), following later renames; neighbours = imports, importers,",
+            "queries of |gold ∩ top10| / |gold|. Graph = import edges at the evaluation start commit",
+            f"(parser: {parser_label}), following later renames; neighbours = imports, importers,",
             "then same directory. Defaults: half_life=300 commits, max_files=30, min_support=1,",
             "graph_weight=0.02.",
             "",
