@@ -28,6 +28,7 @@ from codememory.events import CodeRef, ImportRef, Symbol, SymbolsExtracted
 from codememory.events.catalogue import RefKind, SymbolKind
 
 MAX_BYTES = 2 * 1024 * 1024
+_EXCERPT_BYTES = 4096
 _CLASSLIKE = frozenset({"class", "struct", "interface", "enum", "trait", "impl"})
 _REF_KINDS: dict[str, RefKind] = {
     "call": "calls",
@@ -176,8 +177,12 @@ class _Extraction:
             end_line=node.end_point[0] + 1,
             signature=one_line(header),
             docstring=self.spec.docstring(node),
-            excerpt=excerpt(inside_braces(body.text))
-            if body is not None and body.text
+            excerpt=excerpt(
+                inside_braces(
+                    self.source[body.start_byte : min(body.end_byte, body.start_byte + _EXCERPT_BYTES)]
+                )
+            )
+            if body is not None
             else excerpt(after_first_line(node)),
             digest=digest(self.source[outer.start_byte : node.end_byte]),
         )

@@ -82,8 +82,9 @@ def docstring(node: Node) -> str:
     body = node if node.type == "module" else node.child_by_field_name("body")
     if body is None:
         return ""
-    for child in body.named_children:
-        if child.type == "comment":
+    for index in range(body.named_child_count):
+        child = body.named_child(index)
+        if child is None or child.type == "comment":
             continue
         string = child
         if child.type == "expression_statement" and child.named_child_count == 1:
