@@ -156,6 +156,4 @@ def _resolve_ref(graph: CodeGraph, repo: RepoIndex, path: str, fidx: int, ref: C
     dst = graph.index[("symbol", repo.repo, found)]
     graph.link(fidx if src is None else src, dst, ref.kind)
     if ref.kind == "inherits" and ref.source in repo.symbols:
-        bases = repo.bases.setdefault(ref.source, [])
-        if found not in bases:
-            bases.append(found)
+        repo.add_base(ref.source, found)

@@ -77,10 +77,12 @@ class RepoIndex:
     pending_imports: dict[str, dict[str, list[ImportRef]]] = field(default_factory=dict)
     waiting: dict[str, set[str]] = field(default_factory=dict)  # awaited name -> paths
     file_syms: dict[str, set[str]] = field(default_factory=dict)
+    _cache: dict[str, str | None] = field(default_factory=dict)  # lookups; cleared by any change
 
     # --- registration -----------------------------------------------------------------------------
 
     def drop_file(self, path: str) -> None:
+        self._cache.clear()
         module = self.file_module.pop(path, "")
         for name in (module, layout_alias(module)):
             if name and self.modules.get(name) == path:
@@ -94,6 +96,7 @@ class RepoIndex:
             self.drop_symbol(qualname)
 
     def drop_symbol(self, qualname: str) -> None:
+        self._cache.clear()
         fact = self.symbols.pop(qualname, None)
         if fact is not None:
             names = self.by_name.get(fact.name)
@@ -104,6 +107,7 @@ class RepoIndex:
             self.bases.pop(qualname, None)
 
     def add_file(self, path: str, module: str, language: str, imports: tuple[ImportRef, ...]) -> None:
+        self._cache.clear()
         self.file_lang[path] = language
         if module:
             self.file_module[path] = module
@@ -127,9 +131,16 @@ class RepoIndex:
         self.stars[path] = stars
 
     def add_symbol(self, qualname: str, fact: SymFact) -> None:
+        self._cache.clear()
         self.symbols[qualname] = fact
         self.file_syms.setdefault(fact.path, set()).add(qualname)
         self.by_name.setdefault(fact.name, set()).add(qualname)
+
+    def add_base(self, cls: str, base: str) -> None:
+        bases = self.bases.setdefault(cls, [])
+        if base not in bases:
+            bases.append(base)
+            self._cache.clear()
 
     def wait(self, path: str, key: str) -> None:
         self.waiting.setdefault(key, set()).add(path)
@@ -249,14 +260,22 @@ class RepoIndex:
             return self._lookup(target) or self._fallback(parts[-1], ref.kind, lang)
         return None
 
-    def _lookup(self, qualname: str, depth: int = 0) -> str | None:
+    def _lookup(self, qualname: str) -> str | None:
+        if qualname in self._cache:
+            return self._cache[qualname]
+        found = self._cache[qualname] = self._find(qualname)
+        return found
+
+    def _find(self, qualname: str, depth: int = 0, seen: set[str] | None = None) -> str | None:
         if qualname in self.symbols:
             return qualname
         if qualname in self.modules:
             module = self.file_module[self.modules[qualname]]
             return module if module in self.symbols else None
-        if depth > MAX_DEPTH:
-            return None
+        seen = set() if seen is None else seen
+        if depth > MAX_DEPTH or qualname in seen:
+            return None  # too deep, or a cycle of re-exports (``from a import *`` in b and back)
+        seen.add(qualname)
         parts = qualname.split(".")
         for i in range(len(parts) - 1, 0, -1):
             prefix, rest = ".".join(parts[:i]), parts[i:]
@@ -267,9 +286,9 @@ class RepoIndex:
                 path = self.modules[prefix]
                 binding = self.bindings.get(path, {}).get(rest[0])
                 if binding is not None and binding != qualname:
-                    return self._lookup(".".join([binding, *rest[1:]]), depth + 1)
+                    return self._find(".".join([binding, *rest[1:]]), depth + 1, seen)
                 for star in self.stars.get(path, []):
-                    if hit := self._lookup(".".join([star, *rest]), depth + 1):
+                    if hit := self._find(".".join([star, *rest]), depth + 1, seen):
                         return hit
                 return None
         return None
