@@ -19,6 +19,7 @@ from codememory.gateway.codecore import CodeCore
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.rpc import rpc
 from codememory.graph import queries
+from codememory.graph.temporal import moment
 from codememory.graph.views import NodeRef
 from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import code_pb2_grpc as cpb_grpc
@@ -143,11 +144,16 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
     async def ChangedBetween(
         self, tenant: str, request: cpb.ChangedBetweenRequest, context: Any
     ) -> cpb.ChangedBetweenResponse:
-        start = request.start_commit or request.start_time
-        end = request.end_commit or request.end_time or time.time()
         graph = self.core.graph(tenant)
-        changes = await asyncio.to_thread(queries.changed_between, graph, start, end, _repo(request))
-        return changes_message(changes)
+
+        def run() -> cpb.ChangedBetweenResponse:
+            # like git's start..end: a start commit's own changes are not "between"
+            with graph.lock:
+                start = moment(graph, request.start_commit) + 1e-3 if request.start_commit else request.start_time
+                end = request.end_commit or request.end_time or time.time()
+                return changes_message(queries.changed_between(graph, start, end, _repo(request)))
+
+        return await asyncio.to_thread(run)
 
     @rpc
     async def GraphAsOf(
