@@ -149,7 +149,9 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
         def run() -> cpb.ChangedBetweenResponse:
             # like git's start..end: a start commit's own changes are not "between"
             with graph.lock:
-                start = moment(graph, request.start_commit) + 1e-3 if request.start_commit else request.start_time
+                start = request.start_time
+                if request.start_commit:
+                    start = moment(graph, request.start_commit) + 1e-3
                 end = request.end_commit or request.end_time or time.time()
                 return changes_message(queries.changed_between(graph, start, end, _repo(request)))
 
