@@ -50,7 +50,7 @@ def _index(root: Path, workers: int, known: dict[str, str], summary: IndexSummar
         if isinstance(event, SymbolsExtracted):
             summary_hashes[event.path] = event.content_hash
     parent_cpu = time.process_time() - cpu
-    pooled = workers > 1  # in process, the workers' CPU is the parent's
+    pooled = summary.worker_processes > 0  # in process, the extraction CPU is already the parent's
     return time.perf_counter() - wall, parent_cpu + (summary.worker_cpu_seconds if pooled else 0.0)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import os
 import resource
 import time
 from collections import deque
@@ -67,6 +68,7 @@ class ChunkResult(NamedTuple):
 
     cpu_seconds: float
     peak_rss_kb: int
+    pid: int
     results: list[bytes]
 
 
@@ -76,7 +78,7 @@ def extract_chunk(repo: str, items: list[_Item]) -> ChunkResult:
     encoder = msgspec.msgpack.Encoder()
     out = [_one(repo, item, encoder) for item in items]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return ChunkResult(time.process_time() - started, peak, out)
+    return ChunkResult(time.process_time() - started, peak, os.getpid(), out)
 
 
 def index_repository(
@@ -93,6 +95,7 @@ def index_repository(
     started = time.perf_counter()
     decoder = msgspec.msgpack.Decoder(SymbolsExtracted)
     seen: set[str] = set()
+    parent, worker_pids = os.getpid(), set[int]()
 
     def items() -> Iterator[_Item]:
         for found in walk_repository(root):
@@ -103,6 +106,9 @@ def index_repository(
 
     for chunk in _chunks(repo, items(), workers):
         totals.worker_cpu_seconds += chunk.cpu_seconds
+        if chunk.pid != parent:
+            worker_pids.add(chunk.pid)
+            totals.worker_processes = len(worker_pids)
         totals.peak_rss_mb = max(totals.peak_rss_mb, chunk.peak_rss_kb / 1024)
         for raw in chunk.results:
             if raw == _SKIPPED:

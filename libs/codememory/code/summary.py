@@ -41,7 +41,8 @@ class IndexSummary:
     refs: int = 0
     bytes_read: int = 0
     seconds: float = 0.0
-    worker_cpu_seconds: float = 0.0
+    worker_cpu_seconds: float = 0.0  # CPU spent extracting, wherever it ran
+    worker_processes: int = 0  # 0 when everything ran in the calling process
     peak_rss_mb: float = 0.0  # the largest resident set of the processes that extracted
     parsed_by_language: Counter[str] = field(default_factory=Counter)
     degraded_by_language: Counter[str] = field(default_factory=Counter)
@@ -96,6 +97,7 @@ class IndexSummary:
             "bytes_read": self.bytes_read,
             "index_seconds": round(self.seconds, 3),
             "worker_cpu_seconds": round(self.worker_cpu_seconds, 3),
+            "worker_processes": self.worker_processes,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "parsed_by_language": dict(self.parsed_by_language.most_common()),
             "degraded_by_language": dict(self.degraded_by_language.most_common()),

@@ -42,6 +42,7 @@ def test_first_index_streams_every_file_in_walk_order(tmp_path: Path, workers: i
     assert summary.symbols == 2 * (CHUNK_FILES * 4 + 5) + 1
     assert summary.files_seen == CHUNK_FILES * 4 + 8
     assert summary.worker_cpu_seconds > 0
+    assert (summary.worker_processes > 0) == (workers == 2)
     assert "2 files kept as file nodes only" in summary.describe()
 
 
