@@ -21,181 +21,40 @@ symbols, and resolves each ``CodeRef`` in this order (the first hit wins):
    far more often a built-in value than the repository's one class defining that name.
    Bare names never fall back (in Python they are builtins or star imports).
 
-A reference bound to a module outside the repository (``os.path.join``) stays unresolved. Unresolved
-references (external ones too: the module may be indexed later) are kept per file and retried when a
-symbol with the awaited name appears, so a file indexed later resolves earlier files' references.
-Resolution is incremental, so a result can depend on the order files arrive (a name unique when a
-reference was resolved may stop being unique later); the order is LOG's, so replay gives the same graph.
-Module names are canonical as extracted; one without a leading ``src.``/``lib.`` is also registered.
+Per language: Python uses rules 1 (``self``/``cls``/``super()``), 2 without class scopes, 3 with
+absolute modules, 5. JavaScript/TypeScript: 1 (``this``), 2, 3 with specifiers as paths, 5. Go: 2,
+3 (alias or last path segment, package by suffix), 4, 5. Java: 1 (``this``), 2 with class scopes,
+3 (``import a.b.C`` binds ``C``), 4, 5. Rust: 1 (``self``/``Self::``), 2, 3 (``crate::``/``self::``/
+``super::`` paths made absolute), 5.
+
+A reference bound to a module outside the repository (``os.path.join``) stays unresolved; unresolved
+references are kept per file and retried when a symbol of the awaited name appears (a file indexed
+later resolves earlier files' references, external modules included if they turn up). Resolution is
+incremental, so a result can depend on the order files arrive; that order is LOG's, so replay folds
+the same graph. A module ``src.x``/``lib.x`` is also registered as ``x``.
 """
 
 from __future__ import annotations
 
-import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from codememory.events import CodeRef, ImportRef
+from codememory.events import CodeRef
+from codememory.graph.modules import RepoNames, SymFact
 from codememory.graph.names import (
     CLASSLIKE,
-    JS,
-    JS_EXT,
     KINDS_FOR,
     MAX_DEPTH,
     SELF_WORDS,
     builtin_member,
-    last_segment,
-    layout_alias,
-    module_key,
     normalise,
 )
 
 __all__ = ["RepoIndex", "SymFact"]
 
 
-@dataclass(frozen=True, slots=True)
-class SymFact:
-    name: str
-    kind: str
-    parent: str
-    path: str
-
-
 @dataclass
-class RepoIndex:
-    """One repository's names, as the fold has seen them so far."""
-
-    repo: str
-    modules: dict[str, str] = field(default_factory=dict)  # module (and alias) -> path
-    file_module: dict[str, str] = field(default_factory=dict)
-    file_lang: dict[str, str] = field(default_factory=dict)
-    bindings: dict[str, dict[str, str]] = field(default_factory=dict)
-    stars: dict[str, list[str]] = field(default_factory=dict)
-    symbols: dict[str, SymFact] = field(default_factory=dict)
-    by_name: dict[str, set[str]] = field(default_factory=dict)
-    bases: dict[str, list[str]] = field(default_factory=dict)
-    pending: dict[str, dict[str, list[CodeRef]]] = field(default_factory=dict)  # path -> awaited -> refs
-    pending_imports: dict[str, dict[str, list[ImportRef]]] = field(default_factory=dict)
-    waiting: dict[str, set[str]] = field(default_factory=dict)  # awaited name -> paths
-    file_syms: dict[str, set[str]] = field(default_factory=dict)
-    _cache: dict[str, str | None] = field(default_factory=dict)  # lookups; cleared by any change
-
-    # --- registration -----------------------------------------------------------------------------
-
-    def drop_file(self, path: str) -> None:
-        self._cache.clear()
-        module = self.file_module.pop(path, "")
-        for name in (module, layout_alias(module)):
-            if name and self.modules.get(name) == path:
-                del self.modules[name]
-        self.file_lang.pop(path, None)
-        self.bindings.pop(path, None)
-        self.stars.pop(path, None)
-        self.pending.pop(path, None)
-        self.pending_imports.pop(path, None)
-        for qualname in self.file_syms.pop(path, set()):
-            self.drop_symbol(qualname)
-
-    def drop_symbol(self, qualname: str) -> None:
-        self._cache.clear()
-        fact = self.symbols.pop(qualname, None)
-        if fact is not None:
-            names = self.by_name.get(fact.name)
-            if names is not None:
-                names.discard(qualname)
-                if not names:
-                    del self.by_name[fact.name]
-            self.bases.pop(qualname, None)
-
-    def add_file(self, path: str, module: str, language: str, imports: tuple[ImportRef, ...]) -> None:
-        self._cache.clear()
-        self.file_lang[path] = language
-        if module:
-            self.file_module[path] = module
-            self.modules[module] = path
-            if layout_alias(module):
-                self.modules.setdefault(layout_alias(module), path)
-        bindings: dict[str, str] = {}
-        stars: list[str] = []
-        for imp in imports:
-            target = self.module_of(imp.module, path)
-            if imp.name == "*":
-                stars.append(target)
-            elif imp.name and imp.name != "default":
-                bindings[imp.alias or imp.name] = f"{target}.{imp.name}"
-            elif language == "python" and not imp.alias:
-                head = imp.module.split(".", 1)[0]  # ``import a.b`` binds ``a``
-                bindings[head] = self.module_of(head, path)
-            else:
-                bindings[imp.alias or last_segment(imp.module, language)] = target
-        self.bindings[path] = bindings
-        self.stars[path] = stars
-
-    def add_symbol(self, qualname: str, fact: SymFact) -> None:
-        self._cache.clear()
-        self.symbols[qualname] = fact
-        self.file_syms.setdefault(fact.path, set()).add(qualname)
-        self.by_name.setdefault(fact.name, set()).add(qualname)
-
-    def add_base(self, cls: str, base: str) -> None:
-        bases = self.bases.setdefault(cls, [])
-        if base not in bases:
-            bases.append(base)
-            self._cache.clear()
-
-    def wait(self, path: str, key: str) -> None:
-        self.waiting.setdefault(key, set()).add(path)
-
-    def woken(self, names: set[str], modules: set[str]) -> set[str]:
-        """Paths waiting for one of these symbol names or module names (and no longer waiting)."""
-        paths: set[str] = set()
-        for key in [*names, *(module_key(m) for m in modules)]:
-            paths |= self.waiting.pop(key, set())
-        return paths
-
-    # --- modules and imports ----------------------------------------------------------------------
-
-    def module_of(self, spec: str, from_path: str) -> str:
-        """The repository module ``spec`` names (canonical), or ``spec`` itself when it is external."""
-        lang = self.file_lang.get(from_path, "")
-        if spec.startswith(".") and lang in JS:
-            base = posixpath.normpath(posixpath.join(posixpath.dirname(from_path), spec))
-            for candidate in (base, *(base + ext for ext in JS_EXT)):
-                if candidate in self.file_module:
-                    return self.file_module[candidate]
-            return spec
-        dotted = spec.replace("::", ".").replace("/", ".").strip(".")
-        module = self.file_module.get(from_path, "")
-        if dotted.startswith("crate."):
-            dotted = dotted[len("crate.") :]
-        elif dotted.startswith("super.") and module:
-            dotted = module.rsplit(".", 2)[0] + dotted[len("super") :]
-        elif dotted.startswith("self.") and module:
-            dotted = module + dotted[len("self") :]
-        if dotted in self.modules:
-            return self.file_module[self.modules[dotted]]
-        if lang not in ("python", "") and "." in dotted:
-            segs = dotted.split(".")
-            for i in range(1, len(segs)):
-                tail = ".".join(segs[i:])
-                if tail in self.modules:
-                    return self.file_module[self.modules[tail]]
-        return dotted
-
-    def import_target(self, path: str, imp: ImportRef) -> str | None:
-        """The file an import brings in, or None while it is unknown (or outside the repository)."""
-        module = self.module_of(imp.module, path)
-        if imp.name and imp.name not in ("*", "default") and f"{module}.{imp.name}" in self.modules:
-            return self.modules[f"{module}.{imp.name}"]
-        if module in self.modules:
-            return self.modules[module]
-        fact = self.symbols.get(module)
-        return fact.path if fact else None
-
-    def import_key(self, imp: ImportRef) -> str:
-        return module_key(imp.module)
-
-    def module_key(self, module: str) -> str:
-        return module_key(module)
+class RepoIndex(RepoNames):
+    """A repository's names (``RepoNames``) and the resolution of references against them."""
 
     # --- references -------------------------------------------------------------------------------
 
