@@ -13,7 +13,7 @@ in one file (a property setter, a conditional redefinition) is folded into the f
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from tree_sitter import Node, QueryCursor
@@ -47,7 +47,6 @@ class _Def:
     kind: str  # a SymbolKind, or "impl"/"scope" for naming scopes that are not symbols
     receiver: str = ""
     qualname: str = ""
-    children: list[_Def] = field(default_factory=list)
 
 
 def degraded(repo: str, path: str, source: bytes, language: str = "") -> SymbolsExtracted:
