@@ -11,8 +11,15 @@ from pkgutil import extend_path
 
 __path__ = extend_path(__path__, __name__)
 
-from codememory.graph.errors import GraphError, InvalidQueryError, UnknownNodeError
+from codememory.graph.errors import GraphError, InvalidEventError, InvalidQueryError, UnknownNodeError
 from codememory.graph.store import CodeGraph
 from codememory.graph.tenants import TenantGraphs
 
-__all__ = ["CodeGraph", "GraphError", "InvalidQueryError", "TenantGraphs", "UnknownNodeError"]
+__all__ = [
+    "CodeGraph",
+    "GraphError",
+    "InvalidEventError",
+    "InvalidQueryError",
+    "TenantGraphs",
+    "UnknownNodeError",
+]

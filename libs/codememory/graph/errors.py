@@ -7,7 +7,7 @@ GraphError               a graph request failed
 
 from __future__ import annotations
 
-__all__ = ["GraphError", "InvalidQueryError", "UnknownNodeError"]
+__all__ = ["GraphError", "InvalidEventError", "InvalidQueryError", "UnknownNodeError"]
 
 
 class GraphError(Exception):
@@ -24,3 +24,7 @@ class UnknownNodeError(GraphError):
 
 class InvalidQueryError(GraphError):
     """A query argument is out of range or malformed."""
+
+
+class InvalidEventError(GraphError):
+    """The event lacks what the graph keys it by; the graph is unchanged and its position not advanced."""

@@ -29,7 +29,7 @@ from codememory.events import (
     MemoryRefined,
     SymbolsExtracted,
 )
-from codememory.graph.errors import UnknownNodeError
+from codememory.graph.errors import InvalidEventError, UnknownNodeError
 from codememory.graph.model import (
     CommitNode,
     Edge,
@@ -163,6 +163,7 @@ class CodeGraph:
             if seq <= self.last_seq:
                 return False
             event, at = envelope.payload, epoch(envelope.occurred_at)
+            _check(event)
             match event:
                 case SymbolsExtracted():
                     fold_code.apply_symbols(self, event, at, seq)
@@ -185,3 +186,13 @@ class CodeGraph:
 
         with self.lock:
             return graph_digest(self)
+
+
+def _check(event: object) -> None:
+    match event:
+        case SymbolsExtracted() | FileDeleted() if not event.repo or not event.path:
+            raise InvalidEventError(f"{type(event).__name__} without a repository or path")
+        case CommitRecorded() if not event.repo or not event.sha:
+            raise InvalidEventError("CommitRecorded without a repository or sha")
+        case MemoryForgotten() | MemoryRefined() if not event.memory_id:
+            raise InvalidEventError(f"{type(event).__name__} without a memory id")

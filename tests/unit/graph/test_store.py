@@ -82,3 +82,18 @@ def test_fold_and_readers_on_other_threads_see_whole_events(feed: Feed) -> None:
     stop.set()
     reader.join()
     assert seen and set(seen) == {0}
+
+
+def test_an_event_without_its_keys_is_a_typed_error_and_changes_nothing(feed: Feed) -> None:
+    from codememory.events import CommitRecorded, SymbolsExtracted
+    from codememory.graph import InvalidEventError
+
+    feed.file("m.py", "m", [sym("m.f")])
+    before = feed.graph.digest()
+    with pytest.raises(InvalidEventError):
+        feed.emit(SymbolsExtracted(repo="acme/shop", path="", content_hash="h"))
+    with pytest.raises(InvalidEventError):
+        feed.emit(CommitRecorded(repo="acme/shop", sha=""))
+    assert feed.graph.digest() == before
+    feed.file("n.py", "n", [])  # later events still fold
+    assert ("file", "acme/shop", "n.py") in feed.graph.index
