@@ -5,6 +5,10 @@ little more than reading the files: a file whose content hash equals ``known[pat
 known path that is gone yields ``FileDeleted``. The parent only walks and decodes; workers read, hash
 and parse chunks of files (reading in the workers keeps file bytes off the pipe) and send results back
 as msgpack. Results come out in walk order whatever the worker timing, so the output is stable.
+
+Workers start from a forkserver, not by forking the caller: the CLI holds gRPC channels (C threads)
+when it indexes, and forking those is unsafe. As with any non-fork start method, the calling script
+must guard its entry point with ``if __name__ == "__main__":`` (console scripts do).
 """
 
 from __future__ import annotations
