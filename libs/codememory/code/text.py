@@ -44,7 +44,7 @@ def excerpt(raw: bytes) -> str:
     rest = [line.rstrip() for line in lines[1:]]
     indents = [len(line) - len(line.lstrip()) for line in rest if line]
     cut = min(indents) if indents else 0
-    text = "\n".join([lines[0].strip(), *(line[cut:] for line in rest)]).strip()
+    text = "\n".join([lines[0].lstrip("\ufeff").strip(), *(line[cut:] for line in rest)]).strip()
     return text[:EXCERPT_MAX]
 
 

@@ -45,3 +45,7 @@ def test_clean_comment_markers() -> None:
     assert clean_comment(["// Server serves.", "// Safe."]) == "Server serves.\nSafe."
     assert clean_comment(["//! Crate docs."]) == "Crate docs."
     assert clean_comment(["/** One line. */"]) == "One line."
+
+
+def test_excerpt_drops_a_byte_order_mark_and_carriage_returns() -> None:
+    assert excerpt("\ufeffimport os\r\nx = 1\r\n".encode()) == "import os\nx = 1"
