@@ -31,7 +31,7 @@ from codememory.code.extract import MAX_BYTES, extract_file
 from codememory.code.languages import language_of
 from codememory.code.summary import IndexProgress, IndexSummary
 from codememory.code.text import content_hash
-from codememory.code.walk import RepoFile, walk_repository
+from codememory.code.walk import walk_repository
 from codememory.events import FileDeleted, SymbolsExtracted
 
 CHUNK_FILES = 48
@@ -165,8 +165,3 @@ def _chunks(repo: str, items: Iterator[_Item], workers: int) -> Iterator[ChunkRe
                 yield in_flight.popleft().result()
         while in_flight:
             yield in_flight.popleft().result()
-
-
-def walked(root: Path) -> list[RepoFile]:
-    """The whole listing at once (benchmarks and tests; indexing itself streams)."""
-    return list(walk_repository(root))
