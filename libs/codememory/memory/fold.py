@@ -28,8 +28,8 @@ class PointState:
     sparse: SparseVec | None = None
 
 
-def draft_payload(draft: MemoryDraft, seq: int, context: str = "") -> dict[str, Any]:
-    """The payload of a new memory; ``context`` is the previous memory of its session (see enrich)."""
+def draft_payload(draft: MemoryDraft, seq: int, context: str = "", previous_id: str = "") -> dict[str, Any]:
+    """The payload of a new memory; ``context`` and ``previous_id``: the previous memory of its session."""
     return {
         "tenant": draft.tenant,
         "memory_id": draft.memory_id,
@@ -50,7 +50,8 @@ def draft_payload(draft: MemoryDraft, seq: int, context: str = "") -> dict[str, 
         "created_seq": seq,  # never changes: orders a session's memories for neighbour links
         "text_digest": text_digest(draft.text),
         "embedded_digest": "",
-        "context": context,
+        "context": context,  # its text, for the lexical index (see enrich)
+        "previous_id": previous_id,  # a link: recall expands a hit to its session neighbours
     }
 
 
@@ -81,16 +82,17 @@ def fold(
     encode: Encode,
     *,
     previous: str = "",
+    previous_id: str = "",
     enrichment: Enrichment = DEFAULT_ENRICHMENT,
 ) -> PointState | None:
-    """``previous``: the text of the session's memory before this one, when ``envelope`` creates one."""
+    """``previous``, ``previous_id``: the session's memory before the one ``envelope`` creates, if any."""
     draft = memory_from_envelope(envelope)
     tenant = envelope.tenant
     if draft is not None:
         if point is not None:
             return point  # a memory is created once: a redelivered (or colliding) creation changes nothing
         context = previous[: enrichment.context_chars] if enrichment.previous else ""
-        payload = draft_payload(draft, seq, context)
+        payload = draft_payload(draft, seq, context, previous_id)
         return PointState(payload, None, encode(indexed_text(payload, enrichment)))
     if point is None or not _newer(point, tenant, seq):
         return point

@@ -61,25 +61,25 @@ class MemoryProjection:
         self.enrichment = enrichment or Enrichment()
         self._tails: OrderedDict[_Session, tuple[int, str, str]] = OrderedDict()  # seq, memory id, text
 
-    def _previous(self, session: _Session, seq: int, batch: dict[str, PointState | None]) -> str:
-        """The text of the session's latest memory created before ``seq`` ("" when none).
+    def _previous(self, session: _Session, seq: int, batch: dict[str, PointState | None]) -> tuple[str, str]:
+        """Id and text of the session's latest memory created before ``seq`` (empty when none).
 
         ``batch``: the points of the batch being folded, newer than their copies in the index.
         """
         tail = self._tails.get(session)
         if tail is not None and tail[0] < seq:
-            return tail[2]
+            return tail[1], tail[2]
         flt = IndexFilter(
             equals={"tenant": session[0], "session_id": session[1]},
             ranges={"created_seq": (None, float(seq - 1))},
             any_of={"state": [ACTIVE, DEPRECATED]},
         )
-        best: tuple[int, str] | None = None
+        best: tuple[int, str, str] | None = None
         in_index = (
             (p.id, p.payload) for p in self.index.scroll(flt) if p.id not in batch
         )  # a batch point's index copy is stale
         in_batch = ((i, s.payload) for i, s in batch.items() if s is not None)
-        for _, payload in (*in_index, *in_batch):
+        for point_id, payload in (*in_index, *in_batch):
             created = payload.get("created_seq")
             if (
                 payload.get("tenant") == session[0]
@@ -89,8 +89,8 @@ class MemoryProjection:
                 and created < seq
                 and (best is None or int(created) > best[0])
             ):
-                best = (int(created), str(payload.get("text") or ""))
-        return best[1] if best is not None else ""
+                best = (int(created), point_id, str(payload.get("text") or ""))
+        return (best[1], best[2]) if best is not None else ("", "")
 
     def _remember(self, session: _Session, seq: int, memory_id: str, text: str) -> None:
         self._tails[session] = (seq, memory_id, text)
@@ -156,10 +156,18 @@ class MemoryProjection:
             before = states[target]
             draft = memory_from_envelope(envelope) if before is None else None
             session = (envelope.tenant, draft.session_id) if draft is not None else None
-            previous = ""
-            if session is not None and session[1] and enrich.previous:
+            previous = ("", "")
+            if session is not None and session[1]:
                 previous = self._previous(session, seq, states)
-            after = fold(before, seq, envelope, self._encode, previous=previous, enrichment=enrich)
+            after = fold(
+                before,
+                seq,
+                envelope,
+                self._encode,
+                previous=previous[1],
+                previous_id=previous[0],
+                enrichment=enrich,
+            )
             if after is not before:
                 states[target] = after
                 changed.add(target)

@@ -4,11 +4,15 @@ An answer is often spread over adjacent memories (a question and its reply, an e
 that followed). Each memory keeps ``created_seq``, the LOG sequence that created it, so a session's
 memories are ordered; a hit's neighbours are the memories just before and after it. Neighbours are
 found in the index under the caller's filter (tenant always), so expansion never crosses a tenant.
+
+A memory created since issue 3 names the memory before it (``previous_id``, fixed in LOG order by the
+projection), so the neighbours of every parent come from two index calls: the predecessors by id and
+the successors by ``previous_id``. Older points without it fall back to a window scroll per parent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import msgspec
 
@@ -29,7 +33,18 @@ def session_neighbours(
     Returns neighbour id -> (point, best parent score it neighbours).
     """
     found: dict[str, tuple[StoredPoint, float]] = {}
+
+    def keep(neighbour: StoredPoint, parent_score: float) -> None:
+        if neighbour.id not in found or found[neighbour.id][1] < parent_score:
+            found[neighbour.id] = (neighbour, parent_score)
+
+    parents = list(parents)
+    linked = [p for p in parents if isinstance(p[1].get("previous_id"), str)]
+    if linked:
+        _linked_neighbours(index, flt, linked, keep)
     for parent_id, payload, parent_score in parents:
+        if isinstance(payload.get("previous_id"), str):
+            continue
         session = payload.get("session_id")
         created = _int(payload.get("created_seq"))
         if not isinstance(session, str) or not session or created is None:
@@ -50,6 +65,26 @@ def session_neighbours(
             if seq > created and (after is None or seq < (_int(after.payload.get("created_seq")) or 0)):
                 after = point
         for neighbour in (before, after):
-            if neighbour is not None and (neighbour.id not in found or found[neighbour.id][1] < parent_score):
-                found[neighbour.id] = (neighbour, parent_score)
+            if neighbour is not None:
+                keep(neighbour, parent_score)
     return found
+
+
+def _linked_neighbours(
+    index: VectorIndex,
+    flt: IndexFilter,
+    parents: list[tuple[str, Mapping[str, object], float]],
+    keep: Callable[[StoredPoint, float], None],
+) -> None:
+    """Predecessors by id, successors by ``previous_id``: both under the caller's filter."""
+    score_of = {pid: s for pid, _, s in parents}
+    before_of = {str(p.get("previous_id")): pid for pid, p, _ in parents if p.get("previous_id")}
+    if before_of:
+        only = msgspec.structs.replace(flt, ids=list(before_of))
+        for point in index.scroll(only):
+            keep(point, score_of[before_of[point.id]])
+    after = msgspec.structs.replace(flt, any_of={**flt.any_of, "previous_id": list(score_of)})
+    for point in index.scroll(after):
+        parent = point.payload.get("previous_id")
+        if isinstance(parent, str) and parent in score_of:
+            keep(point, score_of[parent])

@@ -78,6 +78,15 @@ def test_a_memory_carries_the_previous_memory_of_its_session(tmp_path: Path) -> 
     assert _context(projection, 5) == "yes, last Friday"  # refined; the forgotten memory 4 is skipped
 
 
+def test_a_memory_names_the_previous_memory_of_its_session(tmp_path: Path) -> None:
+    projection = _projection(tmp_path / "a", NO_ENRICHMENT)  # the link is kept even without enrichment
+    projection.apply_batch(_history())  # type: ignore[arg-type]
+    points = {p.id: p.payload for p in projection.index.scroll(IndexFilter(equals={"state": "active"}))}
+    assert points[str(uuid.UUID(int=1))]["previous_id"] == ""
+    assert points[str(uuid.UUID(int=3))]["previous_id"] == str(uuid.UUID(int=1))
+    assert points[str(uuid.UUID(int=5))]["previous_id"] == str(uuid.UUID(int=3))
+
+
 def test_the_context_is_searchable(tmp_path: Path) -> None:
     projection = _projection(tmp_path / "a")
     projection.apply_batch(_history())  # type: ignore[arg-type]

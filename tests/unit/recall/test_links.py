@@ -49,3 +49,28 @@ def test_memories_without_a_session_have_no_neighbours(tmp_path: Path) -> None:
     index.upsert([_point(1, "", 10), _point(2, "", 11)])
     (point,) = index.get([str(uuid.UUID(int=1))])
     assert session_neighbours(index, IndexFilter(), [(point.id, point.payload, 1.0)]) == {}
+
+
+def _linked(n: int, previous: int | None, tenant: str = "t") -> IndexPoint:
+    payload = {
+        "tenant": tenant,
+        "session_id": "a",
+        "created_seq": n,
+        "state": "active",
+        "previous_id": str(uuid.UUID(int=previous)) if previous else "",
+    }
+    return IndexPoint(id=str(uuid.UUID(int=n)), payload=payload)
+
+
+def test_linked_memories_find_their_neighbours_by_previous_id(tmp_path: Path) -> None:
+    index = EdgeVectorIndex(tmp_path / "s", 4)
+    # 1 <- 2 <- 4 (3 belongs to another tenant and names 2 as well; 5 follows 4)
+    index.upsert(
+        [_linked(1, None), _linked(2, 1), _linked(3, 2, tenant="other"), _linked(4, 2), _linked(5, 4)]
+    )
+    two, five = index.get([str(uuid.UUID(int=2)), str(uuid.UUID(int=5))])
+    found = session_neighbours(
+        index, IndexFilter(equals={"tenant": "t"}), [(two.id, two.payload, 0.7), (five.id, five.payload, 0.2)]
+    )
+    assert set(found) == {str(uuid.UUID(int=i)) for i in (1, 4)}
+    assert found[str(uuid.UUID(int=4))][1] == 0.7  # the best of its parents (2 before it, 5 after it)
