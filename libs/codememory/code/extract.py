@@ -6,8 +6,10 @@ spans, and attributes each call, base class and type use to the innermost enclos
 cannot read (unsupported language, binary, not UTF-8, over ``MAX_BYTES``) degrade to a file node with
 ``parsed=False``; a syntax error still yields whatever tree-sitter recovered.
 
-Qualnames are ``module + "." + nesting`` (see ``modules``); a second definition of the same qualname
-in one file (a property setter, a conditional redefinition) is folded into the first.
+Qualnames are ``module + "." + nesting`` (see ``modules``). A later definition of a qualname already
+defined in the file (a Java overload, a property setter, a conditional redefinition) is kept as its
+own symbol named ``qualname#2``, ``#3``... (``name`` unchanged), so its lines and its digest still
+belong to a symbol; the first definition keeps the plain qualname that references resolve to.
 """
 
 from __future__ import annotations
@@ -138,8 +140,10 @@ class _Extraction:
                 if d.kind == "function" and enclosing is not None and enclosing.kind in _CLASSLIKE:
                     d.kind = "method"
             stack.append(d)
-            if d.kind in ("impl", "scope") or d.qualname in seen or not d.name:
+            if d.kind in ("impl", "scope") or not d.name:
                 continue
+            if d.qualname in seen:
+                d.qualname = _another(d.qualname, seen)
             seen.add(d.qualname)
             out.append(self._symbol(d))
         for i, sym in enumerate(out[1:], start=1):
@@ -245,6 +249,14 @@ def _bindings(imports: list[ImportRef]) -> set[str]:
         elif not ref.name:
             out.add(_head(ref.module).rsplit("/", 1)[-1])
     return out
+
+
+def _another(qualname: str, seen: set[str]) -> str:
+    """``name#2``, ``name#3``...: a later definition of a name already defined in this file."""
+    n = 2
+    while f"{qualname}#{n}" in seen:
+        n += 1
+    return f"{qualname}#{n}"
 
 
 def _nearest(qualname: str, names: set[str], fallback: str, *, inclusive: bool = False) -> str:

@@ -339,3 +339,11 @@ def test_javascript_including_require() -> None:
         assert ("calls", "lib.app.App.start", "fs.readFileSync") in refs
         assert ("calls", "lib.app.run", "App") in refs
         assert ("calls", "lib.app.stop", "run") in refs
+
+
+def test_java_overloads_are_separate_symbols() -> None:
+    src = b"class G {\n  void to(Object o) {}\n  void to(Object o, Type t) {\n    write(o);\n  }\n}\n"
+    event = extract_file("r", "G.java", src)
+    overloads = [(s.qualname, s.name, s.start_line, s.end_line) for s in event.symbols if s.name == "to"]
+    assert overloads == [("G.G.to", "to", 2, 2), ("G.G.to#2", "to", 3, 5)]  # no package: the file stem
+    assert ("calls", "G.G.to#2", "write") in _refs(event)

@@ -124,10 +124,16 @@ def test_syntax_error_still_yields_what_was_recovered() -> None:
     assert "m.C" in {s.qualname for s in event.symbols}
 
 
-def test_duplicate_definitions_fold_into_one_qualname() -> None:
-    src = b"class A:\n    @property\n    def x(self): ...\n    @x.setter\n    def x(self, v): ...\n"
-    qualnames = [s.qualname for s in extract_file("r", "a.py", src).symbols]
-    assert qualnames == ["a", "a.A", "a.A.x"]
+def test_later_definitions_of_a_name_are_numbered() -> None:
+    src = b"class A:\n    @property\n    def x(self): ...\n    @x.setter\n    def x(self, v):\n        g()\n"
+    event = extract_file("r", "a.py", src)
+    assert [(s.qualname, s.name, s.start_line, s.parent) for s in event.symbols] == [
+        ("a", "a", 1, ""),
+        ("a.A", "A", 1, "a"),
+        ("a.A.x", "x", 2, "a.A"),
+        ("a.A.x#2", "x", 4, "a.A"),
+    ]
+    assert [(r.source, r.target) for r in event.refs if r.kind == "calls"] == [("a.A.x#2", "g")]
 
 
 def test_imported_names_used_as_values_are_references() -> None:
