@@ -1,54 +1,53 @@
-"""LoCoMo retrieval quality: turn-level evidence recall at 5, 10 and 25, per category, per system.
+"""LoCoMo retrieval quality: the data, the metric, and each system's search, for ``quality.py``.
 
 The conversations in ../shared/data/locomo/locomo_dev.json go in through codememory's public path:
 the gateway's Store RPC (what ``codememory import`` calls), one codememory session per LoCoMo
-session, each turn with its session date as its time and its speaker and dialog id as metadata, each
-conversation as its own repo scope. Questions go through the Recall RPC scoped to their conversation.
-Baselines in the same run, on the same turns: BM25 alone and dense alone (MiniLM, "embed every turn,
-take the top k"), both on a Qdrant Edge shard in this process. Conversation 4 is reported apart: it
-is held out of any tuning.
+session, each turn with its session date as its time and its speaker, dialog id and session date as
+metadata, each conversation as its own repo scope. Questions go through the Recall RPC scoped to
+their conversation. Baselines on the same turns: BM25 alone and dense alone (MiniLM, "embed every
+turn, take the top k"), both on a Qdrant Edge shard in this process. Ablations fold the same events
+through the same projection and Recaller in-process, one mechanism switched off at a time.
+Conversation 4 is reported apart: it is held out of any tuning.
 
-    .venv/bin/python benchmarks/bench_locomo.py
+Only the standard library at import time: mem0's worker (another venv) imports this module too.
+
+    .venv/bin/python benchmarks/quality.py      # the entry point
 """
 
 from __future__ import annotations
 
 import json
-import signal
 import statistics
-import sys
 import tempfile
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-
-import grpc
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_stack import _start
-from results import write_section
-
-from codememory.embedding import load_default_embedder
-from codememory.lexical import SparseEncoder, code_terms
-from codememory.v1 import memory_pb2 as pb
-from codememory.v1 import memory_pb2_grpc
-from codememory.vectorstore import EdgeVectorIndex, IndexFilter, IndexPoint
+from typing import Any
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10, 25)
 HELD_OUT = 4
+SPLITS = ("conv 0-3", "held-out conv 4")
+
+Search = Callable[[str, str], list[str]]  # (repo, question) -> dialog ids, best first
+Scores = dict[str, dict[int, list[float]]]  # split -> category * 100 + k -> per-question recall
+
+
+def load() -> list[dict[str, Any]]:
+    return list(json.loads(DATA.read_text()))
 
 
 def _when(text: str) -> str:
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC).isoformat()
 
 
-def turns(conversation: dict) -> list[dict]:  # type: ignore[type-arg]
+def turns(conversation: dict[str, Any]) -> list[dict[str, Any]]:
     """Every dialog turn as an importable memory (the JSON-lines shape of ``codememory export``)."""
     sample = conversation["sample_id"]
     conv = conversation["conversation"]
@@ -78,7 +77,16 @@ def turns(conversation: dict) -> list[dict]:  # type: ignore[type-arg]
     return rows
 
 
-def questions(conversation: dict) -> list[tuple[str, int, set[str]]]:  # type: ignore[type-arg]
+def interleaved(convs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """All turns, conversations taking turns (each in its own order), as parallel imports would land."""
+    queues = [turns(c) for c in convs]
+    out = []
+    for i in range(max(len(q) for q in queues)):
+        out.extend(q[i] for q in queues if i < len(q))
+    return out
+
+
+def questions(conversation: dict[str, Any]) -> list[tuple[str, int, set[str]]]:
     out = []
     for qa in conversation["qa"]:
         evidence = {
@@ -92,107 +100,102 @@ def questions(conversation: dict) -> list[tuple[str, int, set[str]]]:  # type: i
     return out
 
 
-Search = Callable[[str, str], list[str]]
+def split_of(index: int) -> str:
+    return SPLITS[1] if index == HELD_OUT else SPLITS[0]
 
 
-def evaluate(convs: list[dict], search: Search) -> tuple[dict[str, dict[int, list[float]]], list[float]]:  # type: ignore[type-arg]
+def evaluate(convs: list[dict[str, Any]], search: Search) -> tuple[Scores, list[float]]:
     """Per split and category, per-question recall at each k; and the latency of every search."""
-    scores: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    scores: Scores = defaultdict(lambda: defaultdict(list))
     latencies = []
     for index, conv in enumerate(convs):
-        split = "held-out conv 4" if index == HELD_OUT else "conv 0-3"
         for question, category, evidence in questions(conv):
             started = time.perf_counter()
             ranked = search(f"locomo-{conv['sample_id']}", question)
             latencies.append((time.perf_counter() - started) * 1000)
-            for k in KS:
-                found = len(evidence & set(ranked[:k])) / len(evidence)
-                scores[split][category * 100 + k].append(found)
-                scores["all"][category * 100 + k].append(found)
+            score_ranked(scores, split_of(index), category, evidence, ranked)
     return scores, latencies
 
 
-def _table(name: str, scores: dict[str, dict[int, list[float]]], latencies: list[float]) -> list[str]:
-    rows = []
-    for split in ("all", "conv 0-3", "held-out conv 4"):
-        cells = []
-        for category in (*CATEGORIES, 0):
-            for k in KS:
-                values = (
-                    [v for c in CATEGORIES for v in scores[split][c * 100 + k]]
-                    if category == 0
-                    else scores[split][category * 100 + k]
-                )
-                cells.append(f"{100 * statistics.mean(values):.1f}" if values else "-")
-        rows.append(f"| {name} | {split} | " + " | ".join(cells) + f" | {statistics.median(latencies):.1f} |")
-    return rows
+def score_ranked(scores: Scores, split: str, category: int, evidence: set[str], ranked: list[str]) -> None:
+    for k in KS:
+        found = len(evidence & set(ranked[:k])) / len(evidence)
+        scores[split][category * 100 + k].append(found)
+        scores["all"][category * 100 + k].append(found)
 
 
-def main() -> None:
-    convs = json.loads(DATA.read_text())
-    all_turns = [t for conv in convs for t in turns(conv)]
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        process, _env, runtime = _start(home)
-        try:
-            stub = memory_pb2_grpc.MemoryServiceStub(grpc.insecure_channel(runtime["grpc_address"]))
-            meta = (("authorization", f"Bearer {(home / 'token').read_text().strip()}"),)
-
-            def store(row: dict) -> None:  # type: ignore[type-arg]
-                stub.Store(
-                    pb.StoreRequest(
-                        text=row["text"],
-                        type=row["type"],
-                        memory_id=row["id"],
-                        created_at=row["time"],
-                        metadata=row["metadata"],
-                        scope=pb.Scope(repo=row["repo"], session_id=row["session"]),
-                    ),
-                    metadata=meta,
-                    timeout=60,
-                )
-
-            started = time.perf_counter()
-            # one thread per conversation, each storing its turns in order (as `codememory import` does)
-            with ThreadPoolExecutor(max_workers=len(convs)) as pool:
-                list(pool.map(lambda conv: [store(row) for row in turns(conv)], convs))
-            while True:
-                status = stub.Status(pb.StatusRequest(), metadata=meta, timeout=30)
-                if status.caught_up and not any(status.consumer_pending.values()):
-                    break
-                time.sleep(0.5)
-            ingest_s = time.perf_counter() - started
-
-            def hybrid(repo: str, question: str) -> list[str]:
-                hits = stub.Recall(
-                    pb.RecallRequest(query=question, repo=repo, limit=max(KS)), metadata=meta, timeout=30
-                ).hits
-                return [h.memory.metadata["dia_id"] for h in hits]
-
-            results = {"codememory hybrid (gRPC)": evaluate(convs, hybrid)}
-        finally:
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=60)
-        results.update(_baselines(convs, all_turns, Path(tmp) / "baseline"))
-    header = [
-        "| system | split | "
-        + " | ".join(f"{CATEGORIES.get(c, 'overall')} R@{k}" for c in (*CATEGORIES, 0) for k in KS)
-        + " | p50 ms |",
-        "|---|---|" + "---|" * (len(KS) * (len(CATEGORIES) + 1)) + "---|",
-    ]
-    rows = [row for name, (scores, lat) in results.items() for row in _table(name, scores, lat)]
-    body = "\n".join(header + rows) + (
-        f"\n\n{len(all_turns):,} turns from {len(convs)} conversations stored through the Store RPC "
-        f"in {ingest_s:.0f} s (embedding included); R@k is the share of a question's evidence turns in the "
-        "top k, averaged over questions. Baselines search a Qdrant Edge shard in-process (no gRPC). "
-        "mem0 was not run in this session."
+def cell(scores: Scores, split: str, category: int, k: int) -> str:
+    """Mean recall in percent; category 0 is every category."""
+    values = (
+        [v for c in CATEGORIES for v in scores[split][c * 100 + k]]
+        if category == 0
+        else scores[split][category * 100 + k]
     )
-    write_section("bench_locomo", "LoCoMo evidence recall (dev conversations 0-4)", body)
+    return f"{100 * statistics.mean(values):.1f}" if values else "-"
 
 
-def _baselines(
-    convs: list[dict], rows: list[dict], path: Path
-) -> dict[str, tuple[dict[str, dict[int, list[float]]], list[float]]]:  # type: ignore[type-arg]
+# --- systems --------------------------------------------------------------------------------------
+
+
+@contextmanager
+def stack(convs: list[dict[str, Any]], home: Path) -> Iterator[tuple[Search, float]]:
+    """``codememory up`` in ``home``, every turn stored through the Store RPC; yields the Recall search."""
+    import signal
+
+    import grpc
+    from bench_stack import _start
+
+    from codememory.v1 import memory_pb2 as pb
+    from codememory.v1 import memory_pb2_grpc
+
+    process, _env, runtime = _start(home)
+    try:
+        stub = memory_pb2_grpc.MemoryServiceStub(grpc.insecure_channel(runtime["grpc_address"]))
+        meta = (("authorization", f"Bearer {(home / 'token').read_text().strip()}"),)
+
+        def store(row: dict[str, Any]) -> None:
+            stub.Store(
+                pb.StoreRequest(
+                    text=row["text"],
+                    type=row["type"],
+                    memory_id=row["id"],
+                    created_at=row["time"],
+                    metadata=row["metadata"],
+                    scope=pb.Scope(repo=row["repo"], session_id=row["session"]),
+                ),
+                metadata=meta,
+                timeout=60,
+            )
+
+        started = time.perf_counter()
+        # one thread per conversation, each storing its turns in order (as `codememory import` does)
+        with ThreadPoolExecutor(max_workers=len(convs)) as pool:
+            list(pool.map(lambda conv: [store(row) for row in turns(conv)], convs))
+        while True:
+            status = stub.Status(pb.StatusRequest(), metadata=meta, timeout=30)
+            if status.caught_up and not any(status.consumer_pending.values()):
+                break
+            time.sleep(0.5)
+        ingest_s = time.perf_counter() - started
+
+        def recall(repo: str, question: str) -> list[str]:
+            request = pb.RecallRequest(query=question, repo=repo, limit=max(KS))
+            hits = stub.Recall(request, metadata=meta, timeout=30).hits
+            return [h.memory.metadata["dia_id"] for h in hits]
+
+        yield recall, ingest_s
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+
+
+def baselines(convs: list[dict[str, Any]], path: Path) -> Iterator[tuple[str, Search]]:
+    """BM25 alone and dense alone over the bare turn texts, on one Qdrant Edge shard in-process."""
+    from codememory.embedding import load_default_embedder
+    from codememory.lexical import SparseEncoder, code_terms
+    from codememory.vectorstore import EdgeVectorIndex, IndexFilter, IndexPoint
+
+    rows = [t for conv in convs for t in turns(conv)]
     embedder = load_default_embedder()
     encoder = SparseEncoder()
     vectors = embedder.embed([r["text"] for r in rows])
@@ -211,19 +214,86 @@ def _baselines(
     index.optimize()
 
     def bm25(repo: str, question: str) -> list[str]:
-        hits = index.search_sparse(
-            encoder.encode_query(code_terms(question)), IndexFilter(equals={"repo": repo}), max(KS)
-        )
+        query = encoder.encode_query(code_terms(question))
+        hits = index.search_sparse(query, IndexFilter(equals={"repo": repo}), max(KS))
         return [str(h.payload["dia_id"]) for h in hits]
 
     def dense(repo: str, question: str) -> list[str]:
         hits = index.search_dense(embedder.embed([question])[0], IndexFilter(equals={"repo": repo}), max(KS))
         return [str(h.payload["dia_id"]) for h in hits]
 
-    out = {"BM25 alone": evaluate(convs, bm25), "dense alone (MiniLM)": evaluate(convs, dense)}
-    index.close()
+    try:
+        yield "BM25 alone", bm25
+        yield "dense alone (MiniLM)", dense
+    finally:
+        index.close()
+
+
+ABLATIONS: tuple[tuple[str, dict[str, bool], str], ...] = (
+    ("all mechanisms (defaults)", {}, ""),
+    ("without the previous memory as context", {"previous": False}, ""),
+    ("without date words", {"date": False}, ""),
+    ("without session-neighbour links", {}, "link=0"),
+    ("before issue 3: bare text, neighbour links", {"previous": False, "date": False}, ""),
+    ("bare text, no links", {"previous": False, "date": False}, "link=0"),
+)
+
+
+def ablations(convs: list[dict[str, Any]]) -> dict[str, Scores]:
+    """Each configuration: the same Store events folded by ``MemoryProjection``, asked of ``Recaller``."""
+    from codememory.embed.texts import embedded_events, jobs_for
+    from codememory.embedding import load_default_embedder
+    from codememory.events import MemoryScope, MemoryStored, new_envelope
+    from codememory.lexical import SparseEncoder
+    from codememory.memory import Enrichment, MemoryProjection, Position
+    from codememory.recall import Recaller, RecallQuery, parse_weights
+    from codememory.vectorstore import EdgeVectorIndex
+
+    embedder = load_default_embedder()
+    envelopes = [
+        new_envelope(
+            MemoryStored(
+                memory_id=row["id"],
+                text=row["text"],
+                memory_type=row["type"],
+                scope=MemoryScope(repo=row["repo"], session_id=row["session"]),
+                metadata=row["metadata"],
+                created_at=row["time"],
+            ),
+            event_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"stored/{row['id']}")),
+            tenant="bench",
+        )
+        for row in interleaved(convs)
+    ]
+    jobs = jobs_for(envelopes)
+    embedded = embedded_events(jobs, embedder.embed([j.text for j in jobs]), embedder.model)
+    asked = [q for conv in convs for q, _, _ in questions(conv)]
+    query_vectors = dict(zip(asked, embedder.embed(asked), strict=True))
+
+    class Cached:  # the same model's query vectors, computed once for every configuration
+        dim, model = embedder.dim, embedder.model
+
+        def embed(self, texts: list[str]) -> list[tuple[float, ...]]:
+            return [query_vectors.get(t) or embedder.embed([t])[0] for t in texts]
+
+    out: dict[str, Scores] = {}
+    built: dict[tuple[tuple[str, bool], ...], Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, enrich, weights in ABLATIONS:
+            key = tuple(sorted(enrich.items()))
+            if key not in built:
+                index = EdgeVectorIndex(Path(tmp) / str(len(built)), embedder.dim)
+                projection = MemoryProjection(index, SparseEncoder(), Position(None), Enrichment(**enrich))
+                projection.apply_batch(list(enumerate([*envelopes, *embedded], start=1)))
+                index.optimize()
+                built[key] = index
+            recaller = Recaller(built[key], Cached(), SparseEncoder(), parse_weights(weights))  # type: ignore[arg-type]
+
+            def search(repo: str, question: str, recaller: Recaller = recaller) -> list[str]:
+                hits = recaller.recall(RecallQuery(tenant="bench", text=question, repo=repo, limit=max(KS)))
+                return [str(h.payload["metadata"]["dia_id"]) for h in hits]  # type: ignore[index]
+
+            out[name] = evaluate(convs, search)[0]
+        for index in built.values():
+            index.close()
     return out
-
-
-if __name__ == "__main__":
-    main()
