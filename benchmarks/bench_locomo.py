@@ -17,6 +17,7 @@ Only the standard library at import time: mem0's worker (another venv) imports t
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -29,7 +30,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev.json"
+DATA = Path(
+    os.environ.get("LOCOMO_DATA", Path(__file__).resolve().parents[2] / "shared/data/locomo/locomo_dev.json")
+)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10, 25)
 HELD_OUT = 4
