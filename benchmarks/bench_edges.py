@@ -237,6 +237,7 @@ def main() -> None:
     parser.add_argument("--jedi", default="/tmp/h2-jedi")
     parser.add_argument("--sample", type=int, default=100)
     parser.add_argument("--recall-sample", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
 
@@ -252,7 +253,7 @@ def main() -> None:
     by_edge: dict[tuple[str, str], Case] = {}
     for case in resolved:
         by_edge.setdefault((case.source, case.found), case)
-    rng = random.Random(SEED)
+    rng = random.Random(args.seed)
     sample = rng.sample(
         sorted(by_edge.values(), key=lambda c: (c.path, c.line, c.target)), min(args.sample, len(by_edge))
     )
@@ -294,7 +295,7 @@ def main() -> None:
         "",
         f"**Call-edge precision on {args.name}** (every file extracted with",
         f"`codememory.code.extract_file`, folded in path order; {len(sample)} of the {len(by_edge)} distinct",
-        f"resolved `calls` edges drawn with seed {SEED}; each checked with jedi 0.20.1",
+        f"resolved `calls` edges drawn with seed {args.seed}; each checked with jedi 0.20.1",
         "`goto(follow_imports=True)` at its call site: correct when jedi's full name is the edge target's",
         "qualname, or same module, name and line in its span):",
         "",

@@ -11,6 +11,7 @@ import re
 __all__ = [
     "CALLABLE",
     "CLASSLIKE",
+    "FALLBACK_KINDS",
     "JS",
     "JS_EXT",
     "KINDS_FOR",
@@ -26,6 +27,8 @@ __all__ = [
 CLASSLIKE = frozenset({"class", "interface", "struct", "enum", "trait", "type"})
 CALLABLE = frozenset({"function", "method", "class", "struct"})
 KINDS_FOR = {"calls": CALLABLE, "inherits": CLASSLIKE, "references": None}
+# what ``receiver.name`` can be when the receiver's type is unknown: a method, or a nested class
+FALLBACK_KINDS = {"calls": frozenset({"method"}), "inherits": CLASSLIKE, "references": frozenset({"method"})}
 SELF_WORDS = frozenset({"self", "this", "cls", "Self"})
 JS = frozenset({"javascript", "typescript", "tsx", "jsx"})
 JS_EXT = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js", "/index.jsx")

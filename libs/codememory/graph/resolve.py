@@ -15,7 +15,8 @@ symbols, and resolves each ``CodeRef`` in this order (the first hit wins):
    ``pkg/__init__.py``) is followed, as are ``from m import *`` imports.
 4. Java and Go: the same package (sibling files share it).
 5. Last resort, only for attribute uses whose receiver is not an import (``resp.json()``): the one live
-   symbol of that name in the repository, if exactly one, of a fitting kind, name of >= 4 characters,
+   symbol of that name in the repository, if exactly one, that is a method (a class for ``inherits``)
+   not nested in a function, name of >= 4 characters,
    and not a method of the language's built-in values (Python: ``dict``/``list``/``str``/``set``/...
    members such as ``update``, ``keys``; JS/TS: ``push``, ``then``, ``forEach`` ...), whose receiver is
    far more often a built-in value than the repository's one class defining that name.
@@ -42,6 +43,7 @@ from codememory.events import CodeRef
 from codememory.graph.modules import RepoNames, SymFact
 from codememory.graph.names import (
     CLASSLIKE,
+    FALLBACK_KINDS,
     KINDS_FOR,
     MAX_DEPTH,
     SELF_WORDS,
@@ -189,8 +191,25 @@ class RepoIndex(RepoNames):
         return not any(".".join(parts[:i]) in self.modules for i in range(len(parts), 0, -1))
 
     def _fallback(self, name: str, kind: str, lang: str) -> str | None:
+        """The one member named ``name`` reachable as an attribute: a method (or, for ``inherits``, a
+        class) with no function among its parents, so a helper nested in a test never matches."""
         if len(name) < 4 or name.startswith("__") or builtin_member(name, lang):
             return None
-        allowed = KINDS_FOR[kind]
-        found = [q for q in self.by_name.get(name, ()) if allowed is None or self.symbols[q].kind in allowed]
+        wanted = FALLBACK_KINDS[kind]
+        found = [
+            q
+            for q in self.by_name.get(name, ())
+            if self.symbols[q].kind in wanted and not self._in_function(q)
+        ]
         return found[0] if len(found) == 1 else None
+
+    def _in_function(self, qualname: str) -> bool:
+        parent = self.symbols[qualname].parent
+        for _ in range(16):
+            fact = self.symbols.get(parent)
+            if fact is None:
+                return False
+            if fact.kind in ("function", "method"):
+                return True
+            parent = fact.parent
+        return False

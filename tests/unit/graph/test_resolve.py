@@ -127,3 +127,15 @@ def test_builtin_member_names_never_fall_back(feed: Feed) -> None:
         refs=[calls("use.go", "settings.update"), calls("use.go", "jar.refresh_all")],
     )
     assert {d for s, d in edges(feed.graph, "calls") if s == "use.go"} == {"jar.Jar.refresh_all"}
+
+
+def test_names_nested_in_functions_or_module_functions_never_fall_back(feed: Feed) -> None:
+    feed.file(
+        "t.py",
+        "t",
+        [sym("t.test_x"), sym("t.test_x.options", parent="t.test_x"), sym("t.run_job")],
+    )
+    feed.file(
+        "u.py", "u", [sym("u.go")], refs=[calls("u.go", "client.options"), calls("u.go", "queue.run_job")]
+    )
+    assert not {d for s, d in edges(feed.graph, "calls") if s == "u.go"}
