@@ -14,7 +14,8 @@ symbols, and resolves each ``CodeRef`` in this order (the first hit wins):
    their longest known suffix. A binding to a module re-exporting a name (``from .api import get`` in
    ``pkg/__init__.py``) is followed, as are ``from m import *`` imports.
 4. Java and Go: the same package (sibling files share it).
-5. Last resort, only for attribute uses whose receiver is not an import (``resp.json()``): the one live
+5. Last resort, only for attribute uses whose receiver is neither an import nor a name defined in
+   scope (``resp.json()``, not ``Builder.make()`` when ``Builder`` is ours): the one live
    symbol of that name in the repository, if exactly one, that is a method (a class for ``inherits``)
    not nested in a function, name of >= 4 characters,
    and not a method of the language's built-in values (Python: ``dict``/``list``/``str``/``set``/...
@@ -96,9 +97,12 @@ class RepoIndex(RepoNames):
                 if hit is not None and len(parts) == 2:
                     return hit
             return self._fallback(parts[-1], ref.kind, lang) if len(parts) > 2 else None
-        for scope in self._scopes(ref.source, lang):
+        scopes = self._scopes(ref.source, lang)
+        for scope in scopes:
             if hit := self._lookup(f"{scope}.{target}"):
                 return hit
+        # the receiver is a class or module of ours, yet the name is not found on it (an external base)
+        head_known = len(parts) > 1 and any(self._lookup(f"{scope}.{head}") for scope in scopes)
         binding = self.bindings.get(path, {}).get(head)
         if binding is not None:
             full = ".".join([binding, *parts[1:]])
@@ -118,7 +122,7 @@ class RepoIndex(RepoNames):
         ):
             return hit
         if len(parts) > 1:
-            return self._lookup(target) or self._fallback(parts[-1], ref.kind, lang)
+            return self._lookup(target) or (None if head_known else self._fallback(parts[-1], ref.kind, lang))
         return None
 
     def _lookup(self, qualname: str) -> str | None:

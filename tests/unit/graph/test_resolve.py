@@ -139,3 +139,19 @@ def test_names_nested_in_functions_or_module_functions_never_fall_back(feed: Fee
         "u.py", "u", [sym("u.go")], refs=[calls("u.go", "client.options"), calls("u.go", "queue.run_job")]
     )
     assert not {d for s, d in edges(feed.graph, "calls") if s == "u.go"}
+
+
+def test_a_known_receiver_missing_the_member_does_not_fall_back(feed: Feed) -> None:
+    feed.file("ctx.py", "ctx", [sym("ctx.Ctx", "class"), sym("ctx.Ctx.from_env", "method", "ctx.Ctx")])
+    feed.file(
+        "b.py",
+        "b",
+        [sym("b.Builder", "class"), sym("b.make")],
+        imports=[imp("werkzeug", "Base")],
+        refs=[
+            calls("b.Builder", "Base", "inherits"),
+            calls("b.make", "Builder.from_env"),
+            calls("b.make", "x.from_env"),
+        ],
+    )
+    assert {d for s, d in edges(feed.graph, "calls") if s == "b.make"} == {"ctx.Ctx.from_env"}
