@@ -229,10 +229,83 @@ def rate_rows(label: str, repo: str, root: Path) -> tuple[str, str, CodeGraph, l
     return row, detail, graph, events
 
 
+@dataclass(frozen=True)
+class Precision:
+    name: str
+    refs: int
+    resolved: int
+    edges: int
+    verdicts: Counter[str]
+    recall_sampled: int
+    in_repo: int
+    agree: int
+    notes: tuple[str, ...]
+
+    @property
+    def precision(self) -> float:
+        decided = self.verdicts["correct"] + self.verdicts["wrong"]
+        return self.verdicts["correct"] / decided if decided else 0.0
+
+    def row(self) -> str:
+        v = self.verdicts
+        recall = self.agree / self.in_repo if self.in_repo else 0.0
+        return (
+            f"| {self.name} | {self.refs} | {self.resolved} ({self.resolved / self.refs:.1%}) | "
+            f"{self.edges} | "
+            f"{v['correct']} / {v['wrong']} / {v['undetermined']} | **{self.precision:.1%}** | "
+            f"{self.agree}/{self.in_repo} ({recall:.1%}) |"
+        )
+
+
+def measure(
+    name: str, root: Path, graph: CodeGraph, events: list[SymbolsExtracted], args: argparse.Namespace
+) -> Precision:
+    cases = call_cases(graph, name, events)
+    resolved = [c for c in cases if c.found]
+    by_edge: dict[tuple[str, str], Case] = {}
+    for case in resolved:
+        by_edge.setdefault((case.source, case.found), case)
+    rng = random.Random(args.seed)
+    ordered = sorted(by_edge.values(), key=lambda c: (c.path, c.line, c.target))
+    sample = rng.sample(ordered, min(args.sample, len(by_edge)))
+    check = JediCheck(root, args.jedi)
+    verdicts: Counter[str] = Counter()
+    notes = []
+    for case in sample:
+        verdict = check.verdict(case)
+        verdicts[verdict] += 1
+        if verdict != "correct":
+            jedi_says = [(p, line, full) for p, line, _, full in check.definitions(case) or []]
+            notes.append(
+                f"{name} {verdict}: {case.path}:{case.line} `{case.target}` -> `{case.found}` ({jedi_says})"
+            )
+    recall_sample = rng.sample(cases, min(args.recall_sample, len(cases)))
+    in_repo = agree = 0
+    for case in recall_sample:
+        target = check.in_repo_target(case, graph, name)
+        if target is not None:
+            in_repo += 1
+            agree += case.found == target
+    result = Precision(
+        name,
+        len(cases),
+        len(resolved),
+        len(by_edge),
+        verdicts,
+        len(recall_sample),
+        in_repo,
+        agree,
+        tuple(notes),
+    )
+    print(result.row(), *notes, sep="\n")
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repo", type=Path, default=Path("/tmp/h2-requests"))
     parser.add_argument("--name", default="psf/requests")
+    parser.add_argument("--also", nargs="*", default=[], help="more work trees for precision, as PATH=NAME")
     parser.add_argument("--extra", type=Path, default=None)
     parser.add_argument("--jedi", default="/tmp/h2-jedi")
     parser.add_argument("--sample", type=int, default=100)
@@ -247,74 +320,36 @@ def main() -> None:
         extra_row, extra_detail, _, _ = rate_rows(args.extra.name, args.extra.name, args.extra)
         rows.append(extra_row)
         details.append(extra_detail)
+    results = [measure(args.name, args.repo, graph, events, args)]
+    for spec in args.also:
+        path, name = spec.split("=", 1)
+        also_events, _ = extract(name, files_of(Path(path)))
+        also_graph, _ = fold(also_events)
+        results.append(measure(name, Path(path), also_graph, also_events, args))
 
-    cases = call_cases(graph, args.name, events)
-    resolved = [c for c in cases if c.found]
-    by_edge: dict[tuple[str, str], Case] = {}
-    for case in resolved:
-        by_edge.setdefault((case.source, case.found), case)
-    rng = random.Random(args.seed)
-    sample = rng.sample(
-        sorted(by_edge.values(), key=lambda c: (c.path, c.line, c.target)), min(args.sample, len(by_edge))
-    )
-    check = JediCheck(args.repo, args.jedi)
-    verdicts: Counter[str] = Counter()
-    notes = []
-    for case in sample:
-        verdict = check.verdict(case)
-        verdicts[verdict] += 1
-        if verdict != "correct":
-            jedi_says = [(p, line, full) for p, line, _, full in check.definitions(case) or []]
-            notes.append(
-                f"{verdict}: {case.path}:{case.line} `{case.target}` -> `{case.found}` (jedi: {jedi_says})"
-            )
-    decided = verdicts["correct"] + verdicts["wrong"]
-    precision = verdicts["correct"] / decided if decided else 0.0
-
-    recall_sample = rng.sample(cases, min(args.recall_sample, len(cases)))
-    in_repo = agree = 0
-    for case in recall_sample:
-        target = check.in_repo_target(case, graph, args.name)
-        if target is not None:
-            in_repo += 1
-            agree += case.found == target
-    recall = agree / in_repo if in_repo else 0.0
-
-    for note in notes:
-        print(note)
-    share = len(resolved) / len(cases)
-    print(
-        f"call refs {len(cases)}, resolved {len(resolved)} ({share:.1%}), edges {len(by_edge)}; "
-        f"sample {dict(verdicts)}; precision {precision:.1%} of {decided}; "
-        f"recall {recall:.1%} ({agree}/{in_repo})"
-    )
-    verdict_cells = f"{verdicts['correct']} / {verdicts['wrong']} / {verdicts['undetermined']}"
     lines = [
         "Machine shared with ~6 other engineers while this ran: rates are noisy (contention);",
         "quality figures are not.",
         "",
-        f"**Call-edge precision on {args.name}** (every file extracted with",
-        f"`codememory.code.extract_file`, folded in path order; {len(sample)} of the {len(by_edge)} distinct",
-        f"resolved `calls` edges drawn with seed {args.seed}; each checked with jedi 0.20.1",
-        "`goto(follow_imports=True)` at its call site: correct when jedi's full name is the edge target's",
-        "qualname, or same module, name and line in its span):",
+        "**Call-edge precision** (every file extracted with `codememory.code.extract_file`, folded in path",
+        f"order; {args.sample} of the distinct resolved `calls` edges drawn with seed {args.seed}; each",
+        "checked with jedi 0.20.1 `goto(follow_imports=True)` at its call site: correct when jedi's full",
+        "name is the edge target's qualname, or same module, name and line in its span; undetermined =",
+        f"jedi finds nothing. Recall estimate: of {args.recall_sample} call refs drawn from all, those",
+        "jedi places in the repository, and how many of them the graph resolves to the same definition):",
         "",
-        "| | value |",
-        "|---|---|",
-        f"| call references | {len(cases)} |",
-        f"| resolved by the graph | {len(resolved)} ({share:.1%}) |",
-        f"| sample: correct / wrong / undetermined (jedi finds nothing) | {verdict_cells} |",
-        f"| **precision** (correct / decided) | **{precision:.1%}** |",
-        f"| recall estimate: call refs sampled / placed in the repo by jedi "
-        f"| {len(recall_sample)} / {in_repo} |",
-        f"| of those, the graph resolves to the same definition | {agree} ({recall:.1%}) |",
+        "| repository | call refs | resolved | distinct call edges | sample correct / wrong / undetermined "
+        "| precision (of decided) | recall estimate |",
+        "|---|---|---|---|---|---|---|",
+        *(r.row() for r in results),
         "",
         "Most unresolved calls go to the standard library, builtins, or methods of values whose type is",
         "not known statically (`resp.raw.read`, `hist.append`); the resolver does not guess for those.",
         "",
-        "Not correct in the sample (for review):",
+        "Not correct in the samples (for review):",
         "",
-        *(f"- {note}" for note in notes or ["none"]),
+        *(f"- {note}" for r in results for note in r.notes),
+        *(["- none"] if not any(r.notes for r in results) else []),
         "",
         "**Fold rate and size** (median of 3 runs; baseline = `extract_file` over the same files in the",
         "same run; centrality = one `refresh_if_dirty()`: PageRank + betweenness, seconds):",
