@@ -228,6 +228,7 @@ def main() -> None:
     parser.add_argument(
         "--repeats", type=int, default=5, help="gRPC calls per situation and budget (latency)"
     )
+    parser.add_argument("--section", default="bench_context", help="RESULTS.md section to write")
     parser.add_argument("--dump", default="", help="write each situation's recalled candidates here (JSON)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -278,7 +279,8 @@ def main() -> None:
         "p50 is the gRPC call, measured on a 2-core machine shared with other jobs (noisy).\n\n"
         f"Facts missed by the policy at 4,000 tokens: {misses or 'none'}."
     )
-    write_section("bench_context", "Session context: known-relevant memories per budget", body)
+    title = f"Session context: known-relevant memories per budget (synthetic history, seed {args.seed})"
+    write_section(args.section, title, body)
 
 
 def _measure(
