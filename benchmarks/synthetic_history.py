@@ -265,11 +265,6 @@ def _facts() -> tuple[Fact, ...]:
     return tuple(Fact(marker=m, repo=r, area=a, kind=k, text=t) for r, a, k, t, m in _FACTS)
 
 
-def relevant_facts(facts: tuple[Fact, ...], repo: str, area: str) -> tuple[Fact, ...]:
-    """The repo's standing facts plus those of ``area`` (all of the repo's when ``area`` is empty)."""
-    return tuple(f for f in facts if f.repo == repo and (not area or f.area in ("", area)))
-
-
 class _Writer:
     """Turns session steps into payloads in one agent's format."""
 
