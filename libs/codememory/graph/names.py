@@ -6,6 +6,7 @@ Why a module of its own: these are tables and string rules, apart from the resol
 
 from __future__ import annotations
 
+import io
 import re
 
 __all__ = [
@@ -33,7 +34,22 @@ SELF_WORDS = frozenset({"self", "this", "cls", "Self"})
 JS = frozenset({"javascript", "typescript", "tsx", "jsx"})
 JS_EXT = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js", "/index.jsx")
 _PY_BUILTIN_MEMBERS = frozenset(
-    name for kind in (dict, list, str, set, frozenset, bytes, tuple, int, float, object) for name in dir(kind)
+    name
+    for kind in (
+        dict,
+        list,
+        str,
+        set,
+        frozenset,
+        bytes,
+        tuple,
+        int,
+        float,
+        object,
+        io.TextIOWrapper,
+        io.BufferedReader,
+    )
+    for name in dir(kind)
 )
 _JS_BUILTIN_MEMBERS = frozenset(
     [
