@@ -134,6 +134,16 @@ def ablation_table(results: dict[str, Scores]) -> list[str]:
     return lines
 
 
+MECHANISMS = """Mechanisms (all general, configurable, none keyed on LoCoMo's ids, speakers or wording):
+the lexical (BM25) text of a memory carries its date in words and the previous memory of its session,
+fixed in LOG order (`codememory.memory.enrich`, `Enrichment(previous=, date=, context_chars=)`); each
+memory names its session predecessor (`previous_id`), and recall lends 0.15 of a top hit's score to its
+session neighbours (`Weights.link`, two index calls per query). Ablation rows fold the same Store
+events through the same projection and `Recaller` in this process (no gRPC), one mechanism off at a time.
+mem0 2.2.1 ran semantic-only: its BM25 path needs `fastembed` (which fetches `Qdrant/bm25` from the HF
+hub: not possible offline here) and its entity boost needs spaCy's `en_core_web_sm` (not on PyPI)."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mem0-worker", type=Path, help=argparse.SUPPRESS)
@@ -168,7 +178,7 @@ def main() -> None:
         f"{'ran' if isinstance(mem0, tuple) else mem0}."
     )
     if ablated:
-        body += "\n\n" + "\n".join(ablation_table(ablated))
+        body += "\n\n" + "\n".join(ablation_table(ablated)) + "\n\n" + MECHANISMS
     write_section(
         "quality", "Recall quality: LoCoMo evidence recall per system (dev conversations 0-4)", body
     )
