@@ -1,6 +1,6 @@
 """Call-edge precision of the code graph on a real repository, and how fast files fold into the graph.
 
-Why: ``codememory.graph.resolve`` claims that a resolved ``calls`` edge points at the definition the
+Why: ``codememory.codegraph.resolve`` claims that a resolved ``calls`` edge points at the definition the
 call really reaches. This checks it against an independent resolver.
 
 Protocol:
@@ -39,9 +39,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from codememory.code import extract_file
+from codememory.codegraph import CodeGraph
+from codememory.codegraph.centrality import Centrality
 from codememory.events import CodeRef, SymbolsExtracted, new_envelope
-from codememory.graph import CodeGraph
-from codememory.graph.centrality import Centrality
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from results import median, write_section

@@ -1,6 +1,6 @@
 """``codememory up``: the embedded stack, every service in one process around a local nats-server.
 
-This is the one composition root that imports the services: ingest and embed consumers and the
+This is the one composition root that imports the services: ingest, embed and graph consumers and the
 gateway (projection, gRPC, context responder) share one event loop, one NATS connection and one model.
 In production the same pieces run as separate deployments (docker-compose.yml, k8s/).
 """
@@ -23,6 +23,8 @@ from codememory.embed.settings import EmbedSettings
 from codememory.embedding import MiniLmEmbedder, load_default_embedder
 from codememory.gateway.app import GatewayApp
 from codememory.gateway.settings import GatewaySettings
+from codememory.graph.main import create_graph
+from codememory.graph.settings import GraphSettings
 from codememory.hookclient import HookSettings, flush_spool
 from codememory.ingest.main import create_ingest
 from codememory.ingest.settings import IngestSettings
@@ -93,6 +95,7 @@ async def _run(settings: StackSettings, nats_url: str) -> None:
         create_ingest(js, IngestSettings.from_env()),
         # its own model instance: a batch being embedded never holds the lock a query waits on
         create_embed(js, EmbedSettings.from_env(), await asyncio.to_thread(MiniLmEmbedder)),
+        create_graph(js, GraphSettings.from_env()),
     ]
     tasks = [asyncio.create_task(r.run(), name=f"consumer-{i}") for i, r in enumerate(runners)]
     hook_settings = HookSettings.from_env().replace(home=str(home), nats_url=nats_url, tenant=settings.tenant)

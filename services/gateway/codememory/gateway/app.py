@@ -17,6 +17,7 @@ from nats.aio.subscription import Subscription
 from nats.js.client import JetStreamContext
 
 from codememory.bus import JetStreamEventLog, follow
+from codememory.codegraph import TenantGraphs
 from codememory.codesearch import CodeIndex, open_code_index
 from codememory.embedding import Embedder
 from codememory.gateway.codecore import CodeCore
@@ -30,7 +31,6 @@ from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server, mark_serving
 from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
-from codememory.graph import TenantGraphs
 from codememory.lexical import SparseEncoder
 from codememory.redaction import clean_text
 from codememory.v1 import memory_pb2 as pb

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from codememory.codegraph import CodeGraph
+from codememory.codegraph.centrality import CentralitySnapshot
+from codememory.codegraph.model import SymbolNode
+from codememory.codegraph.temporal import ChangeSet, CommitInfo
+from codememory.codegraph.views import NodeRef
 from codememory.codesearch import CodeHit
-from codememory.graph import CodeGraph
-from codememory.graph.centrality import CentralitySnapshot
-from codememory.graph.model import SymbolNode
-from codememory.graph.temporal import ChangeSet, CommitInfo
-from codememory.graph.views import NodeRef
 from codememory.v1 import code_pb2 as cpb
 
 

@@ -13,16 +13,16 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 
 from codememory.codefacts import InvalidCodeFactError, decode_fact, fact_envelope, redact_fact
+from codememory.codegraph import CodeGraph
+from codememory.codegraph.centrality import Centrality
+from codememory.codegraph.model import CommitNode, FileNode
+from codememory.codegraph.relevance import GraphRelevance
+from codememory.codegraph.views import is_current
 from codememory.codesearch import CodeHit
 from codememory.embedding import Embedder
 from codememory.events import Envelope, EventLog
 from codememory.gateway.codelive import CodeLive
 from codememory.gateway.errors import InvalidArgument, NotReady
-from codememory.graph import CodeGraph
-from codememory.graph.centrality import Centrality
-from codememory.graph.model import CommitNode, FileNode
-from codememory.graph.relevance import GraphRelevance
-from codememory.graph.views import is_current
 
 _BATCH = 256
 MAX_SEARCH = 200

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 import structlog
 
+from codememory.codegraph import TenantGraphs
+from codememory.codegraph.digest import graph_digest
 from codememory.codesearch import CodeIndex, CodeSearchError
 from codememory.events import (
     Envelope,
@@ -26,8 +28,6 @@ from codememory.events import (
     SymbolsExtracted,
     decode_envelope,
 )
-from codememory.graph import TenantGraphs
-from codememory.graph.digest import graph_digest
 from codememory.vectorstore import VectorIndex
 
 log = structlog.get_logger(__name__)

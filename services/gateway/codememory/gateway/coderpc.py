@@ -14,13 +14,13 @@ from typing import Any
 
 import grpc
 
+from codememory.codegraph import queries
+from codememory.codegraph.temporal import moment
+from codememory.codegraph.views import NodeRef
 from codememory.gateway.codeconvert import changes_message, code_hit_message, node_message
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.rpc import rpc
-from codememory.graph import queries
-from codememory.graph.temporal import moment
-from codememory.graph.views import NodeRef
 from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import code_pb2_grpc as cpb_grpc
 

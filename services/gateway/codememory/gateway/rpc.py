@@ -16,12 +16,12 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 
+from codememory.codegraph import GraphError, InvalidQueryError, UnknownNodeError
 from codememory.codesearch import CodeSearchError, InvalidCodeInputError
 from codememory.gateway.convert import hit_message, memory_message, new_memory, recall_query
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import GatewayError, InvalidArgument, NotFound, NotReady, Unauthenticated
 from codememory.gateway.status import StatusSource
-from codememory.graph import GraphError, InvalidQueryError, UnknownNodeError
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc as pb_grpc
 

@@ -21,16 +21,8 @@ from typing import TypeVar
 
 import rustworkx as rx
 
-from codememory.events import (
-    CommitRecorded,
-    Envelope,
-    FileDeleted,
-    MemoryForgotten,
-    MemoryRefined,
-    SymbolsExtracted,
-)
-from codememory.graph.errors import InvalidEventError, UnknownNodeError
-from codememory.graph.model import (
+from codememory.codegraph.errors import InvalidEventError, UnknownNodeError
+from codememory.codegraph.model import (
     CommitNode,
     Edge,
     FileNode,
@@ -40,7 +32,15 @@ from codememory.graph.model import (
     SessionNode,
     SymbolNode,
 )
-from codememory.graph.resolve import RepoIndex
+from codememory.codegraph.resolve import RepoIndex
+from codememory.events import (
+    CommitRecorded,
+    Envelope,
+    FileDeleted,
+    MemoryForgotten,
+    MemoryRefined,
+    SymbolsExtracted,
+)
 
 __all__ = ["CodeGraph"]
 
@@ -157,7 +157,7 @@ class CodeGraph:
 
     def apply(self, envelope: Envelope, seq: int) -> bool:
         """Fold one LOG event at sequence ``seq``; False when it was skipped (already applied)."""
-        from codememory.graph import fold_code, fold_history, fold_memory
+        from codememory.codegraph import fold_code, fold_history, fold_memory
 
         with self.lock:
             if seq <= self.last_seq:
@@ -182,7 +182,7 @@ class CodeGraph:
             return True
 
     def digest(self) -> str:
-        from codememory.graph.digest import graph_digest
+        from codememory.codegraph.digest import graph_digest
 
         with self.lock:
             return graph_digest(self)

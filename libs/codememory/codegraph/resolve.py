@@ -41,9 +41,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codememory.events import CodeRef
-from codememory.graph.modules import RepoNames, SymFact
-from codememory.graph.names import (
+from codememory.codegraph.modules import RepoNames, SymFact
+from codememory.codegraph.names import (
     CLASSLIKE,
     FALLBACK_KINDS,
     KINDS_FOR,
@@ -52,6 +51,7 @@ from codememory.graph.names import (
     builtin_member,
     normalise,
 )
+from codememory.events import CodeRef
 
 __all__ = ["RepoIndex", "SymFact"]
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import rustworkx as rx
 
-from codememory.graph.centrality import Centrality, sampled_betweenness
+from codememory.codegraph.centrality import Centrality, sampled_betweenness
 from conftest import Feed, sym
 
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING
 
+from codememory.codegraph.model import CommitNode, FileNode, SymbolNode, mark
 from codememory.events import CommitRecorded
-from codememory.graph.model import CommitNode, FileNode, SymbolNode, mark
 
 if TYPE_CHECKING:
-    from codememory.graph.store import CodeGraph
+    from codememory.codegraph.store import CodeGraph
 
 __all__ = ["COCHANGE_MAX_FILES", "apply_commit", "bump_cochange"]
 

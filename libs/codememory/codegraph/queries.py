@@ -13,11 +13,11 @@ from typing import Literal
 
 import msgspec
 
-from codememory.graph.centrality import CentralitySnapshot
-from codememory.graph.errors import InvalidQueryError, UnknownNodeError
-from codememory.graph.model import CODE_EDGES, EDGE_KINDS, FileNode, SymbolNode
-from codememory.graph.store import CodeGraph
-from codememory.graph.temporal import (
+from codememory.codegraph.centrality import CentralitySnapshot
+from codememory.codegraph.errors import InvalidQueryError, UnknownNodeError
+from codememory.codegraph.model import CODE_EDGES, EDGE_KINDS, FileNode, SymbolNode
+from codememory.codegraph.store import CodeGraph
+from codememory.codegraph.temporal import (
     ChangeSet,
     HistoryEntry,
     Snapshot,
@@ -26,7 +26,7 @@ from codememory.graph.temporal import (
     graph_as_of,
     symbol_history,
 )
-from codememory.graph.views import NodeRef, is_current, locate, ref_of
+from codememory.codegraph.views import NodeRef, is_current, locate, ref_of
 
 __all__ = [
     "ChangeSet",

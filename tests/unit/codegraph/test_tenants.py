@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from codememory.codegraph import TenantGraphs, UnknownNodeError
 from codememory.events import SymbolsExtracted, new_envelope
-from codememory.graph import TenantGraphs, UnknownNodeError
 
 
 def extracted(path: str) -> SymbolsExtracted:

@@ -4,9 +4,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from codememory.codegraph import InvalidQueryError, UnknownNodeError
+from codememory.codegraph.queries import changed_between, exists_at, graph_as_of, symbol_history
 from codememory.events import FileChange
-from codememory.graph import InvalidQueryError, UnknownNodeError
-from codememory.graph.queries import changed_between, exists_at, graph_as_of, symbol_history
 from conftest import DAY, T0, Feed, sym
 
 

@@ -4,8 +4,8 @@ import threading
 
 import pytest
 
-from codememory.graph import UnknownNodeError
-from codememory.graph.model import alive_now
+from codememory.codegraph import UnknownNodeError
+from codememory.codegraph.model import alive_now
 from conftest import DAY, T0, Feed, sym
 
 
@@ -65,7 +65,7 @@ def test_unknown_node_is_a_typed_error(feed: Feed) -> None:
 
 
 def test_fold_and_readers_on_other_threads_see_whole_events(feed: Feed) -> None:
-    from codememory.graph.queries import graph_as_of
+    from codememory.codegraph.queries import graph_as_of
 
     seen: list[int] = []
     stop = threading.Event()
@@ -85,8 +85,8 @@ def test_fold_and_readers_on_other_threads_see_whole_events(feed: Feed) -> None:
 
 
 def test_an_event_without_its_keys_is_a_typed_error_and_changes_nothing(feed: Feed) -> None:
+    from codememory.codegraph import InvalidEventError
     from codememory.events import CommitRecorded, SymbolsExtracted
-    from codememory.graph import InvalidEventError
 
     feed.file("m.py", "m", [sym("m.f")])
     before = feed.graph.digest()

@@ -9,9 +9,17 @@ from __future__ import annotations
 
 import msgspec
 
-from codememory.graph.errors import UnknownNodeError
-from codememory.graph.model import CommitNode, FileNode, MemoryNode, Node, SessionNode, SymbolNode, alive_now
-from codememory.graph.store import CodeGraph
+from codememory.codegraph.errors import UnknownNodeError
+from codememory.codegraph.model import (
+    CommitNode,
+    FileNode,
+    MemoryNode,
+    Node,
+    SessionNode,
+    SymbolNode,
+    alive_now,
+)
+from codememory.codegraph.store import CodeGraph
 
 __all__ = ["NodeRef", "is_current", "locate", "ref_of"]
 

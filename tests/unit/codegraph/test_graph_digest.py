@@ -1,7 +1,7 @@
 from __future__ import annotations
 
+from codememory.codegraph import CodeGraph
 from codememory.events import FileChange
-from codememory.graph import CodeGraph
 from conftest import DAY, T0, Feed, shop
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
+from codememory.codegraph.names import JS, JS_EXT, last_segment, layout_alias, module_key
 from codememory.events import CodeRef, ImportRef
-from codememory.graph.names import JS, JS_EXT, last_segment, layout_alias, module_key
 
 __all__ = ["RepoNames", "SymFact"]
 

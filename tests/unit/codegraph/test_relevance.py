@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from codememory.graph.centrality import Centrality
-from codememory.graph.relevance import GraphRelevance
+from codememory.codegraph.centrality import Centrality
+from codememory.codegraph.relevance import GraphRelevance
 from conftest import DAY, T0, Feed, sym
 
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
+from codememory.codegraph.resolve import RepoIndex, SymFact
 from codememory.events import CodeRef, ImportRef
-from codememory.graph.resolve import RepoIndex, SymFact
 from conftest import Feed, calls, edges, imp, sym
 
 

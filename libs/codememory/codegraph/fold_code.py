@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from codememory.codegraph.model import FileNode, SymbolNode, alive_now, mark
+from codememory.codegraph.resolve import RepoIndex, SymFact
 from codememory.events import CodeRef, FileDeleted, SymbolsExtracted
-from codememory.graph.model import FileNode, SymbolNode, alive_now, mark
-from codememory.graph.resolve import RepoIndex, SymFact
 
 if TYPE_CHECKING:
-    from codememory.graph.store import CodeGraph
+    from codememory.codegraph.store import CodeGraph
 
 __all__ = ["apply_deleted", "apply_symbols"]
 
@@ -29,7 +29,7 @@ FILE_OWNED = frozenset({"contains", "imports"})
 
 
 def apply_symbols(graph: CodeGraph, event: SymbolsExtracted, at: float, seq: int) -> None:
-    from codememory.graph.fold_memory import wake
+    from codememory.codegraph.fold_memory import wake
 
     repo = graph.repo(event.repo)
     fidx, file = graph.ensure(FileNode(event.repo, event.path))

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
-from codememory.graph.centrality import Centrality
-from codememory.graph.model import CODE_EDGES, FileNode, MemoryNode, SymbolNode, alive_now
-from codememory.graph.store import CodeGraph
-from codememory.graph.views import is_current
+from codememory.codegraph.centrality import Centrality
+from codememory.codegraph.model import CODE_EDGES, FileNode, MemoryNode, SymbolNode, alive_now
+from codememory.codegraph.store import CodeGraph
+from codememory.codegraph.views import is_current
 
 __all__ = ["GraphRelevance"]
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 if TYPE_CHECKING:
-    from codememory.graph.store import CodeGraph
+    from codememory.codegraph.store import CodeGraph
 
 __all__ = ["graph_digest"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
+from codememory.codegraph.errors import UnknownNodeError
+from codememory.codegraph.store import CodeGraph
 from codememory.events import Envelope
-from codememory.graph.errors import UnknownNodeError
-from codememory.graph.store import CodeGraph
 
 __all__ = ["TenantGraphs"]
 

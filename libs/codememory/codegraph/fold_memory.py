@@ -25,12 +25,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from codememory.codegraph.model import MemoryNode, SessionNode, SymbolNode, alive_now
 from codememory.events import Envelope
-from codememory.graph.model import MemoryNode, SessionNode, SymbolNode, alive_now
 from codememory.memory.draft import memory_from_envelope
 
 if TYPE_CHECKING:
-    from codememory.graph.store import CodeGraph
+    from codememory.codegraph.store import CodeGraph
 
 __all__ = ["apply_memory", "forget", "link_mentions", "refine", "wake"]
 

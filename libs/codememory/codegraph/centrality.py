@@ -23,9 +23,9 @@ from collections.abc import Mapping
 import msgspec
 import rustworkx as rx
 
-from codememory.graph.model import FileNode, Key, SymbolNode
-from codememory.graph.store import CodeGraph
-from codememory.graph.views import is_current
+from codememory.codegraph.model import FileNode, Key, SymbolNode
+from codememory.codegraph.store import CodeGraph
+from codememory.codegraph.views import is_current
 
 __all__ = ["Centrality", "CentralitySnapshot", "sampled_betweenness"]
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
+from codememory.codegraph.fold_history import COCHANGE_MAX_FILES
 from codememory.events import FileChange
-from codememory.graph.fold_history import COCHANGE_MAX_FILES
 from conftest import DAY, T0, Feed, edges, sym
 
 
@@ -52,7 +52,7 @@ def test_rename_carries_history_and_co_change_to_the_new_path(feed: Feed) -> Non
     assert [c[2] for c in new.changes] == ["c1", "c2"]
     assert ("new.py", "c1") in edges(graph, "modified_by")
     assert ("new.py", "x.py") in edges(graph, "co_changed")
-    from codememory.graph.model import alive_now
+    from codememory.codegraph.model import alive_now
 
     assert not alive_now(graph.file_at(graph.index[("file", "acme/shop", "old.py")]).life)
 

@@ -2,10 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from codememory.events import FileChange
-from codememory.graph import InvalidQueryError, UnknownNodeError
-from codememory.graph.centrality import Centrality
-from codememory.graph.queries import (
+from codememory.codegraph import InvalidQueryError, UnknownNodeError
+from codememory.codegraph.centrality import Centrality
+from codememory.codegraph.queries import (
     co_changed_with,
     dependents,
     neighbours,
@@ -13,7 +12,8 @@ from codememory.graph.queries import (
     stale_central_files,
     symbol_info,
 )
-from codememory.graph.views import NodeRef
+from codememory.codegraph.views import NodeRef
+from codememory.events import FileChange
 from conftest import DAY, T0, Feed
 
 

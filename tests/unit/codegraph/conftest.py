@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from codememory.codegraph import CodeGraph
 from codememory.events import (
     CodeRef,
     CommitRecorded,
@@ -22,7 +23,6 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.events.catalogue import Event
-from codememory.graph import CodeGraph
 
 REPO = "acme/shop"
 DAY = 86400.0

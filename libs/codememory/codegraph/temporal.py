@@ -14,9 +14,9 @@ from datetime import datetime
 
 import msgspec
 
-from codememory.graph.errors import InvalidQueryError, UnknownNodeError
-from codememory.graph.model import CommitNode, FileNode, SymbolNode, alive_at
-from codememory.graph.store import CodeGraph
+from codememory.codegraph.errors import InvalidQueryError, UnknownNodeError
+from codememory.codegraph.model import CommitNode, FileNode, SymbolNode, alive_at
+from codememory.codegraph.store import CodeGraph
 
 __all__ = [
     "ChangeSet",

@@ -1,0 +1,19 @@
+"""The code graph projection: files, symbols, memories, sessions and commits, and queries over them.
+
+A pure library (no NATS, no gRPC): ``CodeGraph.apply(envelope, seq)`` folds LOG events; ``queries``,
+``centrality`` and ``relevance`` read it. See ``store.py`` for the locking rule.
+The graph *service* (``services/graph``, ``codememory.graph``) extracts facts; this library folds them.
+"""
+
+from codememory.codegraph.errors import GraphError, InvalidEventError, InvalidQueryError, UnknownNodeError
+from codememory.codegraph.store import CodeGraph
+from codememory.codegraph.tenants import TenantGraphs
+
+__all__ = [
+    "CodeGraph",
+    "GraphError",
+    "InvalidEventError",
+    "InvalidQueryError",
+    "TenantGraphs",
+    "UnknownNodeError",
+]
