@@ -75,7 +75,7 @@ class GatewayApp:
         self._replaying = asyncio.Lock()
 
     async def start(self) -> GatewayApp:
-        servicer = MemoryServicer(self.core, self.settings.tokens, self.status, self.replay)
+        servicer = MemoryServicer(self.core, self.settings.tokens, self.status, self.replay, self.code.rank)
         code_servicer = CodeServicer(self.code, self.settings.tokens)
         try:
             self._server, self.port, self._health = await create_server(

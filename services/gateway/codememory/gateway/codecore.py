@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 
 from codememory.codefacts import InvalidCodeFactError, decode_fact, fact_envelope, redact_fact
@@ -23,6 +23,8 @@ from codememory.embedding import Embedder
 from codememory.events import Envelope, EventLog
 from codememory.gateway.codelive import CodeLive
 from codememory.gateway.errors import InvalidArgument, NotReady
+from codememory.recall import RecallHit
+from codememory.recall.codeaware import CodeAwareHit, CodeWeights, rerank
 
 _BATCH = 256
 MAX_SEARCH = 200
@@ -37,6 +39,7 @@ class CodeCore:
         *,
         clean_text: Callable[[str], str],
         write_wait_s: float = 30.0,
+        code_weights: CodeWeights | None = None,
     ) -> None:
         self.live = live
         self._log = event_log
@@ -44,6 +47,7 @@ class CodeCore:
         self._clean = clean_text
         self._write_wait_s = write_wait_s
         self._centrality: dict[str, Centrality] = {}
+        self._code_weights = code_weights or CodeWeights()
 
     def graph(self, tenant: str) -> CodeGraph:
         return self.live.projection.graphs.graph(tenant)
@@ -56,6 +60,15 @@ class CodeCore:
 
     def relevance(self, tenant: str) -> GraphRelevance:
         return GraphRelevance(self.graph(tenant), self.centrality(tenant))
+
+    async def rank(
+        self, tenant: str, hits: Sequence[RecallHit], working_set: Sequence[str]
+    ) -> list[CodeAwareHit]:
+        """Memory hits re-ranked by their code: proximity to the working set, centrality, suspicion."""
+        if not hits:
+            return []
+        relevance = self.relevance(tenant)
+        return await asyncio.to_thread(rerank, hits, relevance, working_set, self._code_weights)
 
     def refresh_centrality(self) -> int:
         """Recompute centrality of every graph that changed (a worker thread calls this, never a query)."""

@@ -185,10 +185,9 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
             info = queries.symbol_info(graph, request.symbol, _repo(request))[0]
             entries = queries.symbol_history(graph, info.qualname, info.repo)
             ref = NodeRef(kind="symbol", name=info.qualname, repo=info.repo)
-            changes = [
+            changes = [  # an edit not yet committed has no sha: it is a change of the work tree
                 cpb.CommitInfo(sha=e.commit, authored_at=e.at, message=e.summary, symbols=[info.qualname])
                 for e in entries
-                if e.commit
             ]
             return cpb.SymbolHistoryResponse(symbol=node_message(graph, ref), changes=changes)
 

@@ -10,10 +10,11 @@ import asyncio
 import functools
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import grpc
+import msgspec
 import structlog
 
 from codememory.codegraph import GraphError, InvalidQueryError, UnknownNodeError
@@ -22,6 +23,8 @@ from codememory.gateway.convert import hit_message, memory_message, new_memory, 
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import GatewayError, InvalidArgument, NotFound, NotReady, Unauthenticated
 from codememory.gateway.status import StatusSource
+from codememory.recall import RecallHit
+from codememory.recall.codeaware import CodeAwareHit
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc as pb_grpc
 
@@ -80,6 +83,18 @@ def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
     return wrapper
 
 
+CodeRank = Callable[[str, Sequence[RecallHit], Sequence[str]], Awaitable[list[CodeAwareHit]]]
+MAX_RECALL = 500
+
+
+def _code_hit(ranked: CodeAwareHit) -> pb.Hit:
+    message = hit_message(ranked.hit)
+    message.score.graph = ranked.graph
+    message.score.centrality = ranked.centrality
+    message.suspect = ranked.suspect
+    return message
+
+
 class MemoryServicer(pb_grpc.MemoryServiceServicer):
     def __init__(
         self,
@@ -87,8 +102,10 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         tokens: Mapping[str, str],
         status: StatusSource,
         replay: Callable[[], Awaitable[pb.ReplayResponse]],
+        code_rank: CodeRank | None = None,
     ) -> None:
         self.core = core
+        self._code_rank = code_rank
         self.tokens = tokens
         self._status = status
         self._replay = replay
@@ -98,9 +115,15 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         self, tenant: str, request: pb.RecallRequest, context: grpc.aio.ServicerContext
     ) -> pb.RecallResponse:
         started = time.perf_counter()
-        hits = await self.core.recall(recall_query(tenant, request))
+        query = recall_query(tenant, request)
+        working_set = list(request.working_set)
+        if working_set:  # re-ranking by code can lift memories from below the cut: ask for more
+            query = msgspec.structs.replace(query, limit=min(MAX_RECALL, query.limit * 3))
+        hits = await self.core.recall(query)
+        ranked = await self._code_rank(tenant, hits, working_set) if self._code_rank else []
+        messages = [hit_message(h) for h in hits] if not ranked else [_code_hit(r) for r in ranked]
         return pb.RecallResponse(
-            hits=[hit_message(h) for h in hits], took_ms=(time.perf_counter() - started) * 1000
+            hits=messages[: request.limit or 10], took_ms=(time.perf_counter() - started) * 1000
         )
 
     @rpc
