@@ -63,9 +63,9 @@ FILES = {
 }
 
 
-def git(root: Path, *args: str, when: str = "") -> str:
+def git(root: Path, *args: str, when: str = "", env: dict[str, str] | None = None) -> str:
     env = {
-        **os.environ,
+        **(env or os.environ),
         "GIT_AUTHOR_NAME": "Dev",
         "GIT_AUTHOR_EMAIL": "dev@example.com",
         "GIT_COMMITTER_NAME": "Dev",

@@ -13,6 +13,7 @@ from pathlib import Path
 import grpc
 import pytest
 from coderepo import PAY_V2, git, make_repo  # type: ignore[import-not-found]
+from conftest_paths import BIN  # type: ignore[import-not-found]
 
 from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import code_pb2_grpc
@@ -165,3 +166,22 @@ def test_bad_code_facts_are_refused_with_a_clear_error(stack) -> None:  # type: 
             cpb.SymbolInfoRequest(repo="shop", symbol="no.such.symbol"), metadata=_meta(stack)
         )
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_the_post_commit_hook_records_each_commit(stack, repo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = repo
+    codememory = str(BIN / "codememory")
+    out = stack.cli("install-hooks", "--git", "--project", str(root), "--command", codememory).stdout.decode()
+    assert "post-commit" in out
+    (root / "shop/refunds.py").write_text('def refund(amount):\n    """Give money back."""\n    return amount\n')
+    git(root, "add", "shop/refunds.py", env=stack.env)
+    git(root, "commit", "-q", "-m", "refunds", when="2026-04-05T10:00:00Z", env=stack.env)
+    head = git(root, "rev-parse", "HEAD")
+    last = cpb.LastCommitResponse()
+    deadline = time.monotonic() + 60
+    while last.sha != head:
+        assert time.monotonic() < deadline, "the post-commit hook did not record the commit"
+        time.sleep(0.3)
+        last = _code(stack).LastCommit(cpb.LastCommitRequest(repo="shop"), metadata=_meta(stack), timeout=10)
+    info = _graph(stack, "symbol", "shop.refunds.refund")
+    assert info["symbol"]["path"] == "shop/refunds.py"
