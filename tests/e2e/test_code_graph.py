@@ -173,7 +173,8 @@ def test_the_post_commit_hook_records_each_commit(stack, repo) -> None:  # type:
     codememory = str(BIN / "codememory")
     out = stack.cli("install-hooks", "--git", "--project", str(root), "--command", codememory).stdout.decode()
     assert "post-commit" in out
-    (root / "shop/refunds.py").write_text('def refund(amount):\n    """Give money back."""\n    return amount\n')
+    refunds = 'def refund(amount):\n    """Give money back."""\n    return amount\n'
+    (root / "shop/refunds.py").write_text(refunds)
     git(root, "add", "shop/refunds.py", env=stack.env)
     git(root, "commit", "-q", "-m", "refunds", when="2026-04-05T10:00:00Z", env=stack.env)
     head = git(root, "rev-parse", "HEAD")
