@@ -269,12 +269,12 @@ def ablations(convs: list[dict[str, Any]]) -> dict[str, Scores]:
         for row in interleaved(convs)
     ]
     jobs = jobs_for(envelopes)
-    embedded = embedded_events(jobs, embedder.embed([j.text for j in jobs]), embedder.model)
+    embedded = embedded_events(jobs, embedder.embed([j.text for j in jobs]), embedder.model_id)
     asked = [q for conv in convs for q, _, _ in questions(conv)]
     query_vectors = dict(zip(asked, embedder.embed(asked), strict=True))
 
     class Cached:  # the same model's query vectors, computed once for every configuration
-        dim, model = embedder.dim, embedder.model
+        dim, model_id = embedder.dim, embedder.model_id
 
         def embed(self, texts: list[str]) -> list[tuple[float, ...]]:
             return [query_vectors.get(t) or embedder.embed([t])[0] for t in texts]

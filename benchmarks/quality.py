@@ -168,7 +168,6 @@ def main() -> None:
     mem0 = "not run (--no-mem0)" if args.no_mem0 else run_mem0(convs)
     if isinstance(mem0, tuple):
         results["mem0 Memory (infer=False, MiniLM, Qdrant local)"] = mem0
-    ablated = {} if args.no_ablations else ablations(convs)
     n_turns = sum(len(turns(c)) for c in convs)
     body = "\n".join(table(results)) + (
         f"\n\n{n_turns:,} turns from {len(convs)} conversations stored through the Store RPC in "
@@ -177,11 +176,11 @@ def main() -> None:
         f"its own venv, its own process, local Qdrant (p50 is its Python search call). mem0: "
         f"{'ran' if isinstance(mem0, tuple) else mem0}."
     )
-    if ablated:
-        body += "\n\n" + "\n".join(ablation_table(ablated)) + "\n\n" + MECHANISMS
-    write_section(
-        "quality", "Recall quality: LoCoMo evidence recall per system (dev conversations 0-4)", body
-    )
+    title = "Recall quality: LoCoMo evidence recall per system (dev conversations 0-4)"
+    write_section("quality", title, body + "\n\n" + MECHANISMS)  # written now, in case ablations fail
+    if not args.no_ablations:
+        body += "\n\n" + "\n".join(ablation_table(ablations(convs))) + "\n\n" + MECHANISMS
+        write_section("quality", title, body)
 
 
 if __name__ == "__main__":
