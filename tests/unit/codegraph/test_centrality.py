@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import rustworkx as rx
+from graphfeed import Feed, sym
 
 from codememory.codegraph.centrality import Centrality, sampled_betweenness
-from conftest import Feed, sym
 
 
 def test_pagerank_favours_what_is_depended_on_and_refresh_only_when_dirty(shop_feed: Feed) -> None:

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
+from graphfeed import DAY, T0, Feed, edges, sym
+
 from codememory.codegraph.fold_history import COCHANGE_MAX_FILES
 from codememory.events import FileChange
-from conftest import DAY, T0, Feed, edges, sym
 
 
 def test_commit_adds_parents_modified_by_and_symbol_change_times(shop_feed: Feed) -> None:

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from graphfeed import DAY, T0, Feed, edges, sym
+
 from codememory.events import MemoryRefined, ToolObserved, new_envelope
-from conftest import DAY, T0, Feed, edges, sym
 
 
 def mentioned(feed: Feed, memory_id: str) -> set[str]:

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
+from graphfeed import DAY, T0, Feed, shop
+
 from codememory.codegraph import CodeGraph
 from codememory.events import FileChange
-from conftest import DAY, T0, Feed, shop
 
 
 def test_a_graph_rebuilt_by_replay_has_the_same_digest() -> None:
@@ -42,7 +43,7 @@ def test_a_replay_in_another_process_has_the_same_digest() -> None:
 
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
-        "from conftest import Feed, shop, sym, calls, imp;"
+        "from graphfeed import Feed, shop, sym, calls, imp;"
         "f = Feed(); f.file('z.py', 'z', [sym('z.run')], imports=[imp('late', 'a'), imp('late', 'b')],"
         " refs=[calls('z.run', 'a'), calls('z.run', 'b'), calls('z.run', 'x.some_method')]);"
         "f.file('c.py', 'c', [sym('c.C', 'class'), sym('c.C.go', 'method', 'c.C')],"
@@ -51,7 +52,7 @@ def test_a_replay_in_another_process_has_the_same_digest() -> None:
         "shop(f); f.file('late.py', 'late', [sym('late.a'), sym('late.b'), sym('late.some_method'),"
         " sym('late.Base', 'class'), sym('late.Base.mmm', 'method', 'late.Base'),"
         " sym('late.Base.zzz', 'method', 'late.Base')]);"
-        "from conftest import edges; assert ('c.C.go', 'late.Base.mmm') in edges(f.graph, 'calls');"
+        "from graphfeed import edges; assert ('c.C.go', 'late.Base.mmm') in edges(f.graph, 'calls');"
         "print(f.graph.digest())"
     )
     here = str(Path(__file__).parent)

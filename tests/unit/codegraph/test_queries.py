@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from graphfeed import DAY, T0, Feed
 
 from codememory.codegraph import InvalidQueryError, UnknownNodeError
 from codememory.codegraph.centrality import Centrality
@@ -14,7 +15,6 @@ from codememory.codegraph.queries import (
 )
 from codememory.codegraph.views import NodeRef
 from codememory.events import FileChange
-from conftest import DAY, T0, Feed
 
 
 def test_symbol_info_by_qualname_or_name(shop_feed: Feed) -> None:

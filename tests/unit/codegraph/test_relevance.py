@@ -1,8 +1,9 @@
 from __future__ import annotations
 
+from graphfeed import DAY, T0, Feed, sym
+
 from codememory.codegraph.centrality import Centrality
 from codememory.codegraph.relevance import GraphRelevance
-from conftest import DAY, T0, Feed, sym
 
 
 def relevance(feed: Feed) -> GraphRelevance:

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
+from graphfeed import Feed, calls, edges, imp, sym
+
 from codememory.codegraph.resolve import RepoIndex, SymFact
 from codememory.events import CodeRef, ImportRef
-from conftest import Feed, calls, edges, imp, sym
 
 
 def test_self_call_resolves_to_an_inherited_method(shop_feed: Feed) -> None:

@@ -3,10 +3,10 @@ from __future__ import annotations
 import threading
 
 import pytest
+from graphfeed import DAY, T0, Feed, sym
 
 from codememory.codegraph import UnknownNodeError
 from codememory.codegraph.model import alive_now
-from conftest import DAY, T0, Feed, sym
 
 
 def test_applying_the_same_sequence_twice_changes_nothing(shop_feed: Feed) -> None:
@@ -51,7 +51,7 @@ def test_file_deleted_ends_the_file_and_its_symbols(feed: Feed) -> None:
 
 
 def test_contains_edges_follow_parents(shop_feed: Feed) -> None:
-    from conftest import edges
+    from graphfeed import edges
 
     contains = edges(shop_feed.graph, "contains")
     assert ("pkg/models.py", "pkg.models") in contains

@@ -3,11 +3,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from graphfeed import DAY, T0, Feed, sym
 
 from codememory.codegraph import InvalidQueryError, UnknownNodeError
 from codememory.codegraph.queries import changed_between, exists_at, graph_as_of, symbol_history
 from codememory.events import FileChange
-from conftest import DAY, T0, Feed, sym
 
 
 @pytest.fixture
