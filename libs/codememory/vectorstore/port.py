@@ -40,6 +40,7 @@ SPARSE = "bm25"
 # Payload fields the memory projection filters on; adapters index them where the engine supports it.
 DEFAULT_KEYWORD_FIELDS: tuple[str, ...] = (
     "tenant", "memory_id", "state", "type", "repo", "branch", "user", "session_id", "paths", "tags",
+    "previous_id",
 )  # fmt: skip
 DEFAULT_FLOAT_FIELDS: tuple[str, ...] = ("created_at", "importance", "created_seq")
 
