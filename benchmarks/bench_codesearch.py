@@ -88,6 +88,9 @@ def python_symbols(source: str, module: str, *, drop_docstrings: bool) -> list[S
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 qual = f"{prefix}.{child.name}"
+                taken = sum(1 for s in found if s.qualname == qual or s.qualname.startswith(qual + "#"))
+                if taken:  # a redefinition (overload, property setter): its own symbol, as the extractor does
+                    qual = f"{qual}#{taken + 1}"
                 found.append(
                     Symbol(
                         qualname=qual,

@@ -34,7 +34,7 @@ class FusionConfig:
     """How lists are fused; ``weights`` maps a list name to its base weight (absent: 0, ignored)."""
 
     weights: Mapping[str, float] = field(
-        default_factory=lambda: {"summary": 1.0, "code": 0.5, "lexical": 0.5}
+        default_factory=lambda: {"summary": 0.3, "code": 1.0, "lexical": 0.5}
     )
     rrf_k: float = 20.0
     depth: int = 100  # candidates read from each list
