@@ -52,6 +52,16 @@ class Recaller:
         self.weights = weights or Weights()
         self._candidates = candidates
         self._link_parents = link_parents
+        self._last_vector: tuple[str, tuple[float, ...]] | None = None
+
+    def _embed(self, text: str) -> tuple[float, ...]:
+        """The query's vector; a second recall of the same text (session context) reuses it."""
+        last = self._last_vector
+        if last is not None and last[0] == text:
+            return last[1]
+        vector = tuple(self._embedder.embed([text])[0])
+        self._last_vector = (text, vector)
+        return vector
 
     def recall(self, query: RecallQuery, *, now: float | None = None) -> list[RecallHit]:
         flt = query_filter(query)
@@ -64,7 +74,7 @@ class Recaller:
             lexical_future = (
                 _POOL.submit(self._index.search_sparse, sparse, flt, pool) if sparse.indices else None
             )
-            query_vector = self._embedder.embed([query.text])[0]
+            query_vector = self._embed(query.text)
             for hit in self._index.search_dense(query_vector, flt, pool):
                 found[hit.id] = Candidate(
                     memory_id=hit.id, payload=hit.payload, dense=hit.score, lexical=None
