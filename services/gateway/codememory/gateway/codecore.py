@@ -46,17 +46,19 @@ class CodeCore:
         self._embedder = embedder
         self._clean = clean_text
         self._write_wait_s = write_wait_s
-        self._centrality: dict[str, Centrality] = {}
+        self._centrality: dict[str, tuple[CodeGraph, Centrality]] = {}
         self._code_weights = code_weights or CodeWeights()
 
     def graph(self, tenant: str) -> CodeGraph:
         return self.live.projection.graphs.graph(tenant)
 
     def centrality(self, tenant: str) -> Centrality:
+        """The tenant's centrality, bound to its current graph (a replay swaps graphs in)."""
+        graph = self.graph(tenant)
         found = self._centrality.get(tenant)
-        if found is None:
-            found = self._centrality[tenant] = Centrality(self.graph(tenant))
-        return found
+        if found is None or found[0] is not graph:
+            found = self._centrality[tenant] = (graph, Centrality(graph))
+        return found[1]
 
     def relevance(self, tenant: str) -> GraphRelevance:
         return GraphRelevance(self.graph(tenant), self.centrality(tenant))
