@@ -8,6 +8,7 @@ queries read the caller's own tenant graph only: tenants never see each other's 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
@@ -47,6 +48,7 @@ class CodeCore:
         self._clean = clean_text
         self._write_wait_s = write_wait_s
         self._centrality: dict[str, tuple[CodeGraph, Centrality]] = {}
+        self._centrality_lock = threading.Lock()
         self._code_weights = code_weights or CodeWeights()
 
     def graph(self, tenant: str) -> CodeGraph:
@@ -55,10 +57,11 @@ class CodeCore:
     def centrality(self, tenant: str) -> Centrality:
         """The tenant's centrality, bound to its current graph (a replay swaps graphs in)."""
         graph = self.graph(tenant)
-        found = self._centrality.get(tenant)
-        if found is None or found[0] is not graph:
-            found = self._centrality[tenant] = (graph, Centrality(graph))
-        return found[1]
+        with self._centrality_lock:  # the event loop and the refresher thread both get here
+            found = self._centrality.get(tenant)
+            if found is None or found[0] is not graph:
+                found = self._centrality[tenant] = (graph, Centrality(graph))
+            return found[1]
 
     def relevance(self, tenant: str) -> GraphRelevance:
         return GraphRelevance(self.graph(tenant), self.centrality(tenant))

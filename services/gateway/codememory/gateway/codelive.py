@@ -44,14 +44,19 @@ class CodeProjection:
         self.shard = shard  # the index under code_index: closed when a replay swaps this projection out
         self.generation = generation
         self.last_seq = 0
+        self.skipped = 0
 
     def apply_batch(self, decoded: list[tuple[int, Envelope]]) -> int:
         applied = 0
         for seq, envelope in decoded:
             if seq <= self.last_seq:
                 continue
-            self.graphs.apply(envelope, seq)
-            self._index(envelope)
+            try:
+                self.graphs.apply(envelope, seq)
+                self._index(envelope)
+            except Exception as exc:  # one bad event must never stop the projection (or readiness)
+                self.skipped += 1
+                log.warning("code_event_skipped", seq=seq, reason=f"{type(exc).__name__}: {exc}")
             self.last_seq = seq
             applied += 1
         return applied

@@ -14,7 +14,7 @@ from typing import Any
 
 import grpc
 
-from codememory.codegraph import queries
+from codememory.codegraph import UnknownNodeError, queries
 from codememory.codegraph.temporal import moment
 from codememory.codegraph.views import NodeRef
 from codememory.gateway.codeconvert import changes_message, code_hit_message, node_message
@@ -247,8 +247,12 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
 
 
 def _in_repo(graph: Any, name: str, repo: str) -> NodeRef | str:
+    """The node in ``repo`` (never another repository's node of the same name)."""
     with graph.lock:
         for kind in ("symbol", "file"):
             if (kind, repo, name) in graph.index:
                 return NodeRef(kind=kind, name=name, repo=repo)
-    return name
+        known = graph.repos.get(repo)
+        if known is not None and name in known.by_name:  # a bare symbol name, resolved within the repo
+            return name
+    raise UnknownNodeError(f"{name} in {repo}")

@@ -15,9 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import structlog
+
 from codememory.codefacts import CodeFact
 from codememory.events import Envelope, FileDeleted, SymbolsExtracted, ToolObserved
 from codememory.hookclient.message import find_git
+
+log = structlog.get_logger(__name__)
 
 Extract = Callable[[str, str, bytes], SymbolsExtracted]
 MAX_FILE_BYTES = 2_000_000
@@ -54,10 +58,18 @@ class EditedFiles:
             if located is None:
                 continue
             relative, absolute = located
-            fact = self._fact(envelope.tenant, repo, relative, absolute)
+            try:
+                fact = self._fact(envelope.tenant, repo, relative, absolute)
+            except Exception as exc:  # a file the parser chokes on is skipped, never the whole batch
+                log.warning("extract_failed", path=relative, reason=f"{type(exc).__name__}: {exc}")
+                continue
             if fact is not None:
                 found.append(fact)
         return found
+
+    def forget(self) -> None:
+        """Drop what was extracted (the facts were not recorded: a redelivery must extract again)."""
+        self._last.clear()
 
     def _fact(self, tenant: str, repo: str, relative: str, absolute: Path) -> CodeFact | None:
         key = (tenant, repo, relative)

@@ -36,6 +36,7 @@ class GraphHandler:
             try:
                 await self._log.append(facts)
             except Exception as exc:
+                self._files.forget()
                 raise Retryable(f"append to LOG failed: {exc}") from exc
             self.extracted += len(facts)
         return outcomes
