@@ -105,8 +105,9 @@ async def test_fetch_context_from_a_responder(
 
     sub = await nc.subscribe(context_subject("local"), cb=answer)
     await nc.flush()
-    with NatsConnection.connect(hook_server.url, 2.0) as conn:
-        text = await asyncio.to_thread(fetch_context, conn, "local", {"agent": "claude", "prompt": "p"}, 2.0)
+    # generous deadlines: on a loaded 2-core CI machine the responder's loop can be slow to answer
+    with NatsConnection.connect(hook_server.url, 5.0) as conn:
+        text = await asyncio.to_thread(fetch_context, conn, "local", {"agent": "claude", "prompt": "p"}, 5.0)
     assert text == TEXT
     assert seen == [{"agent": "claude", "prompt": "p"}]
     await sub.unsubscribe()
