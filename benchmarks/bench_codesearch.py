@@ -37,8 +37,9 @@ from results import median, percentile, write_section
 from codememory.codesearch import CodeIndex, FusionConfig, SearchMode, open_code_index, symbol_document
 from codememory.embedding import load_default_embedder
 from codememory.events import Symbol
+from shared_data import SHARED_DATA
 
-COSQA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cosqa"
+COSQA = SHARED_DATA / "cosqa"
 PACKAGES = ("flask", "requests", "httpx")
 TENANT = "bench"
 EXCERPT_LINES = 40

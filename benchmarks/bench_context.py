@@ -51,9 +51,10 @@ from codememory.recall.recaller import RecallHit
 from codememory.recall.scoring import ScoreParts
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
+from shared_data import HOOKS_DATA
 
 BIN = Path(sys.executable).parent
-HOOKS = Path(__file__).resolve().parents[2] / "shared" / "data" / "hooks"
+HOOKS = HOOKS_DATA
 BUDGETS = (500, 1500, 4000)
 _AGENT_PREFIX = {"claude": "claude", "cursor": "cursor", "codex": "codex", "gemini": "gemini"}
 

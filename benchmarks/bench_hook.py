@@ -32,9 +32,9 @@ import nats
 from nats.aio.msg import Msg
 
 from codememory.runtime.natsd import NatsServer
+from shared_data import HOOKS_DATA
 
 REPO = Path(__file__).resolve().parents[1]
-HOOKS_DATA = REPO.parent / "shared" / "data" / "hooks"
 RESULTS = REPO / "benchmarks" / "RESULTS.md"
 START, END = "<!-- bench_hook:start -->", "<!-- bench_hook:end -->"
 HOOK = "import sys; from codememory.hookclient.main import main; sys.exit(main(sys.argv[1:]))"

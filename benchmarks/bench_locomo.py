@@ -30,9 +30,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-DATA = Path(
-    os.environ.get("LOCOMO_DATA", Path(__file__).resolve().parents[2] / "shared/data/locomo/locomo_dev.json")
-)
+from shared_data import SHARED_DATA
+
+DATA = Path(os.environ.get("LOCOMO_DATA", SHARED_DATA / "locomo" / "locomo_dev.json"))
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10, 25)
 HELD_OUT = 4

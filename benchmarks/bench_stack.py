@@ -33,9 +33,10 @@ from results import median, percentile, write_section
 from codememory.hookclient import HookSettings, run_hook
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
+from shared_data import HOOKS_DATA
 
 BIN = Path(sys.executable).parent
-HOOKS = Path(__file__).resolve().parents[2] / "shared" / "data" / "hooks"
+HOOKS = HOOKS_DATA
 
 
 def _start(home: Path) -> tuple[subprocess.Popen[bytes], dict[str, str], dict[str, str]]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import nats
 import pytest
@@ -12,13 +11,19 @@ from nats.aio.client import Client
 
 from codememory.bus import ensure_streams
 from codememory.runtime.natsd import NatsServer
+from shared_data import HOOKS_DATA, SHARED  # type: ignore[import-not-found]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-HOOKS_DATA = SHARED / "data" / "hooks"
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Without the shared data, dozens of tests would fail one by one; say why once instead."""
+    if not HOOKS_DATA.is_dir():
+        raise pytest.UsageError(
+            f"shared data not found at {SHARED}: check the project out beside shared/, "
+            "or set CODEMEMORY_SHARED to its path"
+        )
 
 
 @pytest.fixture(scope="session")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from shared_data import HOOKS_DATA  # type: ignore[import-not-found]
+
 BIN = Path(sys.executable).parent
 
-HOOKS_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hooks"
 HOOK_FILES = sorted([*HOOKS_DATA.glob("*.json"), *(HOOKS_DATA / "claude_docs").glob("*.json")])
 
 

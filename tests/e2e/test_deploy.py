@@ -8,8 +8,10 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from shared_data import SHARED_DATA  # type: ignore[import-not-found]
+
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = ROOT.parent / "shared" / "data" / "schemas" / "compose-spec.json"
+SCHEMA = SHARED_DATA / "schemas" / "compose-spec.json"
 
 
 def test_compose_file_is_valid_and_names_every_service() -> None:

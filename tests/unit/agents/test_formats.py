@@ -16,9 +16,9 @@ import pytest
 from jsonschema import Draft7Validator  # type: ignore[import-untyped]
 
 from codememory.agents import SPECS, install_hooks
+from shared_data import SHARED_DATA  # type: ignore[import-not-found]
 
-SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not checked out beside the repo")
+SHARED = SHARED_DATA
 
 _COMMAND = {"type": "string", "minLength": 1}
 _TIMEOUT = {"type": "integer", "minimum": 1}
@@ -91,7 +91,6 @@ def _install(agent: str, root: Path, existing: dict[str, Any] | None = None) -> 
     return data
 
 
-@needs_shared
 @pytest.mark.parametrize("existing", [None, "with_settings"])
 def test_claude_settings_validate_against_schemastore(existing: str | None, tmp_path: Path) -> None:
     schema = json.loads((SHARED / "schemas" / "claude-code-settings.json").read_text(encoding="utf-8"))
@@ -182,7 +181,6 @@ UNSAMPLED = {
 }
 
 
-@needs_shared
 @pytest.mark.parametrize("agent", sorted(UNSAMPLED))
 def test_event_names_match_real_payloads(agent: str) -> None:
     sampled: set[str] = set()

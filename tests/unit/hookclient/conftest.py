@@ -23,8 +23,8 @@ from nats.js.errors import NotFoundError
 
 from codememory.hookclient.settings import HookSettings
 from codememory.runtime.natsd import NatsServer
+from shared_data import HOOKS_DATA  # type: ignore[import-not-found]
 
-HOOKS_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "hooks"
 HOOK_CODE = "import sys; from codememory.hookclient.main import main; sys.exit(main(sys.argv[1:]))"
 
 

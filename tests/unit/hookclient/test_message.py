@@ -19,8 +19,8 @@ from codememory.hookclient.message import (
     format_received_at,
     subject_token,
 )
+from shared_data import HOOKS_DATA  # type: ignore[import-not-found]
 
-HOOKS_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "hooks"
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "data" / "hooks"
+from shared_data import HOOKS_DATA  # type: ignore[import-not-found]
+
+SAMPLES = HOOKS_DATA
 REPO_ROOT = "/Users/tomkwon/Documents/claude-agentic-framework"
 
 MessageFactory = Callable[..., bytes]

@@ -24,8 +24,9 @@ from codememory.events import (
     encode_envelope,
 )
 from codememory.ingest.message import to_envelopes
+from shared_data import HOOKS_DATA  # type: ignore[import-not-found]
 
-SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "data" / "hooks"
+SAMPLES = HOOKS_DATA
 SAMPLE_FILES = sorted(SAMPLES.glob("*.json")) + sorted((SAMPLES / "claude_docs").glob("*.json"))
 
 

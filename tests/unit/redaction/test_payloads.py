@@ -11,15 +11,15 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from codememory.redaction import redact
 from codememory.redaction.testing import SecretSample, secret_corpus
+from shared_data import HOOKS_DATA  # type: ignore[import-not-found]
 
-HOOKS = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "hooks"
+HOOKS = HOOKS_DATA
 
 Payload = dict[str, Any]
 
