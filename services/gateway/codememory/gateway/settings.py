@@ -12,8 +12,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codememory.embedding.onnxquery import QUERY_RUNTIMES
 from codememory.recall import Weights, parse_weights
-from codememory.settings import default_home, env_bool, env_float, env_int, env_str, parse_tokens
+from codememory.settings import (
+    SettingsError,
+    default_home,
+    env_bool,
+    env_float,
+    env_int,
+    env_str,
+    parse_tokens,
+)
 
 SERVICE = "gateway"
 
@@ -33,6 +42,8 @@ class GatewaySettings:
     optimize_every_s: float = 5.0
     centrality_every_s: float = 2.0
     log_level: str = "info"
+    query_runtime: str = "onnx"  # how a query is embedded: "onnx" (ONNX Runtime) or "torch"
+    model_cache: Path = field(default_factory=lambda: default_home() / "models")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
@@ -55,4 +66,12 @@ class GatewaySettings:
             centrality_every_s=env_float(SERVICE, "centrality_every_s", cls.centrality_every_s, environ),
             weights=parse_weights(env_str(SERVICE, "weights", "", environ)),
             log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
+            query_runtime=_runtime(env_str(SERVICE, "query_runtime", cls.query_runtime, environ)),
+            model_cache=Path(env_str(SERVICE, "model_cache", str(home / "models"), environ)),
         )
+
+
+def _runtime(value: str) -> str:
+    if value not in QUERY_RUNTIMES:
+        raise SettingsError(f"CODEMEMORY_GATEWAY_QUERY_RUNTIME must be one of {', '.join(QUERY_RUNTIMES)}")
+    return value
