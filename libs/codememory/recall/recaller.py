@@ -18,7 +18,7 @@ from codememory.embedding import Embedder
 from codememory.lexical import SparseEncoder, code_terms
 from codememory.recall.links import session_neighbours
 from codememory.recall.query import RecallQuery, query_filter
-from codememory.recall.scoring import Candidate, ScopeHint, ScoreParts, Weights, score
+from codememory.recall.scoring import Candidate, ScopeHint, ScoreParts, Weights, score, top_lexical_of
 from codememory.vectorstore import IndexFilter, VectorIndex
 
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
@@ -127,14 +127,22 @@ class Recaller:
         if not neighbours:
             return ranked
         link_of = {mid: parent for mid, (_, parent) in neighbours.items()}
-        for mid, (point, _) in neighbours.items():
-            found.setdefault(mid, Candidate(memory_id=mid, payload=point.payload, dense=None, lexical=None))
-        rescored = score(list(found.values()), self.weights, hint, now)
-        top = max(parts.total for _, parts in rescored) or 1.0
+        # neighbours that were not candidates have no dense or lexical part, so they cannot move the
+        # normalisation: score just them, on the candidates' lexical scale, and merge
+        added = [
+            Candidate(memory_id=mid, payload=point.payload, dense=None, lexical=None)
+            for mid, (point, _) in neighbours.items()
+            if mid not in found
+        ]
+        merged = ranked + score(added, self.weights, hint, now, top_lexical=top_lexical_of(found.values()))
+        top = max(parts.total for _, parts in merged) or 1.0
         out = []
-        for c, parts in rescored:
-            link = link_of.get(c.memory_id, 0.0) / top
-            total = parts.total + self.weights.link * link
-            out.append((c, _with_link(parts, link, total)))
+        for c, parts in merged:
+            parent = link_of.get(c.memory_id)
+            if parent is None:
+                out.append((c, parts))
+                continue
+            link = parent / top
+            out.append((c, _with_link(parts, link, parts.total + self.weights.link * link)))
         out.sort(key=lambda pair: (-pair[1].total, pair[0].memory_id))
         return out

@@ -9,7 +9,7 @@ Pure functions: no index, no model, no network.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -92,11 +92,23 @@ def _as_float(value: object, default: float) -> float:
     return float(value) if isinstance(value, int | float) else default
 
 
+def top_lexical_of(candidates: Iterable[Candidate]) -> float:
+    """What lexical scores are normalised by: the best among the candidates."""
+    return max((c.lexical or 0.0 for c in candidates), default=0.0)
+
+
 def score(
-    candidates: Sequence[Candidate], weights: Weights, hint: ScopeHint, now: float
+    candidates: Sequence[Candidate],
+    weights: Weights,
+    hint: ScopeHint,
+    now: float,
+    *,
+    top_lexical: float | None = None,
 ) -> list[tuple[Candidate, ScoreParts]]:
-    """Score and sort candidates, best first."""
-    top_lexical = max((c.lexical or 0.0 for c in candidates), default=0.0)
+    """Score and sort candidates, best first; ``top_lexical`` scores late additions on the scale of
+    the set they join (default: the best lexical score among ``candidates``)."""
+    if top_lexical is None:
+        top_lexical = top_lexical_of(candidates)
     scored: list[tuple[Candidate, ScoreParts]] = []
     for c in candidates:
         dense = max(0.0, min(1.0, c.dense or 0.0))

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from codememory.recall import Candidate, ScopeHint, Weights, scope_match, score
-from codememory.recall.scoring import recency
+from codememory.recall.scoring import recency, top_lexical_of
 
 NOW = 1_800_000_000.0
 DAY = 86400.0
@@ -73,3 +73,18 @@ def test_weights_come_from_configuration() -> None:
         except ValueError:
             continue
         raise AssertionError(f"{bad!r} was accepted")
+
+
+def test_a_late_addition_is_scored_on_the_scale_of_the_set_it_joins() -> None:
+    now = 1_000_000.0
+    first = [
+        Candidate(memory_id="a", payload={"created_at": now}, dense=0.5, lexical=4.0),
+        Candidate(memory_id="b", payload={"created_at": now}, dense=0.2, lexical=2.0),
+    ]
+    late = Candidate(memory_id="c", payload={"created_at": now}, dense=None, lexical=1.0)
+    alone = score([late], Weights(), ScopeHint(), now)[0][1]
+    joined = score([late], Weights(), ScopeHint(), now, top_lexical=top_lexical_of(first))[0][1]
+    together = {c.memory_id: p for c, p in score([*first, late], Weights(), ScopeHint(), now)}
+    assert alone.lexical == 1.0 and joined.lexical == 0.25
+    assert joined == together["c"]
+    assert top_lexical_of([]) == 0.0
