@@ -93,7 +93,9 @@ class Recaller:
                     missing_dense.append(hit.id)
             if missing_dense:  # the engine scores just these ids: no vectors cross into Python
                 only = msgspec.structs.replace(flt, ids=missing_dense)
-                for hit in self._index.search_dense(query_vector, only, len(missing_dense)):
+                for hit in self._index.search_dense(
+                    query_vector, only, len(missing_dense), with_payload=False
+                ):
                     c = found[hit.id]
                     found[hit.id] = Candidate(
                         memory_id=c.memory_id, payload=c.payload, dense=hit.score, lexical=c.lexical

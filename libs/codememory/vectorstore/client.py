@@ -194,7 +194,12 @@ class QdrantClientIndex:
         return [found[i] for i in wanted if i in found]
 
     def search_dense(
-        self, vector: Sequence[float], flt: IndexFilter, limit: int, with_vectors: bool = False
+        self,
+        vector: Sequence[float],
+        flt: IndexFilter,
+        limit: int,
+        with_vectors: bool = False,
+        with_payload: bool = True,
     ) -> list[Hit]:
         if flt.matches_nothing or limit <= 0:
             return []
@@ -207,7 +212,7 @@ class QdrantClientIndex:
                 using=DENSE,
                 query_filter=client_filter(flt),
                 limit=limit,
-                with_payload=True,
+                with_payload=with_payload,
                 with_vectors=[DENSE] if with_vectors else False,
             ),
         )

@@ -204,7 +204,12 @@ class EdgeVectorIndex:
         return [found[i] for i in wanted if i in found]
 
     def search_dense(
-        self, vector: Sequence[float], flt: IndexFilter, limit: int, with_vectors: bool = False
+        self,
+        vector: Sequence[float],
+        flt: IndexFilter,
+        limit: int,
+        with_vectors: bool = False,
+        with_payload: bool = True,
     ) -> list[Hit]:
         if flt.matches_nothing or limit <= 0:
             return []
@@ -212,7 +217,7 @@ class EdgeVectorIndex:
             limit=limit,
             query=Query.Nearest(check_dense(vector, self.dense_size), using=DENSE),
             filter=edge_filter(flt),
-            with_payload=True,
+            with_payload=with_payload,
             with_vector=[DENSE] if with_vectors else False,
         )
         scored = self._call("dense search", lambda s: s.query(request))

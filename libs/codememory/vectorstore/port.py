@@ -143,9 +143,15 @@ class VectorIndex(Protocol):
         ...
 
     def search_dense(
-        self, vector: Sequence[float], flt: IndexFilter, limit: int, with_vectors: bool = False
+        self,
+        vector: Sequence[float],
+        flt: IndexFilter,
+        limit: int,
+        with_vectors: bool = False,
+        with_payload: bool = True,
     ) -> list[Hit]:
-        """Nearest points by cosine among those with a dense vector, best first."""
+        """Nearest points by cosine among those with a dense vector, best first (without payloads,
+        each hit's payload is empty: the caller already holds them, and copying them costs)."""
         ...
 
     def search_sparse(self, sparse: SparseVec, flt: IndexFilter, limit: int) -> list[Hit]:

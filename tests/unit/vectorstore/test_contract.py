@@ -185,6 +185,13 @@ def test_search_dense_orders_by_cosine(filtered: VectorIndex) -> None:
     assert all(h.dense is None for h in filtered.search_dense(unit(1, 0, 0, 0), EVERYTHING, 3))
 
 
+def test_search_dense_without_payloads_keeps_ids_and_scores(filtered: VectorIndex) -> None:
+    full = filtered.search_dense(unit(1, 0.2, 0, 0), EVERYTHING, 3)
+    bare = filtered.search_dense(unit(1, 0.2, 0, 0), EVERYTHING, 3, with_payload=False)
+    assert [(h.id, h.score) for h in bare] == [(h.id, h.score) for h in full]
+    assert all(h.payload == {} for h in bare) and all(h.payload for h in full)
+
+
 def test_search_sparse_ranks_by_bm25(index: VectorIndex) -> None:
     texts = {
         1: "validateToken() rejects an expired token before the retry",
