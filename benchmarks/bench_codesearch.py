@@ -5,7 +5,8 @@ Two sets, one fusion configuration (``FusionConfig()``, the defaults):
 - CoSQA dev-500 (../shared/data/cosqa): 500 real web queries, each with its gold function among 6,267.
 - docstring -> function over the wheels of flask, requests and httpx (``pip download <pkg> --no-deps``,
   unpacked under ``--src``): the query is a function's first docstring line, the corpus every function
-  of the package with its docstring removed (so the answer is not in the text).
+  of the package with its docstring removed (so the answer is not in the text). Functions documented
+  alike answer the same query, which is asked once (any of them counts).
 
 Functions become ``Symbol`` values with Python's ``ast`` (the benchmark's own small extractor), then
 ``symbol_document`` texts, MiniLM vectors (cached in ``--cache`` by text hash, produced by this script's
@@ -55,7 +56,7 @@ class FileSymbols:
 class Corpus:
     repo: str
     files: tuple[FileSymbols, ...]
-    queries: tuple[tuple[str, str], ...]  # (query text, gold qualname)
+    queries: tuple[tuple[str, frozenset[str]], ...]  # (query text, the qualnames that answer it)
 
 
 def _signature(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
@@ -131,14 +132,19 @@ def cosqa_corpus() -> Corpus:
         gold_of[idx] = top.qualname
     queries = []
     for item in json.loads((COSQA / "cosqa-retrieval-dev-500.json").read_text()):
-        queries.append((item["doc"], gold_of[item["retrieval_idx"]]))
+        queries.append((item["doc"], frozenset({gold_of[item["retrieval_idx"]]})))
     return Corpus(repo="cosqa", files=tuple(files), queries=tuple(queries))
 
 
 def package_corpus(src: Path, package: str) -> Corpus:
-    """Every function of the package, docstrings removed; a query per docstring's first line."""
+    """Every function of the package, docstrings removed; a query per distinct docstring first line.
+
+    Functions documented alike (a sync method and its async twin, ``get`` and ``post`` wrappers) share a
+    first line: each of them answers that query, and it is asked once.
+    """
     root = src / package
-    files, queries = [], []
+    files = []
+    answers: dict[str, set[str]] = {}
     for file in sorted(root.rglob("*.py")):
         rel = file.relative_to(src).as_posix()
         module = rel.removesuffix(".py").replace("/", ".")
@@ -149,8 +155,9 @@ def package_corpus(src: Path, package: str) -> Corpus:
         for sym in with_doc:
             first = sym.docstring.strip().split("\n", 1)[0].strip()
             if first:
-                queries.append((first, sym.qualname))
-    return Corpus(repo=package, files=tuple(files), queries=tuple(queries))
+                answers.setdefault(first, set()).add(sym.qualname)
+    queries = tuple((text, frozenset(golds)) for text, golds in answers.items())
+    return Corpus(repo=package, files=tuple(files), queries=queries)
 
 
 def _key(text: str) -> str:
@@ -224,14 +231,14 @@ def run_corpus(
         f"  {corpus.repo}: indexed {len(docs)} symbols in {time.perf_counter() - started:.1f} s", flush=True
     )
     out = {m: Scores([], [], []) for m in MODES}
-    for query, gold in corpus.queries:
+    for query, golds in corpus.queries:
         qvec = vectors[_key(query)].tolist()
         for mode in MODES:
             t0 = time.perf_counter()
             hits = index.search(TENANT, query, qvec, limit=100, repo=corpus.repo, mode=mode)
             out[mode].took_ms.append(1000 * (time.perf_counter() - t0))
             ranked = [h.qualname for h in hits]
-            rank = ranked.index(gold) + 1 if gold in ranked else 0
+            rank = next((i for i, q in enumerate(ranked, start=1) if q in golds), 0)
             out[mode].rr.append(1 / rank if rank else 0.0)
             out[mode].hit10.append(1.0 if 0 < rank <= 10 else 0.0)
     shard.close()
@@ -260,10 +267,14 @@ def main() -> None:
     parser.add_argument("--src", type=Path, default=Path("/tmp/cs/src"), help="unpacked package wheels")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/cs/emb.pkl"), help="vector cache ('' off)")
     parser.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    parser.add_argument("--packages", nargs="+", default=list(PACKAGES), help="docstring sets to run")
+    parser.add_argument("--no-cosqa", action="store_true", help="docstring sets only")
     args = parser.parse_args()
     cache = args.cache if str(args.cache) else None
     config = FusionConfig()
-    corpora = [cosqa_corpus()] + [package_corpus(args.src, p) for p in PACKAGES]
+    corpora = ([] if args.no_cosqa else [cosqa_corpus()]) + [
+        package_corpus(args.src, p) for p in args.packages
+    ]
     results: dict[str, dict[str, Scores]] = {}
     with tempfile.TemporaryDirectory(prefix="bench_codesearch_") as tmp:
         for corpus in corpora:

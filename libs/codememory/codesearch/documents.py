@@ -22,8 +22,16 @@ import msgspec
 from codememory.events import Symbol
 from codememory.lexical import code_terms, identifier_parts
 
-__all__ = ["CODE_CHARS", "SUMMARY_CHARS", "SymbolDocument", "name_words", "symbol_document"]
+__all__ = [
+    "CODE_CHARS",
+    "REPRESENTATIONS",
+    "SUMMARY_CHARS",
+    "SymbolDocument",
+    "name_words",
+    "symbol_document",
+]
 
+REPRESENTATIONS = ("summary", "code")  # what each of a SymbolDocument's dense texts is, in order
 SUMMARY_CHARS = 400  # MiniLM reads 256 word pieces: the opening of a docstring carries its meaning
 CODE_CHARS = 1000
 LEXICAL_CHARS = 4000

@@ -1,53 +1,60 @@
-"""Hybrid fusion for code search: several ranked lists in, one ranking out, each hit with its parts.
+"""Hybrid fusion for code search: every signal of every candidate, standardised, mixed by weight.
 
-On code, MiniLM over natural-language texts is strong and BM25 weak (CoSQA: dense MRR 54, BM25 33), so a
-fixed linear mix of normalised scores drags dense down: BM25 scores are spiky, and min-max or z-scores
-over a whole list let one lucky term outvote the semantics. This fusion is rank based instead:
+On code, MiniLM over natural-language texts is strong and BM25 weak (CoSQA: dense MRR 54, BM25 32), and
+the two disagree in scale: cosines sit in a narrow band, BM25 scores are spiky. Mixing raw or min-max
+scores lets one lucky term outvote the semantics; reciprocal-rank fusion throws away how far apart the
+candidates are. So the fusion works on *complete* evidence instead:
 
-- each list (dense over a symbol's summary, dense over its code, BM25) contributes ``weight / (k + rank)``
-  for the symbols it ranks within its ``depth`` (weighted reciprocal-rank fusion);
-- a list's weight is *query adaptive*: it is scaled by how peaked the list is at the top, i.e. how far its
-  best score stands above the scores of its next candidates, in units of their spread (a z-score of the
-  top). A BM25 list whose best hit shares one common word with the query is flat and counts little; one
-  that matched a rare identifier stands out and counts fully.
+- the candidates are the union of each retriever's top ``depth`` (dense over the code text, dense over
+  the summary, BM25 over all the symbol's terms); the caller scores every candidate on every signal
+  (a dense score missing from a list is asked of the engine for just those ids; BM25 likewise, and a
+  candidate sharing no term scores 0), and adds the *name* signal: how much of the query the symbol's
+  own name says (``name_overlap``), a field BM25 over all terms dilutes;
+- each signal is standardised over the candidates (z-score: how far above the candidates' mean, in
+  their standard deviation), so a signal counts by how clearly it separates a candidate, not by its
+  units; the fused score is the weighted sum.
 
-Pure: lists of (key, score) in, ``Fused`` out, no index and no model. Every parameter is in
-``FusionConfig``; its defaults are the ones measured best by ``benchmarks/bench_codesearch.py``.
+Pure: scores in, ``Fused`` out, no index and no model. Every parameter is in ``FusionConfig``; its
+defaults are the ones ``benchmarks/bench_codesearch.py`` measured (see RESULTS.md).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from codememory.codesearch.errors import InvalidCodeInputError
 
-__all__ = ["Fused", "FusionConfig", "FusionParts", "RankedList", "by_best_score", "fuse", "peakedness"]
+__all__ = [
+    "DENSE_SIGNALS",
+    "Fused",
+    "FusionConfig",
+    "FusionParts",
+    "RankedList",
+    "by_best_score",
+    "fuse",
+    "name_overlap",
+]
 
 ListKind = Literal["dense", "lexical"]
+DENSE_SIGNALS = ("summary", "code")
+LEXICAL_SIGNAL = "lexical"
 
 
 @dataclass(frozen=True, kw_only=True)
 class FusionConfig:
-    """How lists are fused; ``weights`` maps a list name to its base weight (absent: 0, ignored)."""
+    """How signals are mixed; ``weights`` maps a signal name to its weight (absent or 0: not mixed)."""
 
     weights: Mapping[str, float] = field(
-        default_factory=lambda: {"summary": 0.3, "code": 1.0, "lexical": 0.5}
+        default_factory=lambda: {"code": 1.0, "summary": 0.1, "lexical": 0.2, "name": 0.2}
     )
-    rrf_k: float = 20.0
-    depth: int = 100  # candidates read from each list
-    adaptive: bool = True
-    peak_window: int = 10  # the scores after the top that define "the rest" for peakedness
-    peak_floor: float = 0.25  # a flat list still keeps this share of its weight
-    peak_scale: float = 3.0  # a top this many spreads above the rest gets the full weight
+    depth: int = 100  # candidates read from each retriever's list
 
     def __post_init__(self) -> None:
-        if self.rrf_k <= 0 or self.depth < 1 or self.peak_window < 2:
-            raise InvalidCodeInputError("rrf_k must be > 0, depth >= 1 and peak_window >= 2")
-        if not 0.0 <= self.peak_floor <= 1.0 or self.peak_scale <= 0:
-            raise InvalidCodeInputError("peak_floor must be in [0, 1] and peak_scale > 0")
+        if self.depth < 1:
+            raise InvalidCodeInputError("depth must be >= 1")
         for name, weight in self.weights.items():
             if weight < 0 or math.isnan(weight):
                 raise InvalidCodeInputError(f"weight of {name!r} must be >= 0, got {weight}")
@@ -64,14 +71,15 @@ class RankedList:
 
 @dataclass(frozen=True, kw_only=True)
 class FusionParts:
-    """Why a hit ranked: its best dense cosine and BM25 score (None: not among that kind's candidates),
-    its best rank in each kind (1-based, 0: absent), and the fused score."""
+    """Why a hit ranked: its best dense cosine and its BM25 score (None: not known), its rank by each
+    among the candidates (1-based, 0: no score), its name overlap and the fused score."""
 
     dense: float | None
     lexical: float | None
     dense_rank: int
     lexical_rank: int
     fused: float
+    name: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -80,58 +88,67 @@ class Fused:
     parts: FusionParts
 
 
-def peakedness(scores: Sequence[float], window: int) -> float:
-    """How far the best score stands above the next ``window`` ones, in their standard deviations."""
-    if len(scores) < 3:
+def name_overlap(query_terms: Collection[int], name_terms: Collection[int]) -> float:
+    """Jaccard of the query's terms and the name's terms (both as the BM25 encoder's term ids)."""
+    if not query_terms or not name_terms:
         return 0.0
-    rest = scores[1 : 1 + window]
-    mean = sum(rest) / len(rest)
-    spread = math.sqrt(sum((s - mean) ** 2 for s in rest) / len(rest))
-    gap = scores[0] - mean
+    query, name = set(query_terms), set(name_terms)
+    shared = len(query & name)
+    return shared / len(query | name) if shared else 0.0
+
+
+def _standardised(values: Sequence[float]) -> list[float]:
+    mean = sum(values) / len(values)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
     if spread <= 1e-12:
-        return 0.0 if gap <= 1e-12 else math.inf
-    return gap / spread
+        return [0.0] * len(values)  # a signal that cannot tell the candidates apart says nothing
+    return [(v - mean) / spread for v in values]
 
 
-def _list_weight(ranked: RankedList, config: FusionConfig) -> float:
-    base = config.weights.get(ranked.name, 0.0)
-    if not config.adaptive or base == 0.0:
-        return base
-    peak = peakedness([s for _, s in ranked.hits[: config.peak_window + 1]], config.peak_window)
-    share = min(1.0, peak / config.peak_scale)
-    return base * (config.peak_floor + (1.0 - config.peak_floor) * share)
+def _ranks(values: Mapping[str, float]) -> dict[str, int]:
+    order = sorted(values, key=lambda k: (-values[k], k))
+    return {key: rank for rank, key in enumerate(order, start=1) if values[key] > 0}
 
 
-def fuse(lists: Sequence[RankedList], config: FusionConfig, limit: int) -> list[Fused]:
-    """The top ``limit`` keys over all lists, best first (ties broken by key for a stable order)."""
+def fuse(signals: Mapping[str, Mapping[str, float]], config: FusionConfig, limit: int) -> list[Fused]:
+    """The top ``limit`` candidates by the weighted sum of standardised signals, best first.
+
+    ``signals[name][key]`` is the raw score of candidate ``key`` on signal ``name``; the candidates are
+    every key of any signal, and a key missing from a signal scores 0 there. Ties break by key.
+    """
     if limit < 0:
         raise InvalidCodeInputError(f"limit must be >= 0, got {limit}")
-    fused: dict[str, float] = {}
-    best: dict[tuple[str, str], tuple[float, int]] = {}  # (key, kind) -> (best score, best rank)
-    for ranked in lists:
-        weight = _list_weight(ranked, config)
-        for rank, (key, score) in enumerate(ranked.hits[: config.depth], start=1):
-            if weight > 0.0:
-                fused[key] = fused.get(key, 0.0) + weight / (config.rrf_k + rank)
-            seen = best.get((key, ranked.kind))
-            if seen is None:
-                best[(key, ranked.kind)] = (score, rank)
-            else:
-                best[(key, ranked.kind)] = (max(score, seen[0]), min(rank, seen[1]))
-    order = sorted(fused, key=lambda k: (-fused[k], k))[:limit]
-    out = []
-    for key in order:
-        dense = best.get((key, "dense"))
-        lexical = best.get((key, "lexical"))
-        parts = FusionParts(
-            dense=dense[0] if dense else None,
-            lexical=lexical[0] if lexical else None,
-            dense_rank=dense[1] if dense else 0,
-            lexical_rank=lexical[1] if lexical else 0,
-            fused=fused[key],
+    keys = sorted({key for scores in signals.values() for key in scores})
+    if not keys:
+        return []
+    total = dict.fromkeys(keys, 0.0)
+    for name, scores in signals.items():
+        weight = config.weights.get(name, 0.0)
+        if weight == 0.0:
+            continue
+        for key, z in zip(keys, _standardised([scores.get(k, 0.0) for k in keys]), strict=True):
+            total[key] += weight * z
+    dense_names = [n for n in DENSE_SIGNALS if n in signals]
+    dense_best = {k: max(signals[n].get(k, 0.0) for n in dense_names) for k in keys} if dense_names else {}
+    dense_rank = _ranks(dense_best)
+    lexical = signals.get(LEXICAL_SIGNAL, {})
+    lexical_rank = _ranks({k: lexical.get(k, 0.0) for k in keys})
+    names = signals.get("name", {})
+    order = sorted(keys, key=lambda k: (-total[k], k))[:limit]
+    return [
+        Fused(
+            key,
+            FusionParts(
+                dense=dense_best[key] if dense_names else None,
+                lexical=lexical.get(key, 0.0) if LEXICAL_SIGNAL in signals else None,
+                dense_rank=dense_rank.get(key, 0),
+                lexical_rank=lexical_rank.get(key, 0),
+                fused=total[key],
+                name=names.get(key, 0.0),
+            ),
         )
-        out.append(Fused(key, parts))
-    return out
+        for key in order
+    ]
 
 
 def by_best_score(lists: Sequence[RankedList], limit: int) -> list[Fused]:

@@ -7,38 +7,37 @@ the summary point also carries the BM25 vector, so a lexical search sees each sy
 payload holds tenant, repo, path (and its directory prefixes, for ``path_prefix``), qualname, kind,
 signature, docstring opening, lines, representation and a digest of the text the vector was made from.
 
-Every search is filtered by tenant: tenants never see each other's code. Search reads each list (dense
-per representation, BM25) to ``FusionConfig.depth`` and fuses them (``fusion.fuse``); ``mode`` gives the
-single-method rankings through the same path, which is what the benchmark compares against.
+Every search is filtered by tenant: tenants never see each other's code. How a search reads the lists
+and fuses them is ``search.CodeSearch``; ``mode`` gives the single-method rankings through the same
+path, which is what the benchmark compares against.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from codememory.codesearch.documents import symbol_document
+from codememory.codesearch.documents import REPRESENTATIONS, symbol_document
 from codememory.codesearch.errors import CodeIndexError, InvalidCodeInputError
-from codememory.codesearch.fusion import FusionConfig, FusionParts, RankedList, by_best_score, fuse
+from codememory.codesearch.fusion import FusionConfig, FusionParts
+from codememory.codesearch.search import CodeSearch, SearchMode
 from codememory.events import Symbol, deterministic_id
-from codememory.lexical import SparseEncoder, code_terms
+from codememory.lexical import SparseEncoder
 from codememory.vectorstore import (
     EdgeVectorIndex,
-    Hit,
     IndexFilter,
     IndexPoint,
     VectorIndex,
     VectorIndexError,
 )
 
-__all__ = ["CODE_KEYWORD_FIELDS", "REPRESENTATIONS", "CodeHit", "CodeIndex", "SearchMode", "open_code_index"]
+__all__ = ["CODE_KEYWORD_FIELDS", "CodeHit", "CodeIndex", "open_code_index"]
 
-REPRESENTATIONS = ("summary", "code")  # the order of SymbolDocument.dense_texts
 CODE_KEYWORD_FIELDS = ("tenant", "repo", "path", "dirs", "qualname", "rep")
-SearchMode = Literal["hybrid", "dense", "dense:summary", "dense:code", "lexical"]
 Vectors = Sequence[Sequence[float]]
 
 
@@ -241,33 +240,14 @@ class CodeIndex:
         if repo:
             equals["repo"] = repo
         prefix = (path_prefix or "").strip("/")
-        any_of = {"dirs": [prefix]} if prefix else {}
-        depth = max(self.config.depth, limit)
-        payloads: dict[str, dict[str, Any]] = {}
-
-        def ranked(name: str, kind: Literal["dense", "lexical"], hits: list[Hit]) -> RankedList:
-            keys = []
-            for h in hits:
-                key = f"{h.payload['repo']}\x1f{h.payload['qualname']}"
-                payloads.setdefault(key, h.payload)
-                keys.append((key, h.score))
-            return RankedList(name, kind, keys)
-
-        lists: list[RankedList] = []
+        scope = IndexFilter(equals=equals, any_of={"dirs": [prefix]} if prefix else {})
+        point_id = functools.partial(self._id, tenant)
+        search = CodeSearch(self._index, self._encoder, self.config, point_id, scope)
         try:
-            if query_vector is not None and mode in ("hybrid", "dense", "dense:summary", "dense:code"):
-                for rep in REPRESENTATIONS:
-                    if mode in ("hybrid", "dense") or mode == f"dense:{rep}":
-                        flt = IndexFilter(equals={**equals, "rep": rep}, any_of=any_of)
-                        lists.append(ranked(rep, "dense", self._index.search_dense(query_vector, flt, depth)))
-            if mode in ("hybrid", "lexical") and query_text.strip():
-                flt = IndexFilter(equals={**equals, "rep": REPRESENTATIONS[0]}, any_of=any_of)
-                sparse = self._encoder.encode_query(code_terms(query_text))
-                lists.append(ranked("lexical", "lexical", self._index.search_sparse(sparse, flt, depth)))
+            found = search.run(query_text, query_vector, mode, limit)
         except VectorIndexError as exc:
             raise CodeIndexError(f"code search failed: {exc}") from exc
-        fused = fuse(lists, self.config, limit) if mode == "hybrid" else by_best_score(lists, limit)
-        return [_hit(payloads[f.key], f.parts) for f in fused]
+        return [_hit(payload, parts) for payload, parts in found]
 
 
 _MODES = frozenset({"hybrid", "dense", "dense:summary", "dense:code", "lexical"})
