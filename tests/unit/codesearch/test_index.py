@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codememory.codesearch import CodeIndex, InvalidCodeInputError, open_code_index
+from codememory.codesearch import CodeIndex, FusionConfig, InvalidCodeInputError, open_code_index
 from codememory.events import Symbol
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter
 
@@ -128,6 +128,20 @@ def test_hybrid_hits_explain_both_parts(code: CodeIndex) -> None:
     assert top.qualname == "m.parse_date"
     assert top.parts.dense is not None and top.parts.lexical is not None
     assert top.parts.dense_rank == 1 and top.parts.lexical_rank == 1 and top.parts.fused > hits[1].parts.fused
+
+
+def test_hybrid_completes_scores_the_lists_did_not_reach(shard: EdgeVectorIndex) -> None:
+    code = CodeIndex(shard, config=FusionConfig(depth=1))  # each list reads one candidate only
+    code.upsert_file("t", "r", "m.py", [sym("m.parse_date"), sym("m.send_mail")],
+                     {"m.parse_date": [unit(0, 1, 0, 0), unit(0, 1, 0, 0)],
+                      "m.send_mail": [unit(1, 0, 0, 0), unit(1, 0, 0, 0)]})  # fmt: skip
+    parts = {h.qualname: h.parts for h in code.search("t", "parse date", unit(1, 0.1, 0, 0), limit=5)}
+    assert set(parts) == {"m.parse_date", "m.send_mail"}
+    # parse_date came only from BM25, send_mail only from the dense lists: each got the other score
+    assert parts["m.parse_date"].dense == pytest.approx(unit(1, 0.1, 0, 0)[1], abs=1e-5)
+    assert parts["m.send_mail"].dense == pytest.approx(unit(1, 0.1, 0, 0)[0], abs=1e-5)
+    assert parts["m.parse_date"].lexical > 0 and parts["m.send_mail"].lexical == 0.0
+    assert parts["m.parse_date"].name == 1.0 and parts["m.send_mail"].name == 0.0
 
 
 def test_bad_input_gets_a_typed_error(code: CodeIndex) -> None:
