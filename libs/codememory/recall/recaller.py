@@ -44,7 +44,7 @@ class Recaller:
         weights: Weights | None = None,
         *,
         candidates: int = 50,
-        link_parents: int = 10,
+        link_parents: int = 5,  # the top hits whose neighbours are added (tuned on LoCoMo conv 0-3)
     ) -> None:
         self._index = index
         self._embedder = embedder

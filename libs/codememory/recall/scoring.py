@@ -20,7 +20,7 @@ class Weights:
     recency: float = 0.08
     importance: float = 0.07
     scope: float = 0.05
-    link: float = 0.15  # share of a top hit's score lent to its session neighbours (0: no expansion)
+    link: float = 0.1  # share of a top hit's score lent to its session neighbours (0: no expansion)
     recency_half_life_days: float = 14.0
 
 

@@ -2,7 +2,7 @@
 
 ``tokens`` maps bearer tokens to tenants (``token=tenant,...``); it is the only source of a caller's
 tenant. ``qdrant_url`` empty means Qdrant Edge on disk under ``data_dir`` (the embedded default). ``weights``
-(``dense=0.45,lexical=0.35,recency=0.08,importance=0.07,scope=0.05,link=0.15,recency_half_life_days=14``)
+(``dense=0.45,lexical=0.35,recency=0.08,importance=0.07,scope=0.05,link=0.1,recency_half_life_days=14``)
 sets the hybrid scoring.
 """
 
