@@ -139,8 +139,9 @@ the lexical (BM25) text of a memory carries its date in words and the previous m
 fixed in LOG order (`codememory.memory.enrich`, `Enrichment(previous=, date=, context_chars=)`); each
 memory names its session predecessor (`previous_id`), and recall lends 0.1 of each of the top 5 hits'
 score to its session neighbours (`Weights.link`, `Recaller(link_parents=)`, two index calls per query;
-both tuned on conv 0-3 only: link 0.15 over 10 parents gave R@10 78.1, 0.1 over 5 gives 79.6). Ablation rows fold the same Store
-events through the same projection and `Recaller` in this process (no gRPC), one mechanism off at a time.
+both tuned on conv 0-3 only: link 0.15 over 10 parents gave R@10 78.1, 0.1 over 5 gives 79.6).
+Ablation rows fold the same Store events through the same projection and `Recaller` in this process
+(no gRPC), one mechanism off at a time.
 mem0 2.2.1 ran semantic-only: its BM25 path needs `fastembed` (which fetches `Qdrant/bm25` from the HF
 hub: not possible offline here) and its entity boost needs spaCy's `en_core_web_sm` (not on PyPI)."""
 
