@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from codememory.codegraph import CodeGraph
 from codememory.codegraph.centrality import CentralitySnapshot
 from codememory.codegraph.model import SymbolNode
-from codememory.codegraph.temporal import ChangeSet, CommitInfo
+from codememory.codegraph.queries import CoChanged, Dependent, HistoryEntry, Neighbour, PathStep, StaleFile
+from codememory.codegraph.temporal import ChangeSet, CommitInfo, Snapshot
 from codememory.codegraph.views import NodeRef
 from codememory.codesearch import CodeHit
 from codememory.v1 import code_pb2 as cpb
@@ -38,6 +41,67 @@ def node_message(
     if centrality is not None and ref.kind in ("file", "symbol"):
         message.pagerank = centrality.normalised_pagerank((ref.kind, ref.repo, ref.name))
     return message
+
+
+def nodes_message(graph: CodeGraph, found: Sequence[Neighbour | Dependent]) -> cpb.GraphNodesResponse:
+    """Nodes reached from the node asked about, each with its depth and the edge kind that led to it."""
+    return cpb.GraphNodesResponse(
+        nodes=[node_message(graph, n.node, depth=n.depth, via=n.edge) for n in found]
+    )
+
+
+def symbol_info_message(
+    graph: CodeGraph, ref: NodeRef, near: Sequence[Neighbour], centrality: CentralitySnapshot
+) -> cpb.SymbolInfoResponse:
+    """A symbol with its callers, callees and children (``near``: its neighbours at depth 1)."""
+    callers = [n.node for n in near if n.edge == "calls" and not n.outgoing]
+    callees = [n.node for n in near if n.edge == "calls" and n.outgoing]
+    children = [n.node for n in near if n.edge == "contains" and n.outgoing]
+    return cpb.SymbolInfoResponse(
+        symbol=node_message(graph, ref, centrality=centrality),
+        callers=[node_message(graph, r, via="calls") for r in callers],
+        callees=[node_message(graph, r, via="calls") for r in callees],
+        children=[node_message(graph, r, via="contains") for r in children],
+        betweenness=centrality.betweenness.get((ref.kind, ref.repo, ref.name), 0.0),
+    )
+
+
+def path_message(graph: CodeGraph, steps: Sequence[PathStep]) -> cpb.PathBetweenResponse:
+    return cpb.PathBetweenResponse(
+        steps=[cpb.PathStep(node=node_message(graph, s.node), edge_kind=s.edge) for s in steps]
+    )
+
+
+def as_of_message(snapshot: Snapshot, exists: Mapping[str, bool]) -> cpb.GraphAsOfResponse:
+    return cpb.GraphAsOfResponse(
+        files=snapshot.file_count, symbols=snapshot.symbol_count, exists=exists, time=snapshot.at
+    )
+
+
+def history_message(
+    graph: CodeGraph, ref: NodeRef, entries: Sequence[HistoryEntry]
+) -> cpb.SymbolHistoryResponse:
+    changes = [  # an edit not yet committed has no sha: it is a change of the work tree
+        cpb.CommitInfo(sha=e.commit, authored_at=e.at, message=e.summary, symbols=[ref.name]) for e in entries
+    ]
+    return cpb.SymbolHistoryResponse(symbol=node_message(graph, ref), changes=changes)
+
+
+def stale_files_message(found: Sequence[StaleFile]) -> cpb.GraphNodesResponse:
+    return cpb.GraphNodesResponse(
+        nodes=[
+            cpb.GraphNode(
+                kind="file", key=f.path, repo=f.repo, path=f.path, pagerank=f.pagerank, score=f.pagerank
+            )
+            for f in found
+        ]
+    )
+
+
+def co_changed_message(found: Sequence[CoChanged]) -> cpb.GraphNodesResponse:
+    return cpb.GraphNodesResponse(
+        nodes=[cpb.GraphNode(kind="file", key=c.path, repo=c.repo, path=c.path, score=c.count) for c in found]
+    )
 
 
 def commit_message(

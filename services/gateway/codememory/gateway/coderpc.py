@@ -1,23 +1,33 @@
 """The CodeService servicer: thin methods over ``CodeCore`` and the graph queries.
 
-Tenant, deadlines and errors are handled by the same ``rpc`` wrapper as MemoryService; graph queries
-run in a worker thread (they take the tenant graph's lock) and their answers are converted once, in
-``codeconvert``.
+Tenant, deadlines and errors are handled by the same ``rpc`` wrapper as MemoryService. Every graph
+query has one shape, ``_ask``: a query over the tenant's graph and a converter of its answer (from
+``codeconvert``), both run in a worker thread because both take the graph's lock.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, TypeVar
 
 import grpc
 
-from codememory.codegraph import UnknownNodeError, queries
-from codememory.codegraph.temporal import moment
+from codememory.codegraph import CodeGraph, UnknownNodeError, queries
+from codememory.codegraph.temporal import ChangeSet, moment
 from codememory.codegraph.views import NodeRef
-from codememory.gateway.codeconvert import changes_message, code_hit_message, node_message
+from codememory.gateway.codeconvert import (
+    as_of_message,
+    changes_message,
+    co_changed_message,
+    code_hit_message,
+    history_message,
+    nodes_message,
+    path_message,
+    stale_files_message,
+    symbol_info_message,
+)
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.rpc import rpc
@@ -25,10 +35,18 @@ from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import code_pb2_grpc as cpb_grpc
 
 _DIRECTIONS = ("out", "in", "both")
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def _repo(request: Any) -> str | None:
     return request.repo or None
+
+
+def _symbol_ref(graph: CodeGraph, request: cpb.SymbolInfoRequest) -> NodeRef:
+    """The symbol a request names (its qualname, or a bare name), as a reference."""
+    info = queries.symbol_info(graph, request.symbol, _repo(request))[0]
+    return NodeRef(kind="symbol", name=info.qualname, repo=info.repo)
 
 
 class CodeServicer(cpb_grpc.CodeServiceServicer):
@@ -62,29 +80,26 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
             sha=await asyncio.to_thread(self.core.last_commit, tenant, request.repo)
         )
 
+    async def _ask(
+        self, tenant: str, query: Callable[[CodeGraph], T], convert: Callable[[CodeGraph, T], R]
+    ) -> R:
+        """``query`` over the tenant's graph, then ``convert`` of its answer, in a worker thread."""
+        graph = self.core.graph(tenant)
+        return await asyncio.to_thread(lambda: convert(graph, query(graph)))
+
     @rpc
     async def SymbolInfo(
         self, tenant: str, request: cpb.SymbolInfoRequest, context: Any
     ) -> cpb.SymbolInfoResponse:
-        graph = self.core.graph(tenant)
         snapshot = self.core.centrality(tenant).snapshot
 
-        def run() -> cpb.SymbolInfoResponse:
-            info = queries.symbol_info(graph, request.symbol, _repo(request))[0]
-            ref = NodeRef(kind="symbol", name=info.qualname, repo=info.repo)
-            near = queries.neighbours(graph, ref, ["calls", "contains"], 1, "both")
-            callers = [n.node for n in near if n.edge == "calls" and not n.outgoing]
-            callees = [n.node for n in near if n.edge == "calls" and n.outgoing]
-            children = [n.node for n in near if n.edge == "contains" and n.outgoing]
-            return cpb.SymbolInfoResponse(
-                symbol=node_message(graph, ref, centrality=snapshot),
-                callers=[node_message(graph, r, via="calls") for r in callers],
-                callees=[node_message(graph, r, via="calls") for r in callees],
-                children=[node_message(graph, r, via="contains") for r in children],
-                betweenness=snapshot.betweenness.get(("symbol", info.repo, info.qualname), 0.0),
-            )
+        def query(graph: CodeGraph) -> tuple[NodeRef, tuple[queries.Neighbour, ...]]:
+            ref = _symbol_ref(graph, request)
+            return ref, queries.neighbours(graph, ref, ["calls", "contains"], 1, "both")
 
-        return await asyncio.to_thread(run)
+        return await self._ask(
+            tenant, query, lambda graph, found: symbol_info_message(graph, *found, snapshot)
+        )
 
     @rpc
     async def Neighbours(
@@ -93,69 +108,54 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
         direction = request.direction or "both"
         if direction not in _DIRECTIONS:
             raise InvalidArgument(f"direction must be one of {_DIRECTIONS}")
-        graph = self.core.graph(tenant)
+        kinds, depth = list(request.edge_kinds) or None, request.depth or 1
 
-        def run() -> cpb.GraphNodesResponse:
-            found = queries.neighbours(
-                graph, self._ref(graph, request.node, request.repo), list(request.edge_kinds) or None,
-                request.depth or 1, direction,  # type: ignore[arg-type]
-            )  # fmt: skip
-            return cpb.GraphNodesResponse(
-                nodes=[node_message(graph, n.node, depth=n.depth, via=n.edge) for n in found]
-            )
+        def query(graph: CodeGraph) -> tuple[queries.Neighbour, ...]:
+            start = self._ref(graph, request.node, request.repo)
+            return queries.neighbours(graph, start, kinds, depth, direction)  # type: ignore[arg-type]
 
-        return await asyncio.to_thread(run)
+        return await self._ask(tenant, query, nodes_message)
 
     @rpc
     async def Dependents(
         self, tenant: str, request: cpb.DependentsRequest, context: Any
     ) -> cpb.GraphNodesResponse:
-        graph = self.core.graph(tenant)
-
-        def run() -> cpb.GraphNodesResponse:
-            found = queries.dependents(
+        return await self._ask(
+            tenant,
+            lambda graph: queries.dependents(
                 graph, self._ref(graph, request.node, request.repo), request.transitive
-            )
-            return cpb.GraphNodesResponse(
-                nodes=[node_message(graph, d.node, depth=d.depth, via=d.edge) for d in found]
-            )
-
-        return await asyncio.to_thread(run)
+            ),
+            nodes_message,
+        )
 
     @rpc
     async def PathBetween(
         self, tenant: str, request: cpb.PathBetweenRequest, context: Any
     ) -> cpb.PathBetweenResponse:
-        graph = self.core.graph(tenant)
-
-        def run() -> cpb.PathBetweenResponse:
-            steps = queries.path_between(
+        return await self._ask(
+            tenant,
+            lambda graph: queries.path_between(
                 graph,
                 self._ref(graph, request.source, request.repo),
                 self._ref(graph, request.target, request.repo),
-            )
-            return cpb.PathBetweenResponse(
-                steps=[cpb.PathStep(node=node_message(graph, s.node), edge_kind=s.edge) for s in steps]
-            )
-
-        return await asyncio.to_thread(run)
+            ),
+            path_message,
+        )
 
     @rpc
     async def ChangedBetween(
         self, tenant: str, request: cpb.ChangedBetweenRequest, context: Any
     ) -> cpb.ChangedBetweenResponse:
-        graph = self.core.graph(tenant)
-
-        def run() -> cpb.ChangedBetweenResponse:
+        def query(graph: CodeGraph) -> ChangeSet:
             # like git's start..end: a start commit's own changes are not "between"
             with graph.lock:
                 start = request.start_time
                 if request.start_commit:
                     start = moment(graph, request.start_commit) + 1e-3
                 end = request.end_commit or request.end_time or time.time()
-                return changes_message(queries.changed_between(graph, start, end, _repo(request)))
+                return queries.changed_between(graph, start, end, _repo(request))
 
-        return await asyncio.to_thread(run)
+        return await self._ask(tenant, query, lambda _, changes: changes_message(changes))
 
     @rpc
     async def GraphAsOf(
@@ -164,66 +164,49 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
         when = request.commit or request.time
         if not when:
             raise InvalidArgument("say a commit or a time")
-        graph = self.core.graph(tenant)
 
-        def run() -> cpb.GraphAsOfResponse:
+        def query(graph: CodeGraph) -> tuple[queries.Snapshot, dict[str, bool]]:
             snapshot = queries.graph_as_of(graph, when, _repo(request))
-            exists = {name: snapshot.contains(name, _repo(request)) for name in request.nodes}
-            return cpb.GraphAsOfResponse(
-                files=snapshot.file_count, symbols=snapshot.symbol_count, exists=exists, time=snapshot.at
-            )
+            return snapshot, {name: snapshot.contains(name, _repo(request)) for name in request.nodes}
 
-        return await asyncio.to_thread(run)
+        return await self._ask(tenant, query, lambda _, found: as_of_message(*found))
 
     @rpc
     async def SymbolHistory(
         self, tenant: str, request: cpb.SymbolInfoRequest, context: Any
     ) -> cpb.SymbolHistoryResponse:
-        graph = self.core.graph(tenant)
+        def query(graph: CodeGraph) -> tuple[NodeRef, tuple[queries.HistoryEntry, ...]]:
+            ref = _symbol_ref(graph, request)
+            return ref, queries.symbol_history(graph, ref.name, ref.repo)
 
-        def run() -> cpb.SymbolHistoryResponse:
-            info = queries.symbol_info(graph, request.symbol, _repo(request))[0]
-            entries = queries.symbol_history(graph, info.qualname, info.repo)
-            ref = NodeRef(kind="symbol", name=info.qualname, repo=info.repo)
-            changes = [  # an edit not yet committed has no sha: it is a change of the work tree
-                cpb.CommitInfo(sha=e.commit, authored_at=e.at, message=e.summary, symbols=[info.qualname])
-                for e in entries
-            ]
-            return cpb.SymbolHistoryResponse(symbol=node_message(graph, ref), changes=changes)
-
-        return await asyncio.to_thread(run)
+        return await self._ask(tenant, query, lambda graph, found: history_message(graph, *found))
 
     @rpc
     async def StaleCentralFiles(
         self, tenant: str, request: cpb.StaleCentralFilesRequest, context: Any
     ) -> cpb.GraphNodesResponse:
-        graph = self.core.graph(tenant)
         snapshot = self.core.centrality(tenant).snapshot
-        found = await asyncio.to_thread(
-            queries.stale_central_files, graph, snapshot, request.days or 90, time.time(), request.limit or 20
-        )
-        return cpb.GraphNodesResponse(
-            nodes=[
-                cpb.GraphNode(
-                    kind="file", key=f.path, repo=f.repo, path=f.path, pagerank=f.pagerank, score=f.pagerank
+        now = time.time()
+        return await self._ask(
+            tenant,
+            lambda graph: [
+                f
+                for f in queries.stale_central_files(
+                    graph, snapshot, request.days or 90, now, request.limit or 20
                 )
-                for f in found
                 if not request.repo or f.repo == request.repo
-            ]
+            ],
+            lambda _, found: stale_files_message(found),
         )
 
     @rpc
     async def CoChanged(
         self, tenant: str, request: cpb.CoChangedRequest, context: Any
     ) -> cpb.GraphNodesResponse:
-        graph = self.core.graph(tenant)
-        found = await asyncio.to_thread(
-            queries.co_changed_with, graph, request.path, request.limit or 10, _repo(request)
-        )
-        return cpb.GraphNodesResponse(
-            nodes=[
-                cpb.GraphNode(kind="file", key=c.path, repo=c.repo, path=c.path, score=c.count) for c in found
-            ]
+        return await self._ask(
+            tenant,
+            lambda graph: queries.co_changed_with(graph, request.path, request.limit or 10, _repo(request)),
+            lambda _, found: co_changed_message(found),
         )
 
     @rpc

@@ -1,0 +1,81 @@
+"""The CodeService's graph queries over gRPC: answers, status codes, tenancy."""
+
+from __future__ import annotations
+
+import grpc
+from codestack import META, OLD, OTHER_TENANT, CodeStack  # type: ignore[import-not-found]
+
+from codememory.v1 import code_pb2 as cpb
+
+
+async def test_symbol_info_reports_callers_callees_and_children(shop: CodeStack) -> None:
+    info = await shop.stub.SymbolInfo(cpb.SymbolInfoRequest(symbol="shop.pay.Gateway.charge"), metadata=META)
+    assert info.symbol.path == "shop/pay.py" and info.symbol.signature.startswith("def charge")
+    assert "shop.pay.validate" in {n.qualname for n in info.callees}
+    settle = await shop.stub.SymbolInfo(cpb.SymbolInfoRequest(symbol="settle"), metadata=META)
+    assert [n.qualname for n in settle.callers] == ["shop.api.checkout"]
+    cls = await shop.stub.SymbolInfo(cpb.SymbolInfoRequest(symbol="Gateway", repo="shop"), metadata=META)
+    assert [n.qualname for n in cls.children] == ["shop.pay.Gateway.charge"]
+
+
+async def test_neighbours_and_dependents(shop: CodeStack) -> None:
+    out = await shop.stub.Neighbours(
+        cpb.NeighboursRequest(node="shop.pay.Gateway.charge", edge_kinds=["calls"], direction="out"),
+        metadata=META,
+    )
+    assert [(n.qualname, n.depth, n.via) for n in out.nodes] == [("shop.pay.validate", 1, "calls")]
+    direct = await shop.stub.Dependents(cpb.DependentsRequest(node="shop.pay.validate"), metadata=META)
+    assert {n.qualname for n in direct.nodes} == {"shop.pay.Gateway.charge", "shop.pay.settle"}
+    transitive = await shop.stub.Dependents(
+        cpb.DependentsRequest(node="shop.pay.validate", repo="shop", transitive=True), metadata=META
+    )
+    assert "shop.api.checkout" in {n.qualname for n in transitive.nodes}
+
+
+async def test_path_between_two_symbols(shop: CodeStack) -> None:
+    path = await shop.stub.PathBetween(
+        cpb.PathBetweenRequest(source="shop.api.checkout", target="shop.pay.validate"), metadata=META
+    )
+    names = [s.node.qualname for s in path.steps]
+    assert names[0] == "shop.api.checkout" and names[-1] == "shop.pay.validate"
+    assert path.steps[0].edge_kind == "" and all(s.edge_kind for s in path.steps[1:])
+
+
+async def test_temporal_answers(shop: CodeStack) -> None:
+    changed = await shop.stub.ChangedBetween(
+        cpb.ChangedBetweenRequest(repo="shop", start_time=OLD - 1, end_time=OLD + 1), metadata=META
+    )
+    assert [c.sha for c in changed.commits] == ["a" * 40]
+    assert set(changed.files) == {"shop/pay.py", "shop/api.py"}
+    then = await shop.stub.GraphAsOf(
+        cpb.GraphAsOfRequest(repo="shop", time=OLD + 1, nodes=["shop/pay.py", "shop/gone.py"]), metadata=META
+    )
+    assert dict(then.exists) == {"shop/pay.py": True, "shop/gone.py": False} and then.files == 2
+    history = await shop.stub.SymbolHistory(cpb.SymbolInfoRequest(symbol="shop.pay.settle"), metadata=META)
+    assert history.symbol.qualname == "shop.pay.settle" and len(history.changes) == 1
+
+
+async def test_stale_central_files_and_co_changed(shop: CodeStack) -> None:
+    stale = await shop.stub.StaleCentralFiles(cpb.StaleCentralFilesRequest(repo="shop"), metadata=META)
+    assert {n.path for n in stale.nodes} == {"shop/pay.py", "shop/api.py"}
+    assert all(n.kind == "file" and n.repo == "shop" and n.score == n.pagerank for n in stale.nodes)
+    together = await shop.stub.CoChanged(cpb.CoChangedRequest(path="shop/pay.py"), metadata=META)
+    assert [(n.path, n.score) for n in together.nodes] == [("shop/api.py", 1.0)]
+
+
+async def test_unknown_nodes_other_tenants_and_bad_arguments(shop: CodeStack) -> None:
+    assert (
+        await shop.fails("SymbolInfo", cpb.SymbolInfoRequest(symbol="no.such")) == grpc.StatusCode.NOT_FOUND
+    )
+    other = cpb.SymbolInfoRequest(symbol="shop.pay.settle")
+    assert await shop.fails("SymbolInfo", other, OTHER_TENANT) == grpc.StatusCode.NOT_FOUND
+    assert await shop.fails("SymbolInfo", other, ()) == grpc.StatusCode.UNAUTHENTICATED
+    sideways = cpb.NeighboursRequest(node="shop.pay.settle", direction="sideways")
+    assert await shop.fails("Neighbours", sideways) == grpc.StatusCode.INVALID_ARGUMENT
+    deep = cpb.NeighboursRequest(node="shop.pay.settle", depth=99)
+    assert await shop.fails("Neighbours", deep) == grpc.StatusCode.INVALID_ARGUMENT
+    elsewhere = cpb.DependentsRequest(node="shop.pay.settle", repo="other")
+    assert await shop.fails("Dependents", elsewhere) == grpc.StatusCode.NOT_FOUND
+    assert (
+        await shop.fails("GraphAsOf", cpb.GraphAsOfRequest(repo="shop")) == grpc.StatusCode.INVALID_ARGUMENT
+    )
