@@ -9,7 +9,10 @@ cannot read (unsupported language, binary, not UTF-8, over ``MAX_BYTES``) degrad
 Qualnames are ``module + "." + nesting`` (see ``modules``). A later definition of a qualname already
 defined in the file (a Java overload, a property setter, a conditional redefinition) is kept as its
 own symbol named ``qualname#2``, ``#3``... (``name`` unchanged), so its lines and its digest still
-belong to a symbol; the first definition keeps the plain qualname that references resolve to.
+belong to a symbol; the first definition keeps the plain qualname that references resolve to. So no
+two symbols of one file share a qualname (``codefacts`` refuses a fact where they do). A function the
+language scopes to its file (Go's ``init``, see ``LanguageSpec.file_scoped``) is named under the file's
+symbol, so files that share a namespace do not share it either.
 """
 
 from __future__ import annotations
@@ -135,6 +138,8 @@ class _Extraction:
             if d.receiver:
                 d.qualname = f"{module}.{d.receiver}.{d.name}"
                 d.kind = "method"
+            elif enclosing is None and d.kind == "function" and d.name in self.spec.file_scoped:
+                d.qualname = f"{file_qual}.{d.name}"
             else:
                 d.qualname = f"{enclosing.qualname if enclosing else module}.{d.name}"
                 if d.kind == "function" and enclosing is not None and enclosing.kind in _CLASSLIKE:

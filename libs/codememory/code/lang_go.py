@@ -89,4 +89,5 @@ SPEC = LanguageSpec(
     docstring=docstring,
     type_names=frozenset({"type_identifier", "qualified_type"}),
     ignored_types=_BUILTINS,
+    file_scoped=frozenset({"init"}),  # every file of a package may have its own (several, even)
 )

@@ -13,6 +13,11 @@ Query capture names the engine understands:
   ``@ref.type`` (a type expression: its type names are collected), ``@ref.imported`` (a name kept
   only when the file imports it: an argument, an ``except`` clause, a JSX element), ``@import``,
   ``@package``.
+
+``file_scoped`` names top-level functions that belong to their file rather than to the namespace the
+file shares with others (Go's ``init``: any number per package, never called by name). They are named
+under the file's own symbol (``svc/a.go.init``), so two files of one package never define the same
+qualname.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ class LanguageSpec:
     docstring: Callable[[Node], str]
     type_names: frozenset[str]
     ignored_types: frozenset[str] = frozenset()
+    file_scoped: frozenset[str] = frozenset()
 
 
 def node_text(node: Node | None) -> str:

@@ -7,6 +7,7 @@ go through this package, so a fact is validated, redacted and named the same way
 
 from codememory.codefacts.wire import (
     CodeFact,
+    DuplicateQualnameError,
     InvalidCodeFactError,
     decode_fact,
     encode_fact,
@@ -16,6 +17,7 @@ from codememory.codefacts.wire import (
 
 __all__ = [
     "CodeFact",
+    "DuplicateQualnameError",
     "InvalidCodeFactError",
     "decode_fact",
     "encode_fact",

@@ -5,10 +5,17 @@ gateway decodes them into the catalogue's structs, so a malformed or foreign pay
 typed error before anything is appended. Text that comes from source code or commit messages (a
 signature, docstring, excerpt, message) can hold a secret such as a hard-coded key: it is redacted
 here, on the server side, so secrets never reach the immutable log whatever the client did.
+
+Errors::
+
+    InvalidCodeFactError          not one code fact the catalogue knows, too large, or inconsistent
+    └── DuplicateQualnameError    a file's symbols repeat a qualname (the extractor numbers a
+                                  redefinition ``qualname#2``, so a fact that repeats one is malformed)
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
 
@@ -32,6 +39,15 @@ MAX_FACT_BYTES = 900_000  # under the 1 MB NATS message limit with the envelope 
 
 class InvalidCodeFactError(ValueError):
     """The bytes are not one code fact the catalogue knows (or are too large to record)."""
+
+
+class DuplicateQualnameError(InvalidCodeFactError):
+    """Two symbols of one file have the same qualname: the graph and code search key symbols by it."""
+
+    def __init__(self, path: str, qualnames: list[str]) -> None:
+        self.path, self.qualnames = path, qualnames
+        shown = ", ".join(qualnames[:5]) + (f" and {len(qualnames) - 5} more" if len(qualnames) > 5 else "")
+        super().__init__(f"symbols of {path} repeat qualnames: {shown} (number a redefinition name#2)")
 
 
 def encode_fact(fact: CodeFact) -> bytes:
@@ -59,8 +75,12 @@ def _check(fact: CodeFact) -> None:
     path = fact.path
     if not path or path.startswith("/") or ".." in path.split("/"):
         raise InvalidCodeFactError(f"path must be repository-relative: {path!r}")
-    if isinstance(fact, SymbolsExtracted) and not fact.content_hash:
-        raise InvalidCodeFactError("extracted symbols need the file's content hash")
+    if isinstance(fact, SymbolsExtracted):
+        if not fact.content_hash:
+            raise InvalidCodeFactError("extracted symbols need the file's content hash")
+        counts = Counter(s.qualname for s in fact.symbols)
+        if repeated := [q for q, n in counts.items() if n > 1]:
+            raise DuplicateQualnameError(path, repeated)
 
 
 def redact_fact(fact: CodeFact, clean: Callable[[str], str]) -> CodeFact:

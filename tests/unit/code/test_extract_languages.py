@@ -347,3 +347,35 @@ def test_java_overloads_are_separate_symbols() -> None:
     overloads = [(s.qualname, s.name, s.start_line, s.end_line) for s in event.symbols if s.name == "to"]
     assert overloads == [("G.G.to", "to", 2, 2), ("G.G.to#2", "to", 3, 5)]  # no package: the file stem
     assert ("calls", "G.G.to#2", "write") in _refs(event)
+
+
+def test_go_init_functions_belong_to_their_file() -> None:
+    a = extract_file("r", "svc/a.go", b"package svc\n\nfunc init() { setup() }\n\nfunc init() {}\n")
+    b = extract_file("r", "svc/b.go", b"package svc\n\nfunc init() {}\n\nfunc Run() {}\n")
+    assert [(s.qualname, s.name, s.parent) for s in a.symbols[1:]] == [
+        ("svc/a.go.init", "init", "svc/a.go"),
+        ("svc/a.go.init#2", "init", "svc/a.go"),
+    ]
+    assert ("calls", "svc/a.go.init", "setup") in _refs(a)
+    assert [s.qualname for s in b.symbols[1:]] == ["svc/b.go.init", "svc.Run"]  # one package, two inits
+
+
+REDEFINED = {  # every way a file can define a name twice, per language
+    "svc/x.go": b"package svc\ntype T struct{}\nfunc (t T) M() {}\nfunc (t *T) M() {}\n"
+    b"func F() {}\nfunc F() {}\n",
+    "src/lib.rs": b"struct A;\nimpl A { fn new() {} }\nimpl A { fn new() {} }\n"
+    b"mod m { fn f() {} }\nmod m { fn f() {} }\n",
+    "app/S.java": b"package app;\nclass S { void a(int x) {} void a(String s) {} S() {} S(int x) {}\n"
+    b"class I {} class I {} }\n",
+    "web/x.ts": b"class C { get x() { return 1 } set x(v) {} m() {} m() {} }\n"
+    b"interface I {}\ninterface I {}\n",
+    "web/y.js": b"function f() {}\nfunction f() {}\nclass C { m() {} m() {} }\nclass C {}\n",
+    "pkg/mod.py": b"if a:\n    def f(): ...\nelse:\n    def f(): ...\ndef f(): ...\n"
+    b"def mod(): ...\nclass mod: ...\n",
+}
+
+
+def test_no_two_symbols_of_a_file_share_a_qualname() -> None:
+    for path, source in REDEFINED.items():
+        qualnames = [s.qualname for s in extract_file("r", path, source).symbols]
+        assert len(qualnames) == len(set(qualnames)) > 3, (path, qualnames)

@@ -2,7 +2,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from codememory.codefacts import InvalidCodeFactError, decode_fact, encode_fact, fact_envelope, redact_fact
+from codememory.codefacts import (
+    DuplicateQualnameError,
+    InvalidCodeFactError,
+    decode_fact,
+    encode_fact,
+    fact_envelope,
+    redact_fact,
+)
 from codememory.events import CommitRecorded, FileDeleted, Symbol, SymbolsExtracted
 from codememory.redaction import clean_text
 
@@ -52,6 +59,17 @@ def test_round_trip_keeps_every_field() -> None:
 def test_refuses_what_is_not_a_valid_code_fact(data: bytes) -> None:
     with pytest.raises(InvalidCodeFactError):
         decode_fact(data)
+
+
+def test_refuses_symbols_that_repeat_a_qualname() -> None:
+    charge = _symbols().symbols[0]
+    again = Symbol(qualname="app.pay.charge", name="charge", kind="function", start_line=5, end_line=6)
+    numbered = Symbol(qualname="app.pay.charge#2", name="charge", kind="function", start_line=5, end_line=6)
+    assert len(decode_fact(encode_fact(_symbols(symbols=(charge, numbered)))).symbols) == 2
+    with pytest.raises(DuplicateQualnameError) as caught:
+        decode_fact(encode_fact(_symbols(symbols=(charge, numbered, again))))
+    assert caught.value.qualnames == ["app.pay.charge"] and caught.value.path == "app/pay.py"
+    assert isinstance(caught.value, InvalidCodeFactError) and "app.pay.charge" in str(caught.value)
 
 
 def test_refuses_oversized_facts() -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import grpc
-from codestack import META, OLD, OTHER_TENANT, CodeStack  # type: ignore[import-not-found]
+import pytest
+from codestack import META, OLD, OTHER_TENANT, CodeStack, facts_message  # type: ignore[import-not-found]
 
+from codememory.events import Symbol, SymbolsExtracted
 from codememory.v1 import code_pb2 as cpb
 
 
@@ -79,3 +81,13 @@ async def test_unknown_nodes_other_tenants_and_bad_arguments(shop: CodeStack) ->
     assert (
         await shop.fails("GraphAsOf", cpb.GraphAsOfRequest(repo="shop")) == grpc.StatusCode.INVALID_ARGUMENT
     )
+
+
+async def test_record_code_refuses_a_file_whose_symbols_repeat_a_qualname(code_stack: CodeStack) -> None:
+    charge = Symbol(qualname="pay.charge", name="charge", kind="function", start_line=1, end_line=2)
+    fact = SymbolsExtracted(repo="shop", path="pay.py", content_hash="h", symbols=(charge, charge))
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await code_stack.stub.RecordCode(facts_message(fact), metadata=META)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "repeat qualnames: pay.charge" in (caught.value.details() or "")
+    assert code_stack.log.records == []

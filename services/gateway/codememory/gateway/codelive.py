@@ -23,7 +23,6 @@ from codememory.events import (
     EventLog,
     FileDeleted,
     LogRecord,
-    Symbol,
     SymbolsEmbedded,
     SymbolsExtracted,
     decode_envelope,
@@ -65,21 +64,15 @@ class CodeProjection:
         event, tenant = envelope.payload, envelope.tenant
         try:
             if isinstance(event, SymbolsExtracted):
-                self.code_index.upsert_file(tenant, event.repo, event.path, _unique(event.symbols))
+                self.code_index.upsert_file(tenant, event.repo, event.path, event.symbols)
             elif isinstance(event, SymbolsEmbedded):
                 self.code_index.set_vectors(tenant, event.repo, event.path, event.qualnames, event.vectors)
             elif isinstance(event, FileDeleted):
                 self.code_index.remove_file(tenant, event.repo, event.path)
         except CodeSearchError as exc:  # one bad fact must not stop the projection
+            # e.g. an event recorded before codefacts refused repeated qualnames: the graph folded it,
+            # code search keeps what it had for the file
             log.warning("code_index_skipped", repo=getattr(event, "repo", ""), reason=str(exc))
-
-
-def _unique(symbols: tuple[Symbol, ...]) -> list[Symbol]:
-    """The first symbol of each qualname (a file may define a name twice; search shows the first)."""
-    first: dict[str, Symbol] = {}
-    for symbol in symbols:
-        first.setdefault(symbol.qualname, symbol)
-    return list(first.values())
 
 
 class CodeLive:
