@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from codestack import META, OLD, OTHER_TENANT, CodeStack, facts_message  # type: ignore[import-not-found]
+from codestack import META, OLD, OTHER_TENANT, CodeStack, facts_message, shop_facts  # type: ignore[import-not-found]
 
-from codememory.events import Symbol, SymbolsExtracted
+from codememory.events import FileDeleted, Symbol, SymbolsExtracted
 from codememory.v1 import code_pb2 as cpb
 
 
@@ -91,3 +91,16 @@ async def test_record_code_refuses_a_file_whose_symbols_repeat_a_qualname(code_s
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "repeat qualnames: pay.charge" in (caught.value.details() or "")
     assert code_stack.log.records == []
+
+
+async def test_record_code_with_an_invalid_last_fact_records_nothing(code_stack: CodeStack) -> None:
+    facts = [*shop_facts(), *(FileDeleted(repo="shop", path=f"gone{i}.py") for i in range(300))]
+    stream = [*facts_message(*facts), cpb.CodeFact(event_json=b'{"type": "memory.stored"}')]
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await code_stack.stub.RecordCode(stream, metadata=META)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert f"fact {len(facts) + 1}: not a code fact" in (caught.value.details() or "")
+    assert code_stack.log.records == []
+    assert await code_stack.fails("SymbolInfo", cpb.SymbolInfoRequest(symbol="settle")) == (
+        grpc.StatusCode.NOT_FOUND
+    )

@@ -1,7 +1,8 @@
 """What the CodeService does, without gRPC: record code facts, answer graph queries, search code.
 
-Facts are decoded, validated and redacted here (``codememory.codefacts``), appended to LOG, and the
-call returns once the code projection applied them (read-your-writes, like a stored memory). Graph
+Facts are decoded, validated and redacted here (``codememory.codefacts``), appended to LOG once the
+whole stream is valid (all or nothing), and the call returns once the code projection applied them
+(read-your-writes, like a stored memory). Graph
 queries read the caller's own tenant graph only: tenants never see each other's code.
 """
 
@@ -28,6 +29,7 @@ from codememory.recall import RecallHit
 from codememory.recall.codeaware import CodeAwareHit, CodeWeights, rerank
 
 _BATCH = 256
+MAX_STREAM_BYTES = 512 * 1024 * 1024  # one RecordCode stream, held until all of it is valid
 MAX_SEARCH = 200
 
 
@@ -80,28 +82,39 @@ class CodeCore:
         return sum(self.centrality(g.tenant).refresh_if_dirty() for g in self.live.projection.graphs)
 
     async def record(self, tenant: str, facts: AsyncIterator[bytes]) -> tuple[int, int]:
-        """Append every fact of the stream; (how many, last LOG sequence) once all are applied."""
+        """Append every fact of the stream; (how many, last LOG sequence) once all are applied.
+
+        The whole stream is read and validated before anything is appended, so one bad fact, even the
+        last, records nothing. Until then it is held as the client's bytes (more compact than decoded
+        facts; each is decoded again to be appended), at most ``MAX_STREAM_BYTES``: a larger stream is
+        refused, and the client sends its facts in several streams.
+        """
         observed_at = datetime.now(UTC)
-        batch: list[Envelope] = []
-        recorded = last_seq = 0
-        number = 0
+        valid: list[bytes] = []
+        size = 0
         async for data in facts:
-            number += 1
+            size += len(data)
+            if size > MAX_STREAM_BYTES:
+                raise InvalidArgument(
+                    f"the stream holds over {MAX_STREAM_BYTES} bytes of facts: send them in several streams"
+                )
             try:
-                fact = redact_fact(decode_fact(data), self._clean)
+                decode_fact(data)
             except InvalidCodeFactError as exc:
-                raise InvalidArgument(f"fact {number}: {exc}") from exc
-            batch.append(fact_envelope(fact, tenant=tenant, observed_at=observed_at))
-            if len(batch) >= _BATCH:
-                last_seq = max(last_seq, await self._append(batch))
-                recorded += len(batch)
-                batch = []
-        if batch:
+                raise InvalidArgument(f"fact {len(valid) + 1}: {exc} (nothing was recorded)") from exc
+            valid.append(data)
+        last_seq = 0
+        for start in range(0, len(valid), _BATCH):
+            batch = [
+                fact_envelope(
+                    redact_fact(decode_fact(data), self._clean), tenant=tenant, observed_at=observed_at
+                )
+                for data in valid[start : start + _BATCH]
+            ]
             last_seq = max(last_seq, await self._append(batch))
-            recorded += len(batch)
         if last_seq and not await self.live.wait_for(last_seq, self._write_wait_s):
             raise NotReady(f"facts appended up to {last_seq} but not yet applied")
-        return recorded, last_seq
+        return len(valid), last_seq
 
     async def _append(self, envelopes: list[Envelope]) -> int:
         appended = await self._log.append(envelopes)
