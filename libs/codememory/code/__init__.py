@@ -6,7 +6,7 @@ imports and references, extracted the same way. ``extract`` parses one file (tre
 parallel and skips files whose content hash is already known.
 """
 
-from codememory.code.errors import CodeIndexError, NotARepositoryError, UnsupportedLanguageError, WalkError
+from codememory.code.errors import IndexingError, NotARepositoryError, UnsupportedLanguageError, WalkError
 from codememory.code.extract import MAX_BYTES, extract_file
 from codememory.code.indexer import index_repository
 from codememory.code.languages import SUPPORTED, language_of
@@ -16,9 +16,9 @@ from codememory.code.walk import RepoFile, repo_name, walk_repository
 __all__ = [
     "MAX_BYTES",
     "SUPPORTED",
-    "CodeIndexError",
     "IndexProgress",
     "IndexSummary",
+    "IndexingError",
     "NotARepositoryError",
     "RepoFile",
     "UnsupportedLanguageError",

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from codememory.code import MAX_BYTES, UnsupportedLanguageError, extract_file, language_of, registry
+from codememory.code import (
+    MAX_BYTES,
+    IndexingError,
+    UnsupportedLanguageError,
+    extract_file,
+    language_of,
+    registry,
+)
 
 
 @pytest.mark.parametrize(
@@ -56,5 +63,6 @@ def test_empty_file_is_a_module() -> None:
 
 
 def test_unknown_grammar_is_a_typed_error() -> None:
-    with pytest.raises(UnsupportedLanguageError):
+    with pytest.raises(UnsupportedLanguageError) as caught:
         registry.spec("cobol")
+    assert isinstance(caught.value, IndexingError)

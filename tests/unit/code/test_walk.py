@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codememory.code import NotARepositoryError
+from codememory.code import IndexingError, NotARepositoryError
 from codememory.code.walk import RepoFile, is_git_work_tree, repo_name, walk_repository
 
 FILES = {
@@ -83,8 +83,9 @@ def test_the_two_walkers_agree(tmp_path: Path) -> None:
 
 
 def test_not_a_directory_is_a_typed_error(tmp_path: Path) -> None:
-    with pytest.raises(NotARepositoryError):
+    with pytest.raises(NotARepositoryError) as caught:
         list(walk_repository(tmp_path / "missing"))
+    assert isinstance(caught.value, IndexingError)
 
 
 def test_repo_name_from_origin_or_directory(tmp_path: Path) -> None:
