@@ -2,7 +2,8 @@
 
 Each takes the graph's lock while it reads, so it sees one consistent state between two folded events.
 Current queries skip files and symbols that are no longer valid; the temporal ones live in
-``temporal.py`` and are re-exported here.
+``temporal.py`` and are re-exported here. An empty name is a malformed query, not an unknown node;
+``neighbours`` and ``dependents`` walk breadth first, so stopping at ``limit`` keeps the nearest.
 """
 
 from __future__ import annotations
@@ -101,8 +102,16 @@ class StaleFile(msgspec.Struct, frozen=True, kw_only=True):
     last_change: float
 
 
+def _check(*nodes: NodeRef | str, limit: int | None = None) -> None:
+    if any(not (n.name if isinstance(n, NodeRef) else n).strip() for n in nodes):
+        raise InvalidQueryError("name a file or symbol (the name is empty)")
+    if limit is not None and limit < 1:
+        raise InvalidQueryError("limit must be >= 1")
+
+
 def symbol_info(graph: CodeGraph, name: str, repo: str | None = None) -> tuple[SymbolInfo, ...]:
     """The symbols with qualname ``name``, else those named ``name`` (live ones first)."""
+    _check(name)
     with graph.lock:
         repos = [repo] if repo is not None else sorted(graph.repos)
         found = [
@@ -161,10 +170,15 @@ def neighbours(
     edge_kinds: Iterable[str] | None = None,
     depth: int = 1,
     direction: Direction = "both",
+    limit: int | None = None,
 ) -> tuple[Neighbour, ...]:
-    """Current nodes within ``depth`` edges of ``node`` over ``edge_kinds`` (all kinds when None)."""
+    """Current nodes within ``depth`` edges of ``node`` over ``edge_kinds`` (all kinds when None).
+
+    At most ``limit`` (all when None), the nearest first.
+    """
     if not 1 <= depth <= _MAX_DEPTH or direction not in ("out", "in", "both"):
         raise InvalidQueryError(f"depth must be 1..{_MAX_DEPTH} and direction out/in/both")
+    _check(node, limit=limit)
     kinds = _kinds(edge_kinds)
     with graph.lock:
         start = locate(graph, node)
@@ -174,6 +188,8 @@ def neighbours(
             for idx in frontier:
                 for other, kind, outgoing in _steps(graph, idx, kinds, direction):
                     if other not in seen:
+                        if len(found) == limit:
+                            return tuple(found)
                         seen.add(other)
                         nxt.append(other)
                         found.append(
@@ -183,8 +199,14 @@ def neighbours(
         return tuple(found)
 
 
-def dependents(graph: CodeGraph, node: NodeRef | str, transitive: bool = False) -> tuple[Dependent, ...]:
-    """Who calls, imports, inherits or references ``node`` (for a file: it or any symbol it contains)."""
+def dependents(
+    graph: CodeGraph, node: NodeRef | str, transitive: bool = False, limit: int | None = None
+) -> tuple[Dependent, ...]:
+    """Who calls, imports, inherits or references ``node`` (for a file: it or any symbol it contains).
+
+    At most ``limit`` (all when None), the nearest first.
+    """
+    _check(node, limit=limit)
     with graph.lock:
         start = locate(graph, node)
         targets = [start]
@@ -199,6 +221,8 @@ def dependents(graph: CodeGraph, node: NodeRef | str, transitive: bool = False) 
                 continue
             for src, kind, _ in _steps(graph, idx, DEPENDENCY_EDGES, "in"):
                 if src not in seen:
+                    if len(found) == limit:
+                        return tuple(found)
                     seen.add(src)
                     found.append(Dependent(node=ref_of(graph.g[src]), edge=kind, depth=level + 1))
                     queue.append((src, level + 1))
@@ -209,6 +233,7 @@ def path_between(
     graph: CodeGraph, a: NodeRef | str, b: NodeRef | str, max_depth: int = 8
 ) -> tuple[PathStep, ...]:
     """A shortest path over code edges in either direction, from ``a`` to ``b``; () when none within reach."""
+    _check(a, b)
     with graph.lock:
         start, goal = locate(graph, a), locate(graph, b)
         came: dict[int, tuple[int, str, bool] | None] = {start: None}
@@ -244,8 +269,7 @@ def co_changed_with(
     graph: CodeGraph, path: str, limit: int = 10, repo: str | None = None
 ) -> tuple[CoChanged, ...]:
     """Files most often changed in the same commits as ``path``, by count."""
-    if limit < 1:
-        raise InvalidQueryError("limit must be >= 1")
+    _check(path, limit=limit)
     with graph.lock:
         idx = locate(graph, NodeRef(kind="file", name=path, repo=repo) if repo is not None else path)
         pairs = [*graph.out(idx, frozenset({"co_changed"})), *graph.into(idx, frozenset({"co_changed"}))]
@@ -255,16 +279,21 @@ def co_changed_with(
 
 
 def stale_central_files(
-    graph: CodeGraph, centrality: CentralitySnapshot, days: float, now: float, limit: int = 10
+    graph: CodeGraph,
+    centrality: CentralitySnapshot,
+    days: float,
+    now: float,
+    limit: int = 10,
+    repo: str | None = None,
 ) -> tuple[StaleFile, ...]:
-    """Current files by PageRank (highest first) whose last known change is more than ``days`` ago."""
+    """Current files (of ``repo``, when given) by PageRank, highest first, unchanged for over ``days``."""
     if days < 0 or limit < 1:
         raise InvalidQueryError("days must be >= 0 and limit >= 1")
     cutoff = now - days * 86400
     with graph.lock:
         found: list[StaleFile] = []
         for _, file in graph.nodes_of(FileNode):
-            if not is_current(file):
+            if not is_current(file) or (repo is not None and file.repo != repo):
                 continue
             last = max((c[0] for c in file.changes), default=file.life[0][0] if file.life else now)
             if last <= cutoff:

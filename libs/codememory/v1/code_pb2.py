@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63odememory/v1/code.proto\x12\rcodememory.v1\"\x1e\n\x08\x43odeFact\x12\x12\n\nevent_json\x18\x01 \x01(\x0c\"8\n\x12RecordCodeResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x04\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\"#\n\x13IndexedFilesRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"\x9c\x01\n\x14IndexedFilesResponse\x12N\n\x0e\x63ontent_hashes\x18\x01 \x03(\x0b\x32\x36.codememory.v1.IndexedFilesResponse.ContentHashesEntry\x1a\x34\n\x12\x43ontentHashesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"!\n\x11LastCommitRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"!\n\x12LastCommitResponse\x12\x0b\n\x03sha\x18\x01 \x01(\t\"\x94\x02\n\tGraphNode\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0c\n\x04repo\x18\x03 \x01(\t\x12\x0c\n\x04path\x18\x04 \x01(\t\x12\x10\n\x08qualname\x18\x05 \x01(\t\x12\x0c\n\x04name\x18\x06 \x01(\t\x12\x13\n\x0bsymbol_kind\x18\x07 \x01(\t\x12\x12\n\nstart_line\x18\x08 \x01(\x05\x12\x10\n\x08\x65nd_line\x18\t \x01(\x05\x12\x11\n\tsignature\x18\n \x01(\t\x12\x10\n\x08pagerank\x18\x0b \x01(\x01\x12\r\n\x05score\x18\x0c \x01(\x01\x12\r\n\x05\x64\x65pth\x18\r \x01(\x05\x12\x0b\n\x03via\x18\x0e \x01(\t\x12\x12\n\nchanged_at\x18\x0f \x01(\x01\x12\x11\n\tdocstring\x18\x10 \x01(\t\"=\n\x12GraphNodesResponse\x12\'\n\x05nodes\x18\x01 \x03(\x0b\x32\x18.codememory.v1.GraphNode\"1\n\x11SymbolInfoRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0e\n\x06symbol\x18\x02 \x01(\t\"\xd5\x01\n\x12SymbolInfoResponse\x12(\n\x06symbol\x18\x01 \x01(\x0b\x32\x18.codememory.v1.GraphNode\x12)\n\x07\x63\x61llers\x18\x02 \x03(\x0b\x32\x18.codememory.v1.GraphNode\x12)\n\x07\x63\x61llees\x18\x03 \x03(\x0b\x32\x18.codememory.v1.GraphNode\x12*\n\x08\x63hildren\x18\x04 \x03(\x0b\x32\x18.codememory.v1.GraphNode\x12\x13\n\x0b\x62\x65tweenness\x18\x05 \x01(\x01\"e\n\x11NeighboursRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04node\x18\x02 \x01(\t\x12\x12\n\nedge_kinds\x18\x03 \x03(\t\x12\r\n\x05\x64\x65pth\x18\x04 \x01(\x05\x12\x11\n\tdirection\x18\x05 \x01(\t\"C\n\x11\x44\x65pendentsRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04node\x18\x02 \x01(\t\x12\x12\n\ntransitive\x18\x03 \x01(\x08\"B\n\x12PathBetweenRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x0e\n\x06target\x18\x03 \x01(\t\"E\n\x08PathStep\x12&\n\x04node\x18\x01 \x01(\x0b\x32\x18.codememory.v1.GraphNode\x12\x11\n\tedge_kind\x18\x02 \x01(\t\"=\n\x13PathBetweenResponse\x12&\n\x05steps\x18\x01 \x03(\x0b\x32\x17.codememory.v1.PathStep\"u\n\x15\x43hangedBetweenRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x14\n\x0cstart_commit\x18\x02 \x01(\t\x12\x12\n\nend_commit\x18\x03 \x01(\t\x12\x12\n\nstart_time\x18\x04 \x01(\x01\x12\x10\n\x08\x65nd_time\x18\x05 \x01(\x01\"o\n\nCommitInfo\x12\x0b\n\x03sha\x18\x01 \x01(\t\x12\x13\n\x0b\x61uthored_at\x18\x02 \x01(\x01\x12\x0e\n\x06\x61uthor\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\r\n\x05\x66iles\x18\x05 \x03(\t\x12\x0f\n\x07symbols\x18\x06 \x03(\t\"d\n\x16\x43hangedBetweenResponse\x12*\n\x07\x63ommits\x18\x01 \x03(\x0b\x32\x19.codememory.v1.CommitInfo\x12\r\n\x05\x66iles\x18\x02 \x03(\t\x12\x0f\n\x07symbols\x18\x03 \x03(\t\"M\n\x10GraphAsOfRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0e\n\x06\x63ommit\x18\x02 \x01(\t\x12\x0c\n\x04time\x18\x03 \x01(\x01\x12\r\n\x05nodes\x18\x04 \x03(\t\"\xbd\x01\n\x11GraphAsOfResponse\x12\r\n\x05\x66iles\x18\x01 \x01(\x04\x12\x0f\n\x07symbols\x18\x02 \x01(\x04\x12\r\n\x05\x65\x64ges\x18\x03 \x01(\x04\x12<\n\x06\x65xists\x18\x04 \x03(\x0b\x32,.codememory.v1.GraphAsOfResponse.ExistsEntry\x12\x0c\n\x04time\x18\x05 \x01(\x01\x1a-\n\x0b\x45xistsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x08:\x02\x38\x01\"m\n\x15SymbolHistoryResponse\x12(\n\x06symbol\x18\x01 \x01(\x0b\x32\x18.codememory.v1.GraphNode\x12*\n\x07\x63hanges\x18\x02 \x03(\x0b\x32\x19.codememory.v1.CommitInfo\"E\n\x18StaleCentralFilesRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ys\x18\x02 \x01(\x05\x12\r\n\x05limit\x18\x03 \x01(\x05\"=\n\x10\x43oChangedRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\"T\n\x11SearchCodeRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x0c\n\x04repo\x18\x03 \x01(\t\x12\x13\n\x0bpath_prefix\x18\x04 \x01(\t\"\xc0\x01\n\x07\x43odeHit\x12\x10\n\x08qualname\x18\x01 \x01(\t\x12\x0c\n\x04repo\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x11\n\tsignature\x18\x05 \x01(\t\x12\x12\n\nstart_line\x18\x06 \x01(\x05\x12\x10\n\x08\x65nd_line\x18\x07 \x01(\x05\x12\r\n\x05\x64\x65nse\x18\x08 \x01(\x01\x12\x0f\n\x07lexical\x18\t \x01(\x01\x12\r\n\x05score\x18\n \x01(\x01\x12\x11\n\tdocstring\x18\x0b \x01(\t\"K\n\x12SearchCodeResponse\x12$\n\x04hits\x18\x01 \x03(\x0b\x32\x16.codememory.v1.CodeHit\x12\x0f\n\x07took_ms\x18\x02 \x01(\x01\x32\xe1\x08\n\x0b\x43odeService\x12J\n\nRecordCode\x12\x17.codememory.v1.CodeFact\x1a!.codememory.v1.RecordCodeResponse(\x01\x12W\n\x0cIndexedFiles\x12\".codememory.v1.IndexedFilesRequest\x1a#.codememory.v1.IndexedFilesResponse\x12Q\n\nLastCommit\x12 .codememory.v1.LastCommitRequest\x1a!.codememory.v1.LastCommitResponse\x12Q\n\nSymbolInfo\x12 .codememory.v1.SymbolInfoRequest\x1a!.codememory.v1.SymbolInfoResponse\x12Q\n\nNeighbours\x12 .codememory.v1.NeighboursRequest\x1a!.codememory.v1.GraphNodesResponse\x12Q\n\nDependents\x12 .codememory.v1.DependentsRequest\x1a!.codememory.v1.GraphNodesResponse\x12T\n\x0bPathBetween\x12!.codememory.v1.PathBetweenRequest\x1a\".codememory.v1.PathBetweenResponse\x12]\n\x0e\x43hangedBetween\x12$.codememory.v1.ChangedBetweenRequest\x1a%.codememory.v1.ChangedBetweenResponse\x12N\n\tGraphAsOf\x12\x1f.codememory.v1.GraphAsOfRequest\x1a .codememory.v1.GraphAsOfResponse\x12W\n\rSymbolHistory\x12 .codememory.v1.SymbolInfoRequest\x1a$.codememory.v1.SymbolHistoryResponse\x12_\n\x11StaleCentralFiles\x12\'.codememory.v1.StaleCentralFilesRequest\x1a!.codememory.v1.GraphNodesResponse\x12O\n\tCoChanged\x12\x1f.codememory.v1.CoChangedRequest\x1a!.codememory.v1.GraphNodesResponse\x12Q\n\nSearchCode\x12 .codememory.v1.SearchCodeRequest\x1a!.codememory.v1.SearchCodeResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63odememory/v1/code.proto\x12\rcodememory.v1\"\x1e\n\x08\x43odeFact\x12\x12\n\nevent_json\x18\x01 \x01(\x0c\"8\n\x12RecordCodeResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x04\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\"#\n\x13IndexedFilesRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"\x9c\x01\n\x14IndexedFilesResponse\x12N\n\x0e\x63ontent_hashes\x18\x01 \x03(\x0b\x32\x36.codememory.v1.IndexedFilesResponse.ContentHashesEntry\x1a\x34\n\x12\x43ontentHashesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"!\n\x11LastCommitRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"!\n\x12LastCommitResponse\x12\x0b\n\x03sha\x18\x01 \x01(\t\"\x94\x02\n\tGraphNode\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0c\n\x04repo\x18\x03 \x01(\t\x12\x0c\n\x04path\x18\x04 \x01(\t\x12\x10\n\x08qualname\x18\x05 \x01(\t\x12\x0c\n\x04name\x18\x06 \x01(\t\x12\x13\n\x0bsymbol_kind\x18\x07 \x01(\t\x12\x12\n\nstart_line\x18\x08 \x01(\x05\x12\x10\n\x08\x65nd_line\x18\t \x01(\x05\x12\x11\n\tsignature\x18\n \x01(\t\x12\x10\n\x08pagerank\x18\x0b \x01(\x01\x12\r\n\x05score\x18\x0c \x01(\x01\x12\r\n\x05\x64\x65pth\x18\r \x01(\x05\x12\x0b\n\x03via\x18\x0e \x01(\t\x12\x12\n\nchanged_at\x18\x0f \x01(\x01\x12\x11\n\tdocstring\x18\x10 \x01(\t\"P\n\x12GraphNodesResponse\x12\'\n\x05nodes\x18\x01 \x03(\x0b\x32\x18.codememory.v1.GraphNode\x12\x11\n\ttruncated\x18\x02 \x01(\x08\"1\n\x11SymbolInfoRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0e\n\x06symbol\x18\x02 \x01(\t\"\xd5\x01\n\x12SymbolInfoResponse\x12(\n\x06symbol\x18\x01 \x01(\x0b\x32\x18.codememory.v1.GraphNode\x12)\n\x07\x63\x61llers\x18\x02 \x03(\x0b\x32\x18.codememory.v1.GraphNode\x12)\n\x07\x63\x61llees\x18\x03 \x03(\x0b\x32\x18.codememory.v1.GraphNode\x12*\n\x08\x63hildren\x18\x04 \x03(\x0b\x32\x18.codememory.v1.GraphNode\x12\x13\n\x0b\x62\x65tweenness\x18\x05 \x01(\x01\"e\n\x11NeighboursRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04node\x18\x02 \x01(\t\x12\x12\n\nedge_kinds\x18\x03 \x03(\t\x12\r\n\x05\x64\x65pth\x18\x04 \x01(\x05\x12\x11\n\tdirection\x18\x05 \x01(\t\"C\n\x11\x44\x65pendentsRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04node\x18\x02 \x01(\t\x12\x12\n\ntransitive\x18\x03 \x01(\x08\"B\n\x12PathBetweenRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x0e\n\x06target\x18\x03 \x01(\t\"E\n\x08PathStep\x12&\n\x04node\x18\x01 \x01(\x0b\x32\x18.codememory.v1.GraphNode\x12\x11\n\tedge_kind\x18\x02 \x01(\t\"=\n\x13PathBetweenResponse\x12&\n\x05steps\x18\x01 \x03(\x0b\x32\x17.codememory.v1.PathStep\"u\n\x15\x43hangedBetweenRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x14\n\x0cstart_commit\x18\x02 \x01(\t\x12\x12\n\nend_commit\x18\x03 \x01(\t\x12\x12\n\nstart_time\x18\x04 \x01(\x01\x12\x10\n\x08\x65nd_time\x18\x05 \x01(\x01\"o\n\nCommitInfo\x12\x0b\n\x03sha\x18\x01 \x01(\t\x12\x13\n\x0b\x61uthored_at\x18\x02 \x01(\x01\x12\x0e\n\x06\x61uthor\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\r\n\x05\x66iles\x18\x05 \x03(\t\x12\x0f\n\x07symbols\x18\x06 \x03(\t\"d\n\x16\x43hangedBetweenResponse\x12*\n\x07\x63ommits\x18\x01 \x03(\x0b\x32\x19.codememory.v1.CommitInfo\x12\r\n\x05\x66iles\x18\x02 \x03(\t\x12\x0f\n\x07symbols\x18\x03 \x03(\t\"M\n\x10GraphAsOfRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0e\n\x06\x63ommit\x18\x02 \x01(\t\x12\x0c\n\x04time\x18\x03 \x01(\x01\x12\r\n\x05nodes\x18\x04 \x03(\t\"\xbd\x01\n\x11GraphAsOfResponse\x12\r\n\x05\x66iles\x18\x01 \x01(\x04\x12\x0f\n\x07symbols\x18\x02 \x01(\x04\x12\r\n\x05\x65\x64ges\x18\x03 \x01(\x04\x12<\n\x06\x65xists\x18\x04 \x03(\x0b\x32,.codememory.v1.GraphAsOfResponse.ExistsEntry\x12\x0c\n\x04time\x18\x05 \x01(\x01\x1a-\n\x0b\x45xistsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x08:\x02\x38\x01\"m\n\x15SymbolHistoryResponse\x12(\n\x06symbol\x18\x01 \x01(\x0b\x32\x18.codememory.v1.GraphNode\x12*\n\x07\x63hanges\x18\x02 \x03(\x0b\x32\x19.codememory.v1.CommitInfo\"E\n\x18StaleCentralFilesRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ys\x18\x02 \x01(\x05\x12\r\n\x05limit\x18\x03 \x01(\x05\"=\n\x10\x43oChangedRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\"T\n\x11SearchCodeRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x0c\n\x04repo\x18\x03 \x01(\t\x12\x13\n\x0bpath_prefix\x18\x04 \x01(\t\"\xc0\x01\n\x07\x43odeHit\x12\x10\n\x08qualname\x18\x01 \x01(\t\x12\x0c\n\x04repo\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x11\n\tsignature\x18\x05 \x01(\t\x12\x12\n\nstart_line\x18\x06 \x01(\x05\x12\x10\n\x08\x65nd_line\x18\x07 \x01(\x05\x12\r\n\x05\x64\x65nse\x18\x08 \x01(\x01\x12\x0f\n\x07lexical\x18\t \x01(\x01\x12\r\n\x05score\x18\n \x01(\x01\x12\x11\n\tdocstring\x18\x0b \x01(\t\"K\n\x12SearchCodeResponse\x12$\n\x04hits\x18\x01 \x03(\x0b\x32\x16.codememory.v1.CodeHit\x12\x0f\n\x07took_ms\x18\x02 \x01(\x01\x32\xe1\x08\n\x0b\x43odeService\x12J\n\nRecordCode\x12\x17.codememory.v1.CodeFact\x1a!.codememory.v1.RecordCodeResponse(\x01\x12W\n\x0cIndexedFiles\x12\".codememory.v1.IndexedFilesRequest\x1a#.codememory.v1.IndexedFilesResponse\x12Q\n\nLastCommit\x12 .codememory.v1.LastCommitRequest\x1a!.codememory.v1.LastCommitResponse\x12Q\n\nSymbolInfo\x12 .codememory.v1.SymbolInfoRequest\x1a!.codememory.v1.SymbolInfoResponse\x12Q\n\nNeighbours\x12 .codememory.v1.NeighboursRequest\x1a!.codememory.v1.GraphNodesResponse\x12Q\n\nDependents\x12 .codememory.v1.DependentsRequest\x1a!.codememory.v1.GraphNodesResponse\x12T\n\x0bPathBetween\x12!.codememory.v1.PathBetweenRequest\x1a\".codememory.v1.PathBetweenResponse\x12]\n\x0e\x43hangedBetween\x12$.codememory.v1.ChangedBetweenRequest\x1a%.codememory.v1.ChangedBetweenResponse\x12N\n\tGraphAsOf\x12\x1f.codememory.v1.GraphAsOfRequest\x1a .codememory.v1.GraphAsOfResponse\x12W\n\rSymbolHistory\x12 .codememory.v1.SymbolInfoRequest\x1a$.codememory.v1.SymbolHistoryResponse\x12_\n\x11StaleCentralFiles\x12\'.codememory.v1.StaleCentralFilesRequest\x1a!.codememory.v1.GraphNodesResponse\x12O\n\tCoChanged\x12\x1f.codememory.v1.CoChangedRequest\x1a!.codememory.v1.GraphNodesResponse\x12Q\n\nSearchCode\x12 .codememory.v1.SearchCodeRequest\x1a!.codememory.v1.SearchCodeResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -52,45 +52,45 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GRAPHNODE']._serialized_start=400
   _globals['_GRAPHNODE']._serialized_end=676
   _globals['_GRAPHNODESRESPONSE']._serialized_start=678
-  _globals['_GRAPHNODESRESPONSE']._serialized_end=739
-  _globals['_SYMBOLINFOREQUEST']._serialized_start=741
-  _globals['_SYMBOLINFOREQUEST']._serialized_end=790
-  _globals['_SYMBOLINFORESPONSE']._serialized_start=793
-  _globals['_SYMBOLINFORESPONSE']._serialized_end=1006
-  _globals['_NEIGHBOURSREQUEST']._serialized_start=1008
-  _globals['_NEIGHBOURSREQUEST']._serialized_end=1109
-  _globals['_DEPENDENTSREQUEST']._serialized_start=1111
-  _globals['_DEPENDENTSREQUEST']._serialized_end=1178
-  _globals['_PATHBETWEENREQUEST']._serialized_start=1180
-  _globals['_PATHBETWEENREQUEST']._serialized_end=1246
-  _globals['_PATHSTEP']._serialized_start=1248
-  _globals['_PATHSTEP']._serialized_end=1317
-  _globals['_PATHBETWEENRESPONSE']._serialized_start=1319
-  _globals['_PATHBETWEENRESPONSE']._serialized_end=1380
-  _globals['_CHANGEDBETWEENREQUEST']._serialized_start=1382
-  _globals['_CHANGEDBETWEENREQUEST']._serialized_end=1499
-  _globals['_COMMITINFO']._serialized_start=1501
-  _globals['_COMMITINFO']._serialized_end=1612
-  _globals['_CHANGEDBETWEENRESPONSE']._serialized_start=1614
-  _globals['_CHANGEDBETWEENRESPONSE']._serialized_end=1714
-  _globals['_GRAPHASOFREQUEST']._serialized_start=1716
-  _globals['_GRAPHASOFREQUEST']._serialized_end=1793
-  _globals['_GRAPHASOFRESPONSE']._serialized_start=1796
-  _globals['_GRAPHASOFRESPONSE']._serialized_end=1985
-  _globals['_GRAPHASOFRESPONSE_EXISTSENTRY']._serialized_start=1940
-  _globals['_GRAPHASOFRESPONSE_EXISTSENTRY']._serialized_end=1985
-  _globals['_SYMBOLHISTORYRESPONSE']._serialized_start=1987
-  _globals['_SYMBOLHISTORYRESPONSE']._serialized_end=2096
-  _globals['_STALECENTRALFILESREQUEST']._serialized_start=2098
-  _globals['_STALECENTRALFILESREQUEST']._serialized_end=2167
-  _globals['_COCHANGEDREQUEST']._serialized_start=2169
-  _globals['_COCHANGEDREQUEST']._serialized_end=2230
-  _globals['_SEARCHCODEREQUEST']._serialized_start=2232
-  _globals['_SEARCHCODEREQUEST']._serialized_end=2316
-  _globals['_CODEHIT']._serialized_start=2319
-  _globals['_CODEHIT']._serialized_end=2511
-  _globals['_SEARCHCODERESPONSE']._serialized_start=2513
-  _globals['_SEARCHCODERESPONSE']._serialized_end=2588
-  _globals['_CODESERVICE']._serialized_start=2591
-  _globals['_CODESERVICE']._serialized_end=3712
+  _globals['_GRAPHNODESRESPONSE']._serialized_end=758
+  _globals['_SYMBOLINFOREQUEST']._serialized_start=760
+  _globals['_SYMBOLINFOREQUEST']._serialized_end=809
+  _globals['_SYMBOLINFORESPONSE']._serialized_start=812
+  _globals['_SYMBOLINFORESPONSE']._serialized_end=1025
+  _globals['_NEIGHBOURSREQUEST']._serialized_start=1027
+  _globals['_NEIGHBOURSREQUEST']._serialized_end=1128
+  _globals['_DEPENDENTSREQUEST']._serialized_start=1130
+  _globals['_DEPENDENTSREQUEST']._serialized_end=1197
+  _globals['_PATHBETWEENREQUEST']._serialized_start=1199
+  _globals['_PATHBETWEENREQUEST']._serialized_end=1265
+  _globals['_PATHSTEP']._serialized_start=1267
+  _globals['_PATHSTEP']._serialized_end=1336
+  _globals['_PATHBETWEENRESPONSE']._serialized_start=1338
+  _globals['_PATHBETWEENRESPONSE']._serialized_end=1399
+  _globals['_CHANGEDBETWEENREQUEST']._serialized_start=1401
+  _globals['_CHANGEDBETWEENREQUEST']._serialized_end=1518
+  _globals['_COMMITINFO']._serialized_start=1520
+  _globals['_COMMITINFO']._serialized_end=1631
+  _globals['_CHANGEDBETWEENRESPONSE']._serialized_start=1633
+  _globals['_CHANGEDBETWEENRESPONSE']._serialized_end=1733
+  _globals['_GRAPHASOFREQUEST']._serialized_start=1735
+  _globals['_GRAPHASOFREQUEST']._serialized_end=1812
+  _globals['_GRAPHASOFRESPONSE']._serialized_start=1815
+  _globals['_GRAPHASOFRESPONSE']._serialized_end=2004
+  _globals['_GRAPHASOFRESPONSE_EXISTSENTRY']._serialized_start=1959
+  _globals['_GRAPHASOFRESPONSE_EXISTSENTRY']._serialized_end=2004
+  _globals['_SYMBOLHISTORYRESPONSE']._serialized_start=2006
+  _globals['_SYMBOLHISTORYRESPONSE']._serialized_end=2115
+  _globals['_STALECENTRALFILESREQUEST']._serialized_start=2117
+  _globals['_STALECENTRALFILESREQUEST']._serialized_end=2186
+  _globals['_COCHANGEDREQUEST']._serialized_start=2188
+  _globals['_COCHANGEDREQUEST']._serialized_end=2249
+  _globals['_SEARCHCODEREQUEST']._serialized_start=2251
+  _globals['_SEARCHCODEREQUEST']._serialized_end=2335
+  _globals['_CODEHIT']._serialized_start=2338
+  _globals['_CODEHIT']._serialized_end=2530
+  _globals['_SEARCHCODERESPONSE']._serialized_start=2532
+  _globals['_SEARCHCODERESPONSE']._serialized_end=2607
+  _globals['_CODESERVICE']._serialized_start=2610
+  _globals['_CODESERVICE']._serialized_end=3731
 # @@protoc_insertion_point(module_scope)

@@ -231,16 +231,20 @@ class GraphNodesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     NODES_FIELD_NUMBER: _builtins.int
+    TRUNCATED_FIELD_NUMBER: _builtins.int
+    truncated: _builtins.bool
+    """True when the answer was cut at the server's cap (Neighbours, Dependents: 1000 nodes)."""
     @_builtins.property
     def nodes(self) -> _containers.RepeatedCompositeFieldContainer[Global___GraphNode]: ...
     def __init__(
         self,
         *,
         nodes: _abc.Iterable[Global___GraphNode] | None = ...,
+        truncated: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["nodes", b"nodes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["nodes", b"nodes", "truncated", b"truncated"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -254,7 +258,7 @@ class SymbolInfoRequest(_message.Message):
     SYMBOL_FIELD_NUMBER: _builtins.int
     repo: _builtins.str
     symbol: _builtins.str
-    """A qualified name (pkg.mod.Class.method), or a bare name when unique."""
+    """A qualified name (pkg.mod.Class.method), or a bare name when unique; empty is INVALID_ARGUMENT."""
     def __init__(
         self,
         *,

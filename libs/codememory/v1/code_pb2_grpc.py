@@ -107,6 +107,8 @@ class CodeServiceServicer:
     def RecordCode(self, request_iterator, context):
         """Code facts found on the client (`codememory index`, the post-commit hook): each carries one
         event payload of the catalogue as JSON (symbols.extracted, file.deleted, commit.recorded).
+        All or nothing: the whole stream is validated before any of it is recorded; a stream over
+        512 MiB of facts is refused (INVALID_ARGUMENT): send such a stream as several.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -133,7 +135,8 @@ class CodeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Neighbours(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Neighbours and Dependents answer at most 1000 nodes, the nearest first (GraphNodesResponse.truncated).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

@@ -36,6 +36,8 @@ class CodeServiceStub:
     RecordCode: _grpc.StreamUnaryMultiCallable[_code_pb2.CodeFact, _code_pb2.RecordCodeResponse]
     """Code facts found on the client (`codememory index`, the post-commit hook): each carries one
     event payload of the catalogue as JSON (symbols.extracted, file.deleted, commit.recorded).
+    All or nothing: the whole stream is validated before any of it is recorded; a stream over
+    512 MiB of facts is refused (INVALID_ARGUMENT): send such a stream as several.
     """
     IndexedFiles: _grpc.UnaryUnaryMultiCallable[_code_pb2.IndexedFilesRequest, _code_pb2.IndexedFilesResponse]
     """The content hash last recorded for each file of a repository (so unchanged files are skipped)."""
@@ -43,6 +45,7 @@ class CodeServiceStub:
     """The last commit recorded for a repository ("" when none)."""
     SymbolInfo: _grpc.UnaryUnaryMultiCallable[_code_pb2.SymbolInfoRequest, _code_pb2.SymbolInfoResponse]
     Neighbours: _grpc.UnaryUnaryMultiCallable[_code_pb2.NeighboursRequest, _code_pb2.GraphNodesResponse]
+    """Neighbours and Dependents answer at most 1000 nodes, the nearest first (GraphNodesResponse.truncated)."""
     Dependents: _grpc.UnaryUnaryMultiCallable[_code_pb2.DependentsRequest, _code_pb2.GraphNodesResponse]
     PathBetween: _grpc.UnaryUnaryMultiCallable[_code_pb2.PathBetweenRequest, _code_pb2.PathBetweenResponse]
     ChangedBetween: _grpc.UnaryUnaryMultiCallable[_code_pb2.ChangedBetweenRequest, _code_pb2.ChangedBetweenResponse]
@@ -59,6 +62,8 @@ class CodeServiceAsyncStub(CodeServiceStub):
     RecordCode: _aio.StreamUnaryMultiCallable[_code_pb2.CodeFact, _code_pb2.RecordCodeResponse]  # type: ignore[assignment]
     """Code facts found on the client (`codememory index`, the post-commit hook): each carries one
     event payload of the catalogue as JSON (symbols.extracted, file.deleted, commit.recorded).
+    All or nothing: the whole stream is validated before any of it is recorded; a stream over
+    512 MiB of facts is refused (INVALID_ARGUMENT): send such a stream as several.
     """
     IndexedFiles: _aio.UnaryUnaryMultiCallable[_code_pb2.IndexedFilesRequest, _code_pb2.IndexedFilesResponse]  # type: ignore[assignment]
     """The content hash last recorded for each file of a repository (so unchanged files are skipped)."""
@@ -66,6 +71,7 @@ class CodeServiceAsyncStub(CodeServiceStub):
     """The last commit recorded for a repository ("" when none)."""
     SymbolInfo: _aio.UnaryUnaryMultiCallable[_code_pb2.SymbolInfoRequest, _code_pb2.SymbolInfoResponse]  # type: ignore[assignment]
     Neighbours: _aio.UnaryUnaryMultiCallable[_code_pb2.NeighboursRequest, _code_pb2.GraphNodesResponse]  # type: ignore[assignment]
+    """Neighbours and Dependents answer at most 1000 nodes, the nearest first (GraphNodesResponse.truncated)."""
     Dependents: _aio.UnaryUnaryMultiCallable[_code_pb2.DependentsRequest, _code_pb2.GraphNodesResponse]  # type: ignore[assignment]
     PathBetween: _aio.UnaryUnaryMultiCallable[_code_pb2.PathBetweenRequest, _code_pb2.PathBetweenResponse]  # type: ignore[assignment]
     ChangedBetween: _aio.UnaryUnaryMultiCallable[_code_pb2.ChangedBetweenRequest, _code_pb2.ChangedBetweenResponse]  # type: ignore[assignment]
@@ -85,6 +91,8 @@ class CodeServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_code_pb2.RecordCodeResponse, _abc.Awaitable[_code_pb2.RecordCodeResponse]]:
         """Code facts found on the client (`codememory index`, the post-commit hook): each carries one
         event payload of the catalogue as JSON (symbols.extracted, file.deleted, commit.recorded).
+        All or nothing: the whole stream is validated before any of it is recorded; a stream over
+        512 MiB of facts is refused (INVALID_ARGUMENT): send such a stream as several.
         """
 
     @_abc_1.abstractmethod
@@ -115,7 +123,8 @@ class CodeServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _code_pb2.NeighboursRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_code_pb2.GraphNodesResponse, _abc.Awaitable[_code_pb2.GraphNodesResponse]]: ...
+    ) -> _typing.Union[_code_pb2.GraphNodesResponse, _abc.Awaitable[_code_pb2.GraphNodesResponse]]:
+        """Neighbours and Dependents answer at most 1000 nodes, the nearest first (GraphNodesResponse.truncated)."""
 
     @_abc_1.abstractmethod
     def Dependents(

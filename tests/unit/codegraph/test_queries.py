@@ -14,7 +14,7 @@ from codememory.codegraph.queries import (
     symbol_info,
 )
 from codememory.codegraph.views import NodeRef
-from codememory.events import FileChange
+from codememory.events import CommitRecorded, FileChange, SymbolsExtracted
 
 
 def test_symbol_info_by_qualname_or_name(shop_feed: Feed) -> None:
@@ -79,3 +79,52 @@ def test_stale_central_files_are_central_and_unchanged(shop_feed: Feed) -> None:
     stale = stale_central_files(shop_feed.graph, centrality.snapshot, days=30, now=T0, limit=5)
     assert stale[0].path == "pkg/models.py"
     assert "pkg/api.py" not in {s.path for s in stale}
+
+
+def test_an_empty_name_is_a_malformed_query_not_an_unknown_node(shop_feed: Feed) -> None:
+    graph = shop_feed.graph
+    for ask in (
+        lambda: symbol_info(graph, ""),
+        lambda: neighbours(graph, " "),
+        lambda: neighbours(graph, NodeRef(kind="file", name="", repo="acme/shop")),
+        lambda: dependents(graph, ""),
+        lambda: path_between(graph, "pkg.api.create", ""),
+        lambda: co_changed_with(graph, ""),
+    ):
+        with pytest.raises(InvalidQueryError, match="name is empty"):
+            ask()
+
+
+def test_neighbours_and_dependents_stop_at_the_limit_nearest_first(shop_feed: Feed) -> None:
+    graph = shop_feed.graph
+    every = neighbours(graph, "pkg.api.create", ["calls"], depth=2, direction="out")
+    assert len(every) == 4 and max(n.depth for n in every) == 2
+    assert neighbours(graph, "pkg.api.create", ["calls"], depth=2, direction="out", limit=4) == every
+    assert neighbours(graph, "pkg.api.create", ["calls"], depth=2, direction="out", limit=3) == every[:3]
+    assert {n.depth for n in every[:3]} == {1}
+    chain = dependents(graph, "pkg.models.Base.save", transitive=True)
+    assert [d.depth for d in chain] == [1, 2]
+    assert dependents(graph, "pkg.models.Base.save", transitive=True, limit=1) == chain[:1]
+    with pytest.raises(InvalidQueryError):
+        neighbours(graph, "pkg.api.create", limit=0)
+    with pytest.raises(InvalidQueryError):
+        dependents(graph, "pkg.api.create", limit=0)
+
+
+def test_stale_central_files_keep_to_the_repository_before_the_limit(shop_feed: Feed) -> None:
+    shop_feed.commit("old", T0 - 100 * DAY, [FileChange(path="pkg/models.py"), FileChange(path="pkg/api.py")])
+    shop_feed.emit(
+        SymbolsExtracted(repo="acme/tools", path="tools/lone.py", content_hash="t", module="tools.lone")
+    )
+    tools = CommitRecorded(
+        repo="acme/tools", sha="t1", authored_at=T0 - 100 * DAY, files=(FileChange(path="tools/lone.py"),)
+    )
+    shop_feed.emit(tools, T0 - 100 * DAY)
+    centrality = Centrality(shop_feed.graph)
+    centrality.refresh_if_dirty()
+    (top,) = stale_central_files(shop_feed.graph, centrality.snapshot, days=30, now=T0, limit=1)
+    assert top.repo == "acme/shop"
+    (lone,) = stale_central_files(
+        shop_feed.graph, centrality.snapshot, days=30, now=T0, limit=1, repo="acme/tools"
+    )
+    assert (lone.repo, lone.path) == ("acme/tools", "tools/lone.py")

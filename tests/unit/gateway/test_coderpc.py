@@ -6,7 +6,9 @@ import grpc
 import pytest
 from codestack import META, OLD, OTHER_TENANT, CodeStack, facts_message, shop_facts  # type: ignore[import-not-found]
 
-from codememory.events import FileDeleted, Symbol, SymbolsExtracted
+from codememory.code import extract_file
+from codememory.events import CommitRecorded, FileChange, FileDeleted, Symbol, SymbolsExtracted
+from codememory.gateway import coderpc
 from codememory.v1 import code_pb2 as cpb
 
 
@@ -104,3 +106,53 @@ async def test_record_code_with_an_invalid_last_fact_records_nothing(code_stack:
     assert await code_stack.fails("SymbolInfo", cpb.SymbolInfoRequest(symbol="settle")) == (
         grpc.StatusCode.NOT_FOUND
     )
+
+
+@pytest.mark.parametrize(
+    ("method", "request_"),
+    [
+        ("SymbolInfo", cpb.SymbolInfoRequest(repo="shop")),
+        ("SymbolHistory", cpb.SymbolInfoRequest(symbol=" ")),
+        ("Neighbours", cpb.NeighboursRequest(repo="shop")),
+        ("Dependents", cpb.DependentsRequest()),
+        ("PathBetween", cpb.PathBetweenRequest(source="shop.pay.settle")),
+        ("PathBetween", cpb.PathBetweenRequest(target="shop.pay.settle")),
+        ("CoChanged", cpb.CoChangedRequest(repo="shop")),
+    ],
+)
+async def test_an_empty_symbol_or_file_is_an_invalid_argument(
+    shop: CodeStack, method: str, request_: object
+) -> None:
+    assert await shop.fails(method, request_) == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_neighbours_and_dependents_are_capped_and_say_so(
+    shop: CodeStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    near = cpb.NeighboursRequest(node="shop.pay.settle", depth=2)
+    every = await shop.stub.Neighbours(near, metadata=META)
+    assert len(every.nodes) > 2 and not every.truncated and {n.depth for n in every.nodes} == {1, 2}
+    monkeypatch.setattr(coderpc, "MAX_GRAPH_NODES", 2)
+    cut = await shop.stub.Neighbours(near, metadata=META)
+    assert cut.truncated and list(cut.nodes) == list(every.nodes[:2])
+    assert {n.depth for n in cut.nodes} == {1}  # the nearest are kept
+    direct = await shop.stub.Dependents(cpb.DependentsRequest(node="shop.pay.validate"), metadata=META)
+    assert len(direct.nodes) == 2 and not direct.truncated  # exactly the cap is not a cut
+    monkeypatch.setattr(coderpc, "MAX_GRAPH_NODES", 1)
+    one = await shop.stub.Dependents(cpb.DependentsRequest(node="shop.pay.validate"), metadata=META)
+    assert one.truncated and list(one.nodes) == list(direct.nodes[:1])
+
+
+async def test_stale_central_files_filter_by_repo_before_the_limit(shop: CodeStack) -> None:
+    lone = extract_file("tools", "tools/lone.py", b"def lone():\n    return 1\n")
+    commit = CommitRecorded(
+        repo="tools", sha="b" * 40, authored_at=OLD, files=(FileChange(path="tools/lone.py", status="added"),)
+    )
+    await shop.record(lone, commit)
+    shop.core.refresh_centrality()
+    top = await shop.stub.StaleCentralFiles(cpb.StaleCentralFilesRequest(limit=1), metadata=META)
+    assert [n.repo for n in top.nodes] == ["shop"]  # the repository the cut used to keep
+    mine = await shop.stub.StaleCentralFiles(
+        cpb.StaleCentralFilesRequest(repo="tools", limit=1), metadata=META
+    )
+    assert [(n.repo, n.path) for n in mine.nodes] == [("tools", "tools/lone.py")]

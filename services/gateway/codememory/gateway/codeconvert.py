@@ -43,10 +43,16 @@ def node_message(
     return message
 
 
-def nodes_message(graph: CodeGraph, found: Sequence[Neighbour | Dependent]) -> cpb.GraphNodesResponse:
-    """Nodes reached from the node asked about, each with its depth and the edge kind that led to it."""
+def nodes_message(
+    graph: CodeGraph, found: Sequence[Neighbour | Dependent], cap: int | None = None
+) -> cpb.GraphNodesResponse:
+    """Nodes reached from the node asked about, each with its depth and the edge that led to it.
+
+    With ``cap``, the first ``cap`` of them, and ``truncated`` when ``found`` holds more.
+    """
     return cpb.GraphNodesResponse(
-        nodes=[node_message(graph, n.node, depth=n.depth, via=n.edge) for n in found]
+        nodes=[node_message(graph, n.node, depth=n.depth, via=n.edge) for n in found[:cap]],
+        truncated=cap is not None and len(found) > cap,
     )
 
 

@@ -2,15 +2,17 @@
 
 Tenant, deadlines and errors are handled by the same ``rpc`` wrapper as MemoryService. Every graph
 query has one shape, ``_ask``: a query over the tenant's graph and a converter of its answer (from
-``codeconvert``), both run in a worker thread because both take the graph's lock.
+``codeconvert``), both run in a worker thread because both take the graph's lock. An empty name is
+INVALID_ARGUMENT; Neighbours and Dependents answer at most ``MAX_GRAPH_NODES``, the nearest first, and
+say ``truncated`` when there were more.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 import grpc
 
@@ -35,12 +37,26 @@ from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import code_pb2_grpc as cpb_grpc
 
 _DIRECTIONS = ("out", "in", "both")
+MAX_GRAPH_NODES = 1000  # the most nodes Neighbours and Dependents answer (code.proto says so)
 T = TypeVar("T")
 R = TypeVar("R")
 
 
 def _repo(request: Any) -> str | None:
     return request.repo or None
+
+
+def _required(**names: str) -> None:
+    """An empty name is a malformed request (INVALID_ARGUMENT), not a node that is not found."""
+    for field, value in names.items():
+        if not value.strip():
+            raise InvalidArgument(f"{field} is empty: name a file or symbol")
+
+
+def _capped(
+    graph: CodeGraph, found: Sequence[queries.Neighbour | queries.Dependent]
+) -> cpb.GraphNodesResponse:
+    return nodes_message(graph, found, cap=MAX_GRAPH_NODES)
 
 
 def _symbol_ref(graph: CodeGraph, request: cpb.SymbolInfoRequest) -> NodeRef:
@@ -91,6 +107,7 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
     async def SymbolInfo(
         self, tenant: str, request: cpb.SymbolInfoRequest, context: Any
     ) -> cpb.SymbolInfoResponse:
+        _required(symbol=request.symbol)
         snapshot = self.core.centrality(tenant).snapshot
 
         def query(graph: CodeGraph) -> tuple[NodeRef, tuple[queries.Neighbour, ...]]:
@@ -105,33 +122,39 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
     async def Neighbours(
         self, tenant: str, request: cpb.NeighboursRequest, context: Any
     ) -> cpb.GraphNodesResponse:
-        direction = request.direction or "both"
-        if direction not in _DIRECTIONS:
+        _required(node=request.node)
+        if (request.direction or "both") not in _DIRECTIONS:
             raise InvalidArgument(f"direction must be one of {_DIRECTIONS}")
+        direction = cast("queries.Direction", request.direction or "both")
         kinds, depth = list(request.edge_kinds) or None, request.depth or 1
 
         def query(graph: CodeGraph) -> tuple[queries.Neighbour, ...]:
             start = self._ref(graph, request.node, request.repo)
-            return queries.neighbours(graph, start, kinds, depth, direction)  # type: ignore[arg-type]
+            return queries.neighbours(graph, start, kinds, depth, direction, limit=MAX_GRAPH_NODES + 1)
 
-        return await self._ask(tenant, query, nodes_message)
+        return await self._ask(tenant, query, _capped)
 
     @rpc
     async def Dependents(
         self, tenant: str, request: cpb.DependentsRequest, context: Any
     ) -> cpb.GraphNodesResponse:
+        _required(node=request.node)
         return await self._ask(
             tenant,
             lambda graph: queries.dependents(
-                graph, self._ref(graph, request.node, request.repo), request.transitive
+                graph,
+                self._ref(graph, request.node, request.repo),
+                request.transitive,
+                limit=MAX_GRAPH_NODES + 1,
             ),
-            nodes_message,
+            _capped,
         )
 
     @rpc
     async def PathBetween(
         self, tenant: str, request: cpb.PathBetweenRequest, context: Any
     ) -> cpb.PathBetweenResponse:
+        _required(source=request.source, target=request.target)
         return await self._ask(
             tenant,
             lambda graph: queries.path_between(
@@ -175,6 +198,8 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
     async def SymbolHistory(
         self, tenant: str, request: cpb.SymbolInfoRequest, context: Any
     ) -> cpb.SymbolHistoryResponse:
+        _required(symbol=request.symbol)
+
         def query(graph: CodeGraph) -> tuple[NodeRef, tuple[queries.HistoryEntry, ...]]:
             ref = _symbol_ref(graph, request)
             return ref, queries.symbol_history(graph, ref.name, ref.repo)
@@ -186,16 +211,10 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
         self, tenant: str, request: cpb.StaleCentralFilesRequest, context: Any
     ) -> cpb.GraphNodesResponse:
         snapshot = self.core.centrality(tenant).snapshot
-        now = time.time()
+        days, now, limit = request.days or 90, time.time(), request.limit or 20
         return await self._ask(
             tenant,
-            lambda graph: [
-                f
-                for f in queries.stale_central_files(
-                    graph, snapshot, request.days or 90, now, request.limit or 20
-                )
-                if not request.repo or f.repo == request.repo
-            ],
+            lambda graph: queries.stale_central_files(graph, snapshot, days, now, limit, _repo(request)),
             lambda _, found: stale_files_message(found),
         )
 
@@ -203,6 +222,7 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
     async def CoChanged(
         self, tenant: str, request: cpb.CoChangedRequest, context: Any
     ) -> cpb.GraphNodesResponse:
+        _required(path=request.path)
         return await self._ask(
             tenant,
             lambda graph: queries.co_changed_with(graph, request.path, request.limit or 10, _repo(request)),
@@ -224,8 +244,6 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
 
     @staticmethod
     def _ref(graph: Any, name: str, repo: str) -> NodeRef | str:
-        if not name:
-            raise InvalidArgument("name a file or symbol")
         return name if not repo else _in_repo(graph, name, repo)
 
 
