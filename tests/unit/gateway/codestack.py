@@ -8,14 +8,13 @@ RecordCode: two Python files extracted by the real parser and one old commit.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 import pytest
+from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
 
 from codememory.code import extract_file
 from codememory.codefacts import CodeFact, encode_fact
@@ -31,7 +30,6 @@ from codememory.redaction import clean_text
 from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import code_pb2_grpc
 
-DIM = 16
 META = (("authorization", "Bearer tok-t1"),)
 OTHER_TENANT = (("authorization", "Bearer tok-t2"),)
 OLD = 1_600_000_000.0  # September 2020: long before any test runs
@@ -55,23 +53,6 @@ API = b"""from shop.pay import settle
 def checkout(amount):
     return settle(amount)
 """
-
-
-class HashEmbedder:
-    """Bag of hashed words, normalised (search is not what these tests are about)."""
-
-    model_id = "test/word-hash"
-    dim = DIM
-
-    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
-        out = []
-        for text in texts:
-            v = [0.0] * DIM
-            for word in text.lower().split():
-                v[int(hashlib.md5(word.encode()).hexdigest(), 16) % DIM] += 1.0
-            norm = math.sqrt(sum(x * x for x in v)) or 1.0
-            out.append(tuple(x / norm for x in v))
-        return out
 
 
 def shop_facts() -> list[CodeFact]:
@@ -113,7 +94,7 @@ class CodeStack:
 def code_core(tmp_path: Path, log: InMemoryEventLog) -> CodeCore:
     shard = open_code_index(tmp_path / "code", DIM)
     projection = CodeProjection(TenantGraphs(), CodeIndex(shard, encoder=SparseEncoder()), shard=shard)
-    return CodeCore(CodeLive(projection), log, HashEmbedder(), clean_text=clean_text, write_wait_s=5.0)
+    return CodeCore(CodeLive(projection), log, WordHashEmbedder(), clean_text=clean_text, write_wait_s=5.0)
 
 
 async def _follow(core: CodeCore, log: InMemoryEventLog) -> None:

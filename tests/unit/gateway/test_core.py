@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import math
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
 
 from codememory.events import InMemoryEventLog, MemoryScope
 from codememory.gateway.core import GatewayCore, NewMemory, rebuild
@@ -20,25 +19,6 @@ from codememory.memory import MemoryProjection, Position
 from codememory.recall import RecallQuery
 from codememory.redaction import clean_text
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
-
-DIM = 16
-
-
-class WordHashEmbedder:
-    """Bag of hashed words, normalised: similar word sets give similar vectors. For domain tests only."""
-
-    model_id = "test/word-hash"
-    dim = DIM
-
-    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
-        out = []
-        for text in texts:
-            v = [0.0] * DIM
-            for word in text.lower().split():
-                v[int(hashlib.md5(word.encode()).hexdigest(), 16) % DIM] += 1.0
-            norm = math.sqrt(sum(x * x for x in v)) or 1.0
-            out.append(tuple(x / norm for x in v))
-        return out
 
 
 def _projection(path: Path) -> MemoryProjection:
