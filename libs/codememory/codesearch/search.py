@@ -24,7 +24,7 @@ from codememory.codesearch.fusion import (
     fuse,
     name_overlap,
 )
-from codememory.lexical import SparseEncoder, code_terms
+from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.vectorstore import Hit, IndexFilter, VectorIndex
 
 __all__ = ["CodeSearch", "SearchMode"]
@@ -56,9 +56,10 @@ class CodeSearch:
     ) -> list[tuple[Mapping[str, Any], FusionParts]]:
         """The best ``limit`` symbols as (payload, parts), best first."""
         payloads: Payloads = {}
-        lists = self._lists(query_text, query_vector, mode, limit, payloads)
+        sparse = self._encoder.encode_query(code_terms(query_text))
+        lists = self._lists(sparse, query_vector, mode, limit, payloads)
         if mode == "hybrid":
-            fused = self._hybrid(query_text, query_vector, lists, payloads, limit)
+            fused = self._hybrid(sparse, query_vector, lists, payloads, limit)
         else:
             fused = by_best_score(lists, limit)
         return [(payloads[f.key], f.parts) for f in fused]
@@ -69,7 +70,7 @@ class CodeSearch:
 
     def _lists(
         self,
-        query_text: str,
+        sparse: SparseVec,
         query_vector: Sequence[float] | None,
         mode: SearchMode,
         limit: int,
@@ -90,15 +91,14 @@ class CodeSearch:
                 if mode in ("hybrid", "dense") or mode == f"dense:{rep}":
                     hits = self._index.search_dense(query_vector, self._scoped(rep), depth)
                     lists.append(ranked(rep, "dense", hits))
-        if mode in ("hybrid", "lexical") and query_text.strip():
-            sparse = self._encoder.encode_query(code_terms(query_text))
+        if mode in ("hybrid", "lexical") and sparse.indices:
             hits = self._index.search_sparse(sparse, self._scoped(REPRESENTATIONS[0]), depth)
             lists.append(ranked(LEXICAL_SIGNAL, "lexical", hits))
         return lists
 
     def _hybrid(
         self,
-        query_text: str,
+        sparse: SparseVec,
         query_vector: Sequence[float] | None,
         lists: list[RankedList],
         payloads: Payloads,
@@ -119,7 +119,6 @@ class CodeSearch:
             code, summary = signals["code"], signals["summary"]
             for key in candidates:  # a symbol whose code is its summary has one dense text for both
                 code.setdefault(key, summary.get(key, 0.0))
-        sparse = self._encoder.encode_query(code_terms(query_text))
         if LEXICAL_SIGNAL in signals:
 
             def lexical(only: IndexFilter, n: int) -> list[Hit]:
