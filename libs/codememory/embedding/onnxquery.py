@@ -3,7 +3,9 @@
 A recall embeds one short query on the request path. PyTorch spends most of that call in operator
 dispatch, and with two intra-op threads on a 2-core machine it waits on whatever else runs (a batch in
 the embed service, an index optimisation): a query that takes 10 ms idle took 150 ms under load.
-ONNX Runtime runs the same graph as one session, on one thread, with fused kernels.
+ONNX Runtime runs the same graph as one session with fused kernels, one query at a time, on ``threads``
+intra-op threads (the gateway's ``query_threads``: 2 took a LoCoMo question from 6.0 to 3.8 ms p50 on
+this 2-core machine while another process kept one core busy).
 
 The graph is exported once from the bundled weights already loaded by sentence-transformers (nothing
 is downloaded) into a cache directory, under a name derived from the weights file, and written
@@ -128,7 +130,7 @@ class OnnxQueryEmbedder:
         features = self._tokenizer([text], return_tensors="np", truncation=True, max_length=self._max_length)
         feed = {name: features[name].astype(np.int64) for name in _INPUTS}
         try:
-            with self._lock:  # a session is thread-safe, but one thread each keeps the cores for the rest
+            with self._lock:  # one query at a time owns the intra-op threads
                 hidden = self._session.run(None, feed)[0]
         except Exception as exc:
             raise EmbeddingError(f"embedding failed: {exc}") from exc
@@ -141,7 +143,7 @@ class OnnxQueryEmbedder:
 QUERY_RUNTIMES = ("onnx", "torch")
 
 
-def query_embedder(base: Embedder, runtime: str, cache_dir: Path) -> Embedder:
+def query_embedder(base: Embedder, runtime: str, cache_dir: Path, *, threads: int = 1) -> Embedder:
     """What a recall path embeds queries with: ONNX Runtime (``onnx``) or ``base`` alone (``torch``).
 
     ONNX needs the MiniLM model it is exported from; if it cannot be prepared (no space for the cache,
@@ -152,7 +154,7 @@ def query_embedder(base: Embedder, runtime: str, cache_dir: Path) -> Embedder:
     if runtime == "torch" or not isinstance(base, MiniLmEmbedder):
         return base
     try:
-        return OnnxQueryEmbedder(base, cache_dir)
+        return OnnxQueryEmbedder(base, cache_dir, threads=threads)
     except EmbeddingError as exc:
         log.warning("onnx_queries_unavailable", reason=str(exc), fallback="torch")
         return base

@@ -13,6 +13,7 @@ the successors by ``previous_id``. Older points without it fall back to a window
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Executor
 
 import msgspec
 
@@ -26,11 +27,15 @@ def _int(value: object) -> int | None:
 
 
 def session_neighbours(
-    index: VectorIndex, flt: IndexFilter, parents: Iterable[tuple[str, Mapping[str, object], float]]
+    index: VectorIndex,
+    flt: IndexFilter,
+    parents: Iterable[tuple[str, Mapping[str, object], float]],
+    executor: Executor | None = None,
 ) -> dict[str, tuple[StoredPoint, float]]:
     """For each (id, payload, score) parent: the memories right before and after it in its session.
 
-    Returns neighbour id -> (point, best parent score it neighbours).
+    Returns neighbour id -> (point, best parent score it neighbours). With an ``executor``, the
+    predecessors are read while the successors are searched.
     """
     found: dict[str, tuple[StoredPoint, float]] = {}
 
@@ -41,7 +46,7 @@ def session_neighbours(
     parents = list(parents)
     linked = [p for p in parents if isinstance(p[1].get("previous_id"), str)]
     if linked:
-        _linked_neighbours(index, flt, linked, keep)
+        _linked_neighbours(index, flt, linked, keep, executor)
     for parent_id, payload, parent_score in parents:
         if isinstance(payload.get("previous_id"), str):
             continue
@@ -75,16 +80,23 @@ def _linked_neighbours(
     flt: IndexFilter,
     parents: list[tuple[str, Mapping[str, object], float]],
     keep: Callable[[StoredPoint, float], None],
+    executor: Executor | None,
 ) -> None:
     """Predecessors by id, successors by ``previous_id``: both under the caller's filter."""
     score_of = {pid: s for pid, _, s in parents}
     before_of = {str(p.get("previous_id")): pid for pid, p, _ in parents if p.get("previous_id")}
-    if before_of:
-        only = msgspec.structs.replace(flt, ids=list(before_of))
-        for point in index.scroll(only):
-            keep(point, score_of[before_of[point.id]])
+    only = msgspec.structs.replace(flt, ids=list(before_of))
+
+    def read_predecessors() -> list[StoredPoint]:
+        return list(index.scroll(only)) if before_of else []
+
+    reading = executor.submit(read_predecessors) if executor is not None else None
     after = msgspec.structs.replace(flt, any_of={**flt.any_of, "previous_id": list(score_of)})
-    for point in index.scroll(after):
+    successors = list(index.scroll(after))
+    predecessors = reading.result() if reading is not None else read_predecessors()
+    for point in predecessors:  # in this order, so a tie for the best parent score resolves as before
+        keep(point, score_of[before_of[point.id]])
+    for point in successors:
         parent = point.payload.get("previous_id")
         if isinstance(parent, str) and parent in score_of:
             keep(point, score_of[parent])

@@ -1,8 +1,8 @@
 """Recall: candidates from the index (dense and BM25, filtered by tenant and scope), then hybrid scoring.
 
-The dense and sparse searches each return their own top candidates; a candidate found by only one of
-them gets its other part computed here (cosine from its stored vector) or set to zero (no shared term),
-so every hit is scored on the same parts.
+The dense and sparse searches each return their own top candidates; a candidate found only by BM25
+gets its dense similarity from the engine (scored for just those ids), one found only by the dense
+search has no shared term (lexical zero), so every hit is scored on the same parts.
 """
 
 from __future__ import annotations
@@ -67,39 +67,8 @@ class Recaller:
         flt = query_filter(query)
         pool = max(self._candidates, query.limit * 3)
         found: dict[str, Candidate] = {}
-        query_vector: tuple[float, ...] | None = None
         if query.text.strip():
-            sparse = self._encoder.encode_query(code_terms(query.text))
-            # the lexical search runs while the model embeds the query: both release the GIL
-            lexical_future = (
-                _POOL.submit(self._index.search_sparse, sparse, flt, pool) if sparse.indices else None
-            )
-            query_vector = self._embed(query.text)
-            for hit in self._index.search_dense(query_vector, flt, pool):
-                found[hit.id] = Candidate(
-                    memory_id=hit.id, payload=hit.payload, dense=hit.score, lexical=None
-                )
-            lexical_hits = lexical_future.result() if lexical_future is not None else []
-            missing_dense = []
-            for hit in lexical_hits:
-                prior = found.get(hit.id)
-                found[hit.id] = Candidate(
-                    memory_id=hit.id,
-                    payload=hit.payload,
-                    dense=prior.dense if prior else None,
-                    lexical=hit.score,
-                )
-                if prior is None:
-                    missing_dense.append(hit.id)
-            if missing_dense:  # the engine scores just these ids: no vectors cross into Python
-                only = msgspec.structs.replace(flt, ids=missing_dense)
-                for hit in self._index.search_dense(
-                    query_vector, only, len(missing_dense), with_payload=False
-                ):
-                    c = found[hit.id]
-                    found[hit.id] = Candidate(
-                        memory_id=c.memory_id, payload=c.payload, dense=hit.score, lexical=c.lexical
-                    )
+            found = self._candidates_for(query.text, flt, pool)
         else:
             for stored in self._index.scroll(flt):
                 found[stored.id] = Candidate(
@@ -111,6 +80,38 @@ class Recaller:
         if self.weights.link > 0 and ranked:
             ranked = self._expand(ranked, found, flt, hint, clock, query.limit)
         return [RecallHit(c.memory_id, dict(c.payload), parts) for c, parts in ranked[: query.limit]]
+
+    def _candidates_for(self, text: str, flt: IndexFilter, pool: int) -> dict[str, Candidate]:
+        """The union of the dense and lexical top ``pool``, every candidate with both scores.
+
+        Reading a payload costs the engine more than scoring the point, so each is read once: the
+        lexical search (run while the model embeds the query) brings its hits' payloads, the dense
+        search brings none, and only the dense-only hits' payloads are fetched, while the engine
+        scores the lexical-only hits' dense similarity for just their ids.
+        """
+        sparse = self._encoder.encode_query(code_terms(text))
+        lexical_future = (
+            _POOL.submit(self._index.search_sparse, sparse, flt, pool) if sparse.indices else None
+        )
+        query_vector = self._embed(text)
+        nearest = self._index.search_dense(query_vector, flt, pool, with_payload=False)
+        dense = {h.id: h.score for h in nearest}
+        lexical_hits = lexical_future.result() if lexical_future is not None else []
+        payloads = {h.id: h.payload for h in lexical_hits}
+        unread = [i for i in dense if i not in payloads]
+        reading = _POOL.submit(self._index.get, unread) if unread else None
+        lexical_only = [h.id for h in lexical_hits if h.id not in dense]
+        if lexical_only:  # the engine scores just these ids: no vectors cross into Python
+            only = msgspec.structs.replace(flt, ids=lexical_only)
+            for hit in self._index.search_dense(query_vector, only, len(lexical_only), with_payload=False):
+                dense[hit.id] = hit.score
+        if reading is not None:
+            payloads.update((p.id, p.payload) for p in reading.result())
+        lexical = {h.id: h.score for h in lexical_hits}
+        return {  # a point gone between the search and the read is left out
+            mid: Candidate(memory_id=mid, payload=payload, dense=dense.get(mid), lexical=lexical.get(mid))
+            for mid, payload in payloads.items()
+        }
 
     def _expand(
         self,
@@ -125,7 +126,7 @@ class Recaller:
         parents = [
             (c.memory_id, c.payload, parts.total) for c, parts in ranked[: min(limit, self._link_parents)]
         ]
-        neighbours = session_neighbours(self._index, flt, parents)
+        neighbours = session_neighbours(self._index, flt, parents, _POOL)
         if not neighbours:
             return ranked
         link_of = {mid: parent for mid, (_, parent) in neighbours.items()}

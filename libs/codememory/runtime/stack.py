@@ -79,7 +79,12 @@ async def _run(settings: StackSettings, nats_url: str) -> None:
     await ensure_streams(js)
     configured = GatewaySettings.from_env()
     embedder = await asyncio.to_thread(
-        lambda: query_embedder(load_default_embedder(), configured.query_runtime, configured.model_cache)
+        lambda: query_embedder(
+            load_default_embedder(),
+            configured.query_runtime,
+            configured.model_cache,
+            threads=configured.query_threads,
+        )
     )
     gateway_settings = replace(
         configured,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from codememory.recall.links import session_neighbours
@@ -74,3 +75,17 @@ def test_linked_memories_find_their_neighbours_by_previous_id(tmp_path: Path) ->
     )
     assert set(found) == {str(uuid.UUID(int=i)) for i in (1, 4)}
     assert found[str(uuid.UUID(int=4))][1] == 0.7  # the best of its parents (2 before it, 5 after it)
+
+
+def test_an_executor_reads_the_same_neighbours(tmp_path: Path) -> None:
+    index = EdgeVectorIndex(tmp_path / "s", 4)
+    index.upsert([_linked(1, None), _linked(2, 1), _linked(3, 2), _linked(4, 3)])
+    two, four = index.get([str(uuid.UUID(int=2)), str(uuid.UUID(int=4))])
+    parents = [(two.id, two.payload, 0.7), (four.id, four.payload, 0.3)]
+    flt = IndexFilter(equals={"tenant": "t"})
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        together = session_neighbours(index, flt, parents, executor)
+    alone = session_neighbours(index, flt, parents)
+    assert {k: s for k, (_, s) in together.items()} == {k: s for k, (_, s) in alone.items()}
+    assert set(together) == {str(uuid.UUID(int=i)) for i in (1, 3)}
+    assert together[str(uuid.UUID(int=3))][1] == 0.7

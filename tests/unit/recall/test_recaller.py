@@ -1,13 +1,14 @@
-"""The recaller embeds a query once even when it recalls it twice (session context does)."""
+"""The recaller: one embedding per query text, and every candidate scored on all its parts."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from codememory.lexical import SparseEncoder
-from codememory.recall import Recaller, RecallQuery
-from codememory.vectorstore import EdgeVectorIndex
+from codememory.lexical import SparseEncoder, code_terms
+from codememory.recall import Recaller, RecallQuery, parse_weights
+from codememory.vectorstore import EdgeVectorIndex, IndexPoint
 
 
 class CountingEmbedder:
@@ -34,4 +35,46 @@ def test_the_same_text_is_embedded_once_per_recaller(tmp_path: Path) -> None:
     assert embedder.calls == 1
     recaller.recall(RecallQuery(tenant="t", text="another question"))
     assert embedder.calls == 2
+    index.close()
+
+
+class FixedEmbedder:
+    """Every query points along the first axis."""
+
+    model_id = "fixed"
+    dim = 4
+
+    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        return [(1.0, 0.0, 0.0, 0.0) for _ in texts]
+
+
+def _stored(n: int, text: str, dense: tuple[float, ...]) -> IndexPoint:
+    sparse = SparseEncoder().encode_document(code_terms(text))
+    payload = {"tenant": "t", "state": "active", "text": text, "created_at": 1.0e9}
+    return IndexPoint(id=str(uuid.UUID(int=n)), payload=payload, dense=dense, sparse=sparse)
+
+
+def test_every_candidate_comes_with_its_payload_and_both_scores(tmp_path: Path) -> None:
+    """Dense-only hits (their payloads read after the search) and lexical-only hits (their dense
+    similarity computed for just their ids) are scored and returned like the others."""
+    index = EdgeVectorIndex(tmp_path / "shard", 4)
+    index.upsert(
+        [
+            _stored(1, "nothing in common one", (0.99, 0.14, 0.0, 0.0)),
+            _stored(2, "nothing in common two", (0.97, 0.24, 0.0, 0.0)),
+            _stored(3, "nothing in common three", (0.95, 0.31, 0.0, 0.0)),
+            _stored(4, "the retry budget of the payment gateway", (0.6, 0.8, 0.0, 0.0)),
+            _stored(5, "unrelated and far", (0.0, 0.0, 1.0, 0.0)),
+        ]
+    )
+    query = RecallQuery(tenant="t", text="retry budget", limit=1)  # three candidates from each list
+    by_dense = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("lexical=0"), candidates=3)
+    (top,) = by_dense.recall(query)
+    assert top.memory_id == str(uuid.UUID(int=1)) and top.payload["text"] == "nothing in common one"
+    assert top.parts.lexical == 0.0 and top.parts.dense > 0.95
+    by_terms = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("dense=0"), candidates=3)
+    (top,) = by_terms.recall(query)  # not among the three nearest: its dense part is asked for by id
+    assert top.memory_id == str(uuid.UUID(int=4))
+    assert top.payload["text"] == "the retry budget of the payment gateway"
+    assert top.parts.lexical == 1.0 and abs(top.parts.dense - 0.6) < 1e-3
     index.close()

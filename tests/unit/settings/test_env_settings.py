@@ -29,6 +29,13 @@ def test_the_query_runtime_is_onnx_or_torch() -> None:
         GatewaySettings.from_env({"CODEMEMORY_GATEWAY_QUERY_RUNTIME": "gpu"})
 
 
+def test_query_threads_default_to_two_and_must_be_positive() -> None:
+    assert GatewaySettings.from_env({}).query_threads == 2
+    assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_QUERY_THREADS": "1"}).query_threads == 1
+    with pytest.raises(SettingsError, match="QUERY_THREADS"):
+        GatewaySettings.from_env({"CODEMEMORY_GATEWAY_QUERY_THREADS": "0"})
+
+
 def test_bad_numbers_and_token_maps_are_clear_errors() -> None:
     with pytest.raises(SettingsError, match="integer"):
         IngestSettings.from_env({"CODEMEMORY_BATCH": "many"})

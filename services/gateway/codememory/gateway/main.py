@@ -20,7 +20,12 @@ async def serve(settings: GatewaySettings) -> None:
     js = nc.jetstream()
     await ensure_streams(js)
     embedder = await asyncio.to_thread(
-        query_embedder, load_default_embedder(), settings.query_runtime, settings.model_cache
+        lambda: query_embedder(
+            load_default_embedder(),
+            settings.query_runtime,
+            settings.model_cache,
+            threads=settings.query_threads,
+        )
     )
     app = await GatewayApp(nc, js, settings, embedder).start()
     stop = asyncio.Event()
