@@ -84,33 +84,33 @@ class Recaller:
     def _candidates_for(self, text: str, flt: IndexFilter, pool: int) -> dict[str, Candidate]:
         """The union of the dense and lexical top ``pool``, every candidate with both scores.
 
-        Reading a payload costs the engine more than scoring the point, so each is read once: the
-        lexical search (run while the model embeds the query) brings its hits' payloads, the dense
-        search brings none, and only the dense-only hits' payloads are fetched, while the engine
-        scores the lexical-only hits' dense similarity for just their ids.
+        Reading a payload costs the engine more than scoring a point, and the engine holds the GIL
+        while it works (a search beside the model's forward pass slows both), so the searches bring
+        ids and scores only: the BM25 search runs while the model embeds the query (under a
+        millisecond without payloads), the engine scores the lexical-only hits' dense similarity for
+        just their ids, and the candidates' payloads are read once, under the same filter.
         """
         sparse = self._encoder.encode_query(code_terms(text))
         lexical_future = (
-            _POOL.submit(self._index.search_sparse, sparse, flt, pool) if sparse.indices else None
+            _POOL.submit(self._index.search_sparse, sparse, flt, pool, False) if sparse.indices else None
         )
         query_vector = self._embed(text)
         nearest = self._index.search_dense(query_vector, flt, pool, with_payload=False)
         dense = {h.id: h.score for h in nearest}
-        lexical_hits = lexical_future.result() if lexical_future is not None else []
-        payloads = {h.id: h.payload for h in lexical_hits}
-        unread = [i for i in dense if i not in payloads]
-        reading = _POOL.submit(self._index.get, unread) if unread else None
-        lexical_only = [h.id for h in lexical_hits if h.id not in dense]
-        if lexical_only:  # the engine scores just these ids: no vectors cross into Python
+        lexical = {h.id: h.score for h in (lexical_future.result() if lexical_future is not None else [])}
+        lexical_only = [i for i in lexical if i not in dense]
+        if lexical_only:  # no vectors cross into Python
             only = msgspec.structs.replace(flt, ids=lexical_only)
             for hit in self._index.search_dense(query_vector, only, len(lexical_only), with_payload=False):
                 dense[hit.id] = hit.score
-        if reading is not None:
-            payloads.update((p.id, p.payload) for p in reading.result())
-        lexical = {h.id: h.score for h in lexical_hits}
-        return {  # a point gone between the search and the read is left out
-            mid: Candidate(memory_id=mid, payload=payload, dense=dense.get(mid), lexical=lexical.get(mid))
-            for mid, payload in payloads.items()
+        ids = list(dict.fromkeys([*dense, *lexical]))
+        if not ids:
+            return {}
+        return {  # a point changed since the searches is read as it is now, or left out if filtered
+            p.id: Candidate(
+                memory_id=p.id, payload=p.payload, dense=dense.get(p.id), lexical=lexical.get(p.id)
+            )
+            for p in self._index.scroll(msgspec.structs.replace(flt, ids=ids), batch=len(ids))
         }
 
     def _expand(

@@ -221,7 +221,9 @@ class QdrantClientIndex:
             for p in response.points
         ]
 
-    def search_sparse(self, sparse: SparseVec, flt: IndexFilter, limit: int) -> list[Hit]:
+    def search_sparse(
+        self, sparse: SparseVec, flt: IndexFilter, limit: int, with_payload: bool = True
+    ) -> list[Hit]:
         if not sparse.indices or flt.matches_nothing or limit <= 0:
             return []
         response = self._call(
@@ -232,6 +234,7 @@ class QdrantClientIndex:
                 using=SPARSE,
                 query_filter=client_filter(flt),
                 limit=limit,
+                with_payload=with_payload,
             ),
         )
         return [Hit(id=str(p.id), score=p.score, payload=p.payload or {}) for p in response.points]

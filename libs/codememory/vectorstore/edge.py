@@ -227,11 +227,15 @@ class EdgeVectorIndex:
             hits.append(Hit(id=str(p.id), score=p.score, payload=p.payload or {}, dense=dense))
         return hits
 
-    def search_sparse(self, sparse: SparseVec, flt: IndexFilter, limit: int) -> list[Hit]:
+    def search_sparse(
+        self, sparse: SparseVec, flt: IndexFilter, limit: int, with_payload: bool = True
+    ) -> list[Hit]:
         if not sparse.indices or flt.matches_nothing or limit <= 0:
             return []
         query = Query.Nearest(_sparse(sparse), using=SPARSE)
-        request = QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=True)
+        request = QueryRequest(
+            limit=limit, query=query, filter=edge_filter(flt), with_payload=with_payload
+        )
         scored = self._call("sparse search", lambda s: s.query(request))
         return [Hit(id=str(p.id), score=p.score, payload=p.payload or {}) for p in scored]
 

@@ -154,8 +154,11 @@ class VectorIndex(Protocol):
         each hit's payload is empty: the caller already holds them, and copying them costs)."""
         ...
 
-    def search_sparse(self, sparse: SparseVec, flt: IndexFilter, limit: int) -> list[Hit]:
-        """Best BM25 matches among points sharing a term with the query, best first."""
+    def search_sparse(
+        self, sparse: SparseVec, flt: IndexFilter, limit: int, with_payload: bool = True
+    ) -> list[Hit]:
+        """Best BM25 matches among points sharing a term with the query, best first (without
+        payloads, as ``search_dense``)."""
         ...
 
     def scroll(self, flt: IndexFilter, batch: int = 256, with_vectors: bool = False) -> Iterator[StoredPoint]:

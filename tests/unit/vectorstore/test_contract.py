@@ -205,6 +205,9 @@ def test_search_sparse_ranks_by_bm25(index: VectorIndex) -> None:
     assert ids(hits) == {pid(1), pid(4)}
     assert all(h.score > 0 for h in hits)
     assert index.search_sparse(SparseVec(), EVERYTHING, 10) == []
+    bare = index.search_sparse(ENCODER.encode_query(code_terms("validate token")), EVERYTHING, 10, False)
+    assert [(h.id, h.score) for h in bare] == [(h.id, h.score) for h in hits]
+    assert all(h.payload == {} for h in bare) and all(h.payload for h in hits)
 
 
 def test_tenant_isolation_via_equals_filter(index: VectorIndex) -> None:
