@@ -55,6 +55,12 @@ def test_index_reports_languages_and_skips_ignored_and_unchanged_files(stack, re
     assert "web/view.ts" not in files  # renamed away
 
 
+def test_indexing_a_missing_directory_is_one_clear_line(stack, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    result = stack.cli("index", str(tmp_path / "nowhere"), check=False)
+    assert result.returncode == 1
+    assert result.stderr.decode().strip() == f"codememory: not a directory: {tmp_path / 'nowhere'}"
+
+
 def test_symbol_info_callers_and_dependents(stack, repo) -> None:  # type: ignore[no-untyped-def]
     info = _graph(stack, "symbol", "shop.pay.Gateway.charge")
     assert info["symbol"]["path"] == "shop/pay.py"

@@ -42,6 +42,17 @@ def _with_conn(work: Callable[[Connection], Any]) -> Any:
         _fail(f"{exc.code().name}: {exc.details()}")
 
 
+def _indexing(work: Callable[[Connection], Any]) -> None:
+    """``_with_conn`` for the commands that parse code: a path or walk failure is one clear line."""
+    from codememory.cli.recording import NotAWorkTreeError
+    from codememory.code import IndexingError  # tree-sitter: only for the commands that parse
+
+    try:
+        _with_conn(work)
+    except (IndexingError, NotAWorkTreeError) as exc:
+        _fail(str(exc))
+
+
 def _repo(repo: str) -> str:
     if repo:
         return repo
@@ -60,7 +71,7 @@ def index_cmd(
     """Parse a repository's files into symbols and edges (unchanged files are skipped)."""
     from codememory.cli.indexing import index_repository_into
 
-    _with_conn(
+    _indexing(
         lambda conn: index_repository_into(
             conn, path, repo, history=history, workers=workers, json_out=json_out
         )
@@ -74,7 +85,7 @@ def record_commit_cmd(
     """Record the HEAD commit and the symbols of the files it changed (run by the post-commit hook)."""
     from codememory.cli.indexing import record_head_commit
 
-    _with_conn(lambda conn: record_head_commit(conn, path, repo))
+    _indexing(lambda conn: record_head_commit(conn, path, repo))
 
 
 def search_code_cmd(
