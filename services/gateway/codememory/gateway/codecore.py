@@ -68,14 +68,14 @@ class CodeCore:
     def relevance(self, tenant: str) -> GraphRelevance:
         return GraphRelevance(self.graph(tenant), self.centrality(tenant))
 
-    async def rank(
-        self, tenant: str, hits: Sequence[RecallHit], working_set: Sequence[str]
-    ) -> list[CodeAwareHit]:
-        """Memory hits re-ranked by their code: proximity to the working set, centrality, suspicion."""
+    def rank(self, tenant: str, hits: Sequence[RecallHit], working_set: Sequence[str]) -> list[CodeAwareHit]:
+        """Memory hits re-ranked by their code: proximity to the working set, centrality, suspicion.
+
+        Called in the recall's worker thread, never on the event loop.
+        """
         if not hits:
             return []
-        relevance = self.relevance(tenant)
-        return await asyncio.to_thread(rerank, hits, relevance, working_set, self._code_weights)
+        return rerank(hits, self.relevance(tenant), working_set, self._code_weights)
 
     def refresh_centrality(self) -> int:
         """Recompute centrality of every graph that changed (a worker thread calls this, never a query)."""

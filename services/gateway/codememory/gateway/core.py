@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from codememory.embedding import Embedder
 from codememory.events import (
@@ -34,6 +35,8 @@ from codememory.lexical import SparseEncoder
 from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection
 from codememory.recall import Recaller, RecallHit, RecallQuery, SessionContext, Weights, build_context
 from codememory.vectorstore import IndexFilter, StoredPoint
+
+T = TypeVar("T")
 
 MAX_TEXT = 16_000
 
@@ -80,10 +83,19 @@ class GatewayCore:
         return Recaller(self.live.projection.index, self.embedder, self.encoder, self.weights)
 
     async def recall(self, query: RecallQuery) -> list[RecallHit]:
+        return await self.recall_then(query, list)
+
+    async def recall_then(self, query: RecallQuery, then: Callable[[list[RecallHit]], T]) -> T:
+        """The hits, passed through ``then`` in the same worker thread (one hop off the event loop)."""
         if query.limit <= 0 or query.limit > 500:
             raise InvalidArgument("limit must be between 1 and 500")
-        hits = await asyncio.to_thread(self._recaller().recall, query)
-        return [h for h in hits if h.payload.get("tenant") == query.tenant]
+        recaller = self._recaller()
+
+        def work() -> T:
+            hits = recaller.recall(query)
+            return then([h for h in hits if h.payload.get("tenant") == query.tenant])
+
+        return await asyncio.to_thread(work)
 
     async def context(self, tenant: str, **scope: str | int) -> SessionContext:
         recaller = self._recaller()

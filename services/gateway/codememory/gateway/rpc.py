@@ -83,7 +83,7 @@ def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
     return wrapper
 
 
-CodeRank = Callable[[str, Sequence[RecallHit], Sequence[str]], Awaitable[list[CodeAwareHit]]]
+CodeRank = Callable[[str, Sequence[RecallHit], Sequence[str]], list[CodeAwareHit]]
 MAX_RECALL = 500
 
 
@@ -119,9 +119,13 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         working_set = list(request.working_set)
         if working_set:  # re-ranking by code can lift memories from below the cut: ask for more
             query = msgspec.structs.replace(query, limit=min(MAX_RECALL, query.limit * 3))
-        hits = await self.core.recall(query)
-        ranked = await self._code_rank(tenant, hits, working_set) if self._code_rank else []
-        messages = [hit_message(h) for h in hits] if not ranked else [_code_hit(r) for r in ranked]
+        code_rank = self._code_rank
+
+        def rank(hits: list[RecallHit]) -> list[pb.Hit]:
+            ranked = code_rank(tenant, hits, working_set) if code_rank else []
+            return [hit_message(h) for h in hits] if not ranked else [_code_hit(r) for r in ranked]
+
+        messages = await self.core.recall_then(query, rank)  # one worker-thread hop, messages included
         return pb.RecallResponse(
             hits=messages[: request.limit or 10], took_ms=(time.perf_counter() - started) * 1000
         )
