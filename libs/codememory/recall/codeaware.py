@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+import msgspec
+
 from codememory.recall.recaller import RecallHit
 
 
@@ -59,7 +61,7 @@ def rerank(
         total = hit.parts.total + weights.graph * graph + weights.centrality * centrality
         if suspect:
             total *= weights.suspect_factor
-        rescored = replace(hit, parts=replace(hit.parts, total=total))
+        rescored = replace(hit, parts=msgspec.structs.replace(hit.parts, total=total))
         ranked.append(
             (-total, order, CodeAwareHit(hit=rescored, graph=graph, centrality=centrality, suspect=suspect))
         )

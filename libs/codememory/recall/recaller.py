@@ -7,7 +7,6 @@ search has no shared term (lexical zero), so every hit is scored on the same par
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
 
 
 def _with_link(parts: ScoreParts, link: float, total: float) -> ScoreParts:
-    return dataclasses.replace(parts, link=link, total=total)
+    return msgspec.structs.replace(parts, link=link, total=total)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import msgspec
+
 
 @dataclass(frozen=True, kw_only=True)
 class Weights:
@@ -48,8 +50,10 @@ class Candidate:
     lexical: float | None
 
 
-@dataclass(frozen=True, kw_only=True)
-class ScoreParts:
+class ScoreParts(msgspec.Struct, frozen=True, kw_only=True):
+    """A hit's score and its parts (a Struct: recall builds one per candidate, ~20x cheaper than a
+    frozen dataclass)."""
+
     dense: float
     lexical: float
     recency: float
