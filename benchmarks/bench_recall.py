@@ -4,7 +4,8 @@ A real gRPC server on a port, the real model for each query, a real Qdrant Edge 
 memories get synthetic texts (a code-and-prose vocabulary) and random unit vectors: embedding 100K
 texts would take about 8 minutes here and HNSW latency does not depend on what the vectors mean.
 Each size is measured with the query embedded by PyTorch (the baseline) and by ONNX Runtime (the
-gateway's default), on the same shard; also the query embedding alone and the Edge dense search alone.
+gateway's default, on `--query-threads`, default the gateway's 2), on the same shard; also the query
+embedding alone and the Edge dense search alone.
 
     .venv/bin/python benchmarks/bench_recall.py [--sizes 10000 100000] [--queries 200]
 """
@@ -33,6 +34,7 @@ from codememory.gateway.core import GatewayCore
 from codememory.gateway.live import LiveProjection
 from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server
+from codememory.gateway.settings import GatewaySettings
 from codememory.lexical import SparseEncoder, code_terms
 from codememory.memory import MemoryDraft, MemoryProjection, Position, draft_payload
 from codememory.v1 import memory_pb2 as pb
@@ -185,6 +187,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--query-threads", type=int, default=GatewaySettings().query_threads, help="ONNX Runtime threads"
+    )
     args = parser.parse_args()
     model = load_default_embedder()
     rows = [
@@ -194,7 +199,8 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory() as cache:
-        runtimes = {"torch": model, "onnx": query_embedder(model, "onnx", Path(cache))}
+        onnx = query_embedder(model, "onnx", Path(cache), threads=args.query_threads)
+        runtimes = {"torch": model, "onnx": onnx}
         for size in args.sizes:
             with tempfile.TemporaryDirectory() as tmp:
                 index = EdgeVectorIndex(Path(tmp) / "shard", model.dim)
