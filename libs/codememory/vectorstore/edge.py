@@ -233,9 +233,7 @@ class EdgeVectorIndex:
         if not sparse.indices or flt.matches_nothing or limit <= 0:
             return []
         query = Query.Nearest(_sparse(sparse), using=SPARSE)
-        request = QueryRequest(
-            limit=limit, query=query, filter=edge_filter(flt), with_payload=with_payload
-        )
+        request = QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=with_payload)
         scored = self._call("sparse search", lambda s: s.query(request))
         return [Hit(id=str(p.id), score=p.score, payload=p.payload or {}) for p in scored]
 
