@@ -3,10 +3,11 @@
 The conversations in ../shared/data/locomo/locomo_dev.json go in through codememory's public path:
 the gateway's Store RPC (what ``codememory import`` calls), one codememory session per LoCoMo
 session, each turn with its session date as its time and its speaker, dialog id and session date as
-metadata, each conversation as its own repo scope. Questions go through the Recall RPC scoped to
-their conversation. Baselines on the same turns: BM25 alone and dense alone (MiniLM, "embed every
-turn, take the top k"), both on a Qdrant Edge shard in this process. Ablations fold the same events
-through the same projection and Recaller in-process, one mechanism switched off at a time.
+metadata, the speaker also as the memory's user (who it came from), each conversation as its own
+repo scope. Questions go through the Recall RPC scoped to their conversation. Baselines on the same
+turns: BM25 alone and dense alone (MiniLM, "embed every turn, take the top k"), both on a Qdrant Edge
+shard in this process. Ablations fold the same events through the same projection and Recaller
+in-process, one mechanism switched off at a time.
 Conversation 4 is reported apart: it is held out of any tuning.
 
 Only the standard library at import time: mem0's worker (another venv) imports this module too.
@@ -73,6 +74,7 @@ def turns(conversation: dict[str, Any]) -> list[dict[str, Any]]:
                     "type": "dialog",
                     "repo": f"locomo-{sample}",
                     "session": f"{sample}-{key}",
+                    "user": turn["speaker"],
                     "time": _when(date),
                     "metadata": {"dia_id": turn["dia_id"], "speaker": turn["speaker"], "session_date": date},
                 }
@@ -164,7 +166,7 @@ def stack(convs: list[dict[str, Any]], home: Path) -> Iterator[tuple[Search, flo
                     memory_id=row["id"],
                     created_at=row["time"],
                     metadata=row["metadata"],
-                    scope=pb.Scope(repo=row["repo"], session_id=row["session"]),
+                    scope=pb.Scope(repo=row["repo"], session_id=row["session"], user=row["user"]),
                 ),
                 metadata=meta,
                 timeout=60,
@@ -237,8 +239,11 @@ ABLATIONS: tuple[tuple[str, dict[str, bool], str], ...] = (
     ("without the previous memory as context", {"previous": False}, ""),
     ("without date words", {"date": False}, ""),
     ("without session-neighbour links", {}, "link=0"),
-    ("before issue 3: bare text, neighbour links", {"previous": False, "date": False}, ""),
-    ("bare text, no links", {"previous": False, "date": False}, "link=0"),
+    ("without relevance feedback", {}, "feedback=0"),
+    ("without author match", {}, "author=0"),
+    ("without feedback and author match (as on 2026-11-22)", {}, "feedback=0,author=0"),
+    ("before issue 3: bare text, neighbour links", {"previous": False, "date": False}, "feedback=0,author=0"),
+    ("bare text, nothing else", {"previous": False, "date": False}, "link=0,feedback=0,author=0"),
 )
 
 
@@ -259,7 +264,7 @@ def ablations(convs: list[dict[str, Any]]) -> dict[str, Scores]:
                 memory_id=row["id"],
                 text=row["text"],
                 memory_type=row["type"],
-                scope=MemoryScope(repo=row["repo"], session_id=row["session"]),
+                scope=MemoryScope(repo=row["repo"], session_id=row["session"], user=row["user"]),
                 metadata=row["metadata"],
                 created_at=row["time"],
             ),

@@ -1,5 +1,8 @@
 """Recall: candidates from the index (dense and BM25, filtered by tenant and scope), then hybrid scoring.
 
+Three rounds at most: the candidates and a first ranking; relevance feedback (the top hits' shared
+words widen the lexical query, see ``feedback``) and a second ranking; expansion by session links.
+
 The dense and sparse searches each return their own top candidates; a candidate found only by BM25
 gets its dense similarity from the engine (scored for just those ids), one found only by the dense
 search has no shared term (lexical zero), so every hit is scored on the same parts.
@@ -9,15 +12,24 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import msgspec
 
 from codememory.embedding import Embedder
-from codememory.lexical import SparseEncoder, code_terms
+from codememory.lexical import SparseEncoder, SparseVec, code_terms
+from codememory.recall.feedback import FEEDBACK_DOCS, FEEDBACK_NEW, feedback_query
 from codememory.recall.links import session_neighbours
 from codememory.recall.query import RecallQuery, query_filter
-from codememory.recall.scoring import Candidate, ScopeHint, ScoreParts, Weights, score, top_lexical_of
+from codememory.recall.scoring import (
+    Candidate,
+    ScopeHint,
+    ScoreParts,
+    Weights,
+    score,
+    top_lexical_of,
+    words_of,
+)
 from codememory.vectorstore import IndexFilter, VectorIndex
 
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
@@ -65,22 +77,37 @@ class Recaller:
     def recall(self, query: RecallQuery, *, now: float | None = None) -> list[RecallHit]:
         flt = query_filter(query)
         pool = max(self._candidates, query.limit * 3)
+        hint = ScopeHint(
+            repo=query.repo,
+            branch=query.branch,
+            cwd=query.cwd,
+            paths=query.paths,
+            mentioned=words_of(query.text),
+        )
+        clock = now if now is not None else time.time()
         found: dict[str, Candidate] = {}
+        sparse = SparseVec()
         if query.text.strip():
-            found = self._candidates_for(query.text, flt, pool)
+            sparse = self._encoder.encode_query(code_terms(query.text))
+            found = self._candidates_for(query.text, sparse, flt, pool)
         else:
             for stored in self._index.scroll(flt):
                 found[stored.id] = Candidate(
                     memory_id=stored.id, payload=stored.payload, dense=None, lexical=None
                 )
-        hint = ScopeHint(repo=query.repo, branch=query.branch, cwd=query.cwd, paths=query.paths)
-        clock = now if now is not None else time.time()
         ranked = score(list(found.values()), self.weights, hint, clock)
+        if self.weights.feedback > 0 and ranked and sparse.indices:
+            widened = self._with_feedback(query.text, sparse, ranked, found, flt, pool)
+            if widened is not found:
+                found = widened
+                ranked = score(list(found.values()), self.weights, hint, clock)
         if self.weights.link > 0 and ranked:
             ranked = self._expand(ranked, found, flt, hint, clock, query.limit)
         return [RecallHit(c.memory_id, dict(c.payload), parts) for c, parts in ranked[: query.limit]]
 
-    def _candidates_for(self, text: str, flt: IndexFilter, pool: int) -> dict[str, Candidate]:
+    def _candidates_for(
+        self, text: str, sparse: SparseVec, flt: IndexFilter, pool: int
+    ) -> dict[str, Candidate]:
         """The union of the dense and lexical top ``pool``, every candidate with both scores.
 
         Reading a payload costs the engine more than scoring a point, and the engine holds the GIL
@@ -89,7 +116,6 @@ class Recaller:
         millisecond without payloads), the engine scores the lexical-only hits' dense similarity for
         just their ids, and the candidates' payloads are read once, under the same filter.
         """
-        sparse = self._encoder.encode_query(code_terms(text))
         lexical_future = (
             _POOL.submit(self._index.search_sparse, sparse, flt, pool, False) if sparse.indices else None
         )
@@ -97,20 +123,53 @@ class Recaller:
         nearest = self._index.search_dense(query_vector, flt, pool, with_payload=False)
         dense = {h.id: h.score for h in nearest}
         lexical = {h.id: h.score for h in (lexical_future.result() if lexical_future is not None else [])}
-        lexical_only = [i for i in lexical if i not in dense]
-        if lexical_only:  # no vectors cross into Python
-            only = msgspec.structs.replace(flt, ids=lexical_only)
-            for hit in self._index.search_dense(query_vector, only, len(lexical_only), with_payload=False):
-                dense[hit.id] = hit.score
-        ids = list(dict.fromkeys([*dense, *lexical]))
+        return self._read(query_vector, flt, dense, lexical, list(dict.fromkeys([*dense, *lexical])))
+
+    def _read(
+        self,
+        query_vector: tuple[float, ...],
+        flt: IndexFilter,
+        dense: dict[str, float],
+        lexical: dict[str, float],
+        ids: list[str],
+    ) -> dict[str, Candidate]:
+        """``ids`` as candidates: the dense similarity of those without one scored by the engine for
+        just them (no vectors cross into Python), payloads read once under ``flt``."""
         if not ids:
             return {}
+        unscored = [i for i in ids if i not in dense]
+        if unscored:
+            only = msgspec.structs.replace(flt, ids=unscored)
+            for hit in self._index.search_dense(query_vector, only, len(unscored), with_payload=False):
+                dense[hit.id] = hit.score
         return {  # a point changed since the searches is read as it is now, or left out if filtered
             p.id: Candidate(
                 memory_id=p.id, payload=p.payload, dense=dense.get(p.id), lexical=lexical.get(p.id)
             )
             for p in self._index.scroll(msgspec.structs.replace(flt, ids=ids), batch=len(ids))
         }
+
+    def _with_feedback(
+        self,
+        text: str,
+        sparse: SparseVec,
+        ranked: list[tuple[Candidate, ScoreParts]],
+        found: dict[str, Candidate],
+        flt: IndexFilter,
+        pool: int,
+    ) -> dict[str, Candidate]:
+        """The candidates with lexical scores from the query widened by the top hits' shared words,
+        plus the best few the widened search found besides; ``found`` itself when no word was added."""
+        top_texts = [str(c.payload.get("text") or "") for c, _ in ranked[:FEEDBACK_DOCS]]
+        documents = [self._encoder.encode_query(code_terms(t)) for t in top_texts]
+        widened = feedback_query(sparse, documents, self.weights.feedback)
+        if widened == sparse:
+            return found
+        lexical = {h.id: h.score for h in self._index.search_sparse(widened, flt, pool, False)}
+        out = {mid: replace(c, lexical=lexical.get(mid)) for mid, c in found.items()}
+        new = [i for i in lexical if i not in found][:FEEDBACK_NEW]
+        out.update(self._read(self._embed(text), flt, {}, lexical, new))
+        return out
 
     def _expand(
         self,

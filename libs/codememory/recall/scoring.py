@@ -2,13 +2,16 @@
 
 Dense similarity (MiniLM cosine) is strong on code and weak on conversation, BM25 the other way round,
 so neither alone decides: both are normalised over the candidate set and mixed with recency,
-importance and scope match. Every part comes back with the hit so a caller can see why it ranked.
+importance, scope match and author match (the query names the person the memory came from: "what did
+Sam decide about retries" prefers Sam's memories over replies that merely address Sam). Every part
+comes back with the hit so a caller can see why it ranked.
 Pure functions: no index, no model, no network.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,7 +25,9 @@ class Weights:
     recency: float = 0.08
     importance: float = 0.07
     scope: float = 0.05
+    author: float = 0.04  # the query names the memory's user (scope.user)
     link: float = 0.1  # share of a top hit's score lent to its session neighbours (0: no expansion)
+    feedback: float = 0.3  # weight of terms the top hits share, added to the query (0: no feedback)
     recency_half_life_days: float = 14.0
 
 
@@ -60,6 +65,7 @@ class ScoreParts(msgspec.Struct, frozen=True, kw_only=True):
     importance: float
     scope: float
     total: float
+    author: float = 0.0
     link: float = 0.0
 
 
@@ -69,6 +75,25 @@ class ScopeHint:
     branch: str = ""
     cwd: str = ""
     paths: tuple[str, ...] = ()
+    mentioned: frozenset[str] = frozenset()  # the query's words, lowercase: who it names
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The lowercase words of a text (letters only: ``Sam's`` gives ``sam`` and ``s``)."""
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
+def author_named(payload: Mapping[str, object], mentioned: frozenset[str]) -> float:
+    """1.0 when the query names the memory's user: a word of the name (before any ``@``, three letters
+    or more) is among the query's words."""
+    user = payload.get("user")
+    if not mentioned or not isinstance(user, str) or not user:
+        return 0.0
+    name = user.partition("@")[0]
+    return 1.0 if any(len(w) >= 3 and w in mentioned for w in words_of(name)) else 0.0
 
 
 def recency(created_at: float, now: float, half_life_days: float) -> float:
@@ -120,17 +145,25 @@ def score(
         rec = recency(_as_float(c.payload.get("created_at"), now), now, weights.recency_half_life_days)
         imp = max(0.0, min(1.0, _as_float(c.payload.get("importance"), 0.5)))
         scope = scope_match(c.payload, hint)
+        author = author_named(c.payload, hint.mentioned)
         total = (
             weights.dense * dense
             + weights.lexical * lexical
             + weights.recency * rec
             + weights.importance * imp
             + weights.scope * scope
+            + weights.author * author
         )
         if c.payload.get("state") == "deprecated":
             total *= 0.5
         parts = ScoreParts(
-            dense=dense, lexical=lexical, recency=rec, importance=imp, scope=scope, total=total
+            dense=dense,
+            lexical=lexical,
+            recency=rec,
+            importance=imp,
+            scope=scope,
+            author=author,
+            total=total,
         )
         scored.append((c, parts))
     scored.sort(key=lambda pair: (-pair[1].total, pair[0].memory_id))

@@ -139,6 +139,7 @@ class ScoreParts(_message.Message):
     LINK_FIELD_NUMBER: _builtins.int
     GRAPH_FIELD_NUMBER: _builtins.int
     CENTRALITY_FIELD_NUMBER: _builtins.int
+    AUTHOR_FIELD_NUMBER: _builtins.int
     dense: _builtins.float
     lexical: _builtins.float
     recency: _builtins.float
@@ -150,6 +151,8 @@ class ScoreParts(_message.Message):
     graph: _builtins.float
     """Closeness of the memory's linked code to the request's working set, and that code's centrality."""
     centrality: _builtins.float
+    author: _builtins.float
+    """1 when the query names the person the memory came from (its scope's user), else 0."""
     def __init__(
         self,
         *,
@@ -162,10 +165,11 @@ class ScoreParts(_message.Message):
         link: _builtins.float = ...,
         graph: _builtins.float = ...,
         centrality: _builtins.float = ...,
+        author: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["centrality", b"centrality", "dense", b"dense", "graph", b"graph", "importance", b"importance", "lexical", b"lexical", "link", b"link", "recency", b"recency", "scope", b"scope", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["author", b"author", "centrality", b"centrality", "dense", b"dense", "graph", b"graph", "importance", b"importance", "lexical", b"lexical", "link", b"link", "recency", b"recency", "scope", b"scope", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -68,13 +68,47 @@ def test_every_candidate_comes_with_its_payload_and_both_scores(tmp_path: Path) 
         ]
     )
     query = RecallQuery(tenant="t", text="retry budget", limit=1)  # three candidates from each list
-    by_dense = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("lexical=0"), candidates=3)
+    by_dense = Recaller(
+        index, FixedEmbedder(), SparseEncoder(), parse_weights("lexical=0,feedback=0"), candidates=3
+    )
     (top,) = by_dense.recall(query)
     assert top.memory_id == str(uuid.UUID(int=1)) and top.payload["text"] == "nothing in common one"
     assert top.parts.lexical == 0.0 and top.parts.dense > 0.95
-    by_terms = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("dense=0"), candidates=3)
+    by_terms = Recaller(
+        index, FixedEmbedder(), SparseEncoder(), parse_weights("dense=0,feedback=0"), candidates=3
+    )
     (top,) = by_terms.recall(query)  # not among the three nearest: its dense part is asked for by id
     assert top.memory_id == str(uuid.UUID(int=4))
     assert top.payload["text"] == "the retry budget of the payment gateway"
     assert top.parts.lexical == 1.0 and abs(top.parts.dense - 0.6) < 1e-3
+    index.close()
+
+
+def _lexical_only(n: int, text: str) -> IndexPoint:
+    """A memory whose embedding has not arrived: only BM25 can find it."""
+    sparse = SparseEncoder().encode_document(code_terms(text))
+    payload = {"tenant": "t", "state": "active", "text": text, "created_at": 1.0e9}
+    return IndexPoint(id=str(uuid.UUID(int=n)), payload=payload, sparse=sparse)
+
+
+def test_relevance_feedback_finds_a_memory_that_shares_no_word_with_the_query(tmp_path: Path) -> None:
+    index = EdgeVectorIndex(tmp_path / "shard", 4)
+    index.upsert(
+        [
+            _lexical_only(1, "the retry budget lives in the payment gateway client"),
+            _lexical_only(2, "retry budget raised for the payment gateway after the outage"),
+            _lexical_only(3, "payment gateway client backs off with jitter"),  # no query word
+            _lexical_only(4, "the release notes mention dark mode"),
+        ]
+    )
+    query = RecallQuery(tenant="t", text="retry budget", limit=10)
+    topic = str(uuid.UUID(int=3))
+    plain = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("feedback=0"))
+    assert topic not in [h.memory_id for h in plain.recall(query)]
+    widened = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("feedback=0.3"))
+    hits = {h.memory_id: h for h in widened.recall(query)}
+    assert topic in hits and hits[topic].parts.lexical > 0.0
+    assert str(uuid.UUID(int=4)) not in hits  # shares nothing with the topic either
+    ranked = [h.memory_id for h in widened.recall(query)]
+    assert ranked.index(topic) > ranked.index(str(uuid.UUID(int=1)))  # the query's own words weigh more
     index.close()

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import pytest
+
 from codememory.recall import Candidate, ScopeHint, Weights, scope_match, score
-from codememory.recall.scoring import recency, top_lexical_of
+from codememory.recall.scoring import author_named, recency, top_lexical_of, words_of
 
 NOW = 1_800_000_000.0
 DAY = 86400.0
@@ -88,3 +90,29 @@ def test_a_late_addition_is_scored_on_the_scale_of_the_set_it_joins() -> None:
     assert alone.lexical == 1.0 and joined.lexical == 0.25
     assert joined == together["c"]
     assert top_lexical_of([]) == 0.0
+
+
+def test_a_memory_from_the_person_the_query_names_ranks_above_a_reply_to_them() -> None:
+    own = _c("own", 0.5, 1.0, user="Sam")
+    reply = _c("reply", 0.5, 1.0, user="Alex")
+    hint = ScopeHint(mentioned=words_of("What has Sam's team decided about retries?"))
+    (first, parts), (_, other) = score([reply, own], Weights(), hint, NOW)
+    assert first.memory_id == "own" and parts.author == 1.0 and other.author == 0.0
+    assert parts.total - other.total == pytest.approx(Weights().author)
+
+
+@pytest.mark.parametrize(
+    ("user", "named"),
+    [
+        ("sam", 1.0),
+        ("Sam Lee", 1.0),  # either word of a full name
+        ("sam@example.com", 1.0),  # the address's local part only
+        ("bob@example.com", 0.0),
+        ("al", 0.0),  # too short to tell from a word
+        ("", 0.0),
+        ("Alex", 0.0),
+    ],
+)
+def test_author_named_matches_a_word_of_the_users_name(user: str, named: float) -> None:
+    mentioned = words_of("did Sam or Lee or al say why example.com is down")
+    assert author_named({"user": user}, mentioned) == named

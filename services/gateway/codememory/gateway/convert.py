@@ -50,6 +50,7 @@ def hit_message(hit: RecallHit) -> pb.Hit:
         recency=p.recency,
         importance=p.importance,
         scope=p.scope,
+        author=p.author,
         total=p.total,
     )
     return pb.Hit(memory=memory_message(hit.payload), score=parts)
