@@ -8,6 +8,7 @@ Then ablations: the same events folded through the same projection and Recaller 
 mechanism switched off at a time, so each mechanism's share is measured. Conversation 4 is held out
 of all tuning and reported on its own rows. Writes section ``quality`` of RESULTS.md.
 
+    bash benchmarks/mem0_venv.sh          # once: the venv mem0 runs in (not a project dependency)
     .venv/bin/python benchmarks/quality.py [--no-ablations] [--no-mem0]
     /tmp/mem0venv/bin/python benchmarks/quality.py --mem0-worker OUT.json   # (called by the above)
 """
@@ -86,7 +87,7 @@ def mem0_worker(out: Path) -> None:
 def run_mem0(convs: list[dict[str, Any]]) -> tuple[Scores, list[float]] | str:
     """mem0's scores, or why it did not run."""
     if not MEM0_PYTHON.is_file():
-        return f"not run: no mem0 venv at {MEM0_PYTHON}"
+        return f"not run: no mem0 venv at {MEM0_PYTHON} (make one: bash benchmarks/mem0_venv.sh)"
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "mem0.json"
         done = subprocess.run(
