@@ -41,3 +41,17 @@ def test_deadline_is_honoured(stack) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(grpc.RpcError) as err:
         stack.stub().Recall(pb.RecallRequest(query="anything at all"), metadata=meta, timeout=0.0001)
     assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+def test_a_hit_from_the_person_the_query_names_carries_the_author_part(stack) -> None:  # type: ignore[no-untyped-def]
+    meta = (("authorization", f"Bearer {stack.token()}"),)
+    stub = stack.stub()
+    said = "the payment client retries at most five times, then gives up"
+    for user in ("sam", "alex"):  # the same words; alex's is newer, so it would rank first on recency
+        scope = pb.Scope(repo="author-e2e", user=user)
+        stub.Store(pb.StoreRequest(text=said, type="note", scope=scope), metadata=meta, timeout=30)
+    stack.wait_caught_up()  # both embedded
+    request = pb.RecallRequest(query="how often did Sam say the payment client retries", repo="author-e2e")
+    hits = stub.Recall(request, metadata=meta, timeout=30).hits
+    assert [h.memory.scope.user for h in hits] == ["sam", "alex"]
+    assert hits[0].score.author == 1.0 and hits[1].score.author == 0.0
