@@ -7,6 +7,7 @@ every process that only needs the port types or Qdrant Edge would otherwise pay.
 from typing import TYPE_CHECKING, Any
 
 from codememory.lexical import SparseVec
+from codememory.vectorstore.cached import PayloadCachedIndex
 from codememory.vectorstore.digest import index_digest, point_record
 from codememory.vectorstore.edge import EdgeVectorIndex
 from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
@@ -36,6 +37,7 @@ __all__ = [
     "IndexFilter",
     "IndexPoint",
     "IndexUnavailableError",
+    "PayloadCachedIndex",
     "PointNotFoundError",
     "QdrantClientIndex",
     "SparseVec",

@@ -1,7 +1,9 @@
-"""The VectorIndex contract, run against Qdrant Edge and qdrant-client local mode (see conftest)."""
+"""The VectorIndex contract, run against Qdrant Edge, qdrant-client local mode and Edge behind the payload
+cache (see conftest)."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from vectorstore_support import pid, unit  # type: ignore[import-not-found]
 
@@ -173,6 +175,29 @@ def test_filters(filtered: VectorIndex, flt: IndexFilter, expected: set[int]) ->
     assert ids(filtered.scroll(flt)) == want
     assert filtered.count(flt) == len(want)
     assert ids(filtered.search_dense(unit(1, 1, 1, 1), flt, 10)) == want
+    by_ids = msgspec.structs.replace(flt, ids=[pid(n) for n in (4, 9, 3, 2, 1)])
+    first = [p.id for p in filtered.scroll(by_ids)]  # asked twice: a cache answers the second
+    assert first == sorted(want) and [p.id for p in filtered.scroll(by_ids)] == first
+
+
+def test_a_read_after_a_write_sees_the_write(index: VectorIndex) -> None:
+    index.upsert([point(1, tenant="a", state="active")])
+    active = IndexFilter(equals={"state": "active"}, ids=[pid(1)])
+    assert ids(index.scroll(active)) == {pid(1)} and index.get([pid(1)])[0].payload["state"] == "active"
+    index.set_payload(pid(1), {"state": "forgotten"})
+    assert ids(index.scroll(active)) == set() and index.get([pid(1)])[0].payload["state"] == "forgotten"
+    index.upsert([point(1, tenant="a", state="active", v=2)])
+    assert [p.payload["v"] for p in index.scroll(active)] == [2]
+    index.delete([pid(1)])
+    assert index.get([pid(1)]) == [] and ids(index.scroll(active)) == set()
+
+
+def test_changing_a_returned_payload_changes_nothing_stored(index: VectorIndex) -> None:
+    index.upsert([point(1, tenant="a")])
+    index.get([pid(1)])[0].payload["tenant"] = "b"
+    for p in index.scroll(IndexFilter(ids=[pid(1)])):
+        p.payload["tenant"] = "c"
+    assert index.get([pid(1)])[0].payload["tenant"] == "a"
 
 
 def test_search_dense_orders_by_cosine(filtered: VectorIndex) -> None:

@@ -48,7 +48,9 @@ class GatewayApp:
         self._js = js
         self.event_log = JetStreamEventLog(js)
         self.encoder = SparseEncoder()
-        self.generations = IndexGenerations(settings.data_dir, embedder.dim, settings.qdrant_url)
+        self.generations = IndexGenerations(
+            settings.data_dir, embedder.dim, settings.qdrant_url, payload_cache=settings.payload_cache
+        )
         self.live = LiveProjection(self.generations.projection(self.generations.current(), self.encoder))
         self.core = GatewayCore(
             self.live,

@@ -2,7 +2,9 @@
 
 Qdrant Edge (the default): ``<data_dir>/memories/gen-<n>/`` holds the shard and its position file, and
 ``CURRENT`` names the generation in use. With a Qdrant server URL: collection ``memories_gen_<n>`` and
-the position file under ``<data_dir>``.
+the position file under ``<data_dir>``. An Edge shard is wrapped in a payload cache (``PAYLOAD_CACHE``
+entries): the gateway is its only writer. A server collection is not: other writers would not
+invalidate it.
 """
 
 from __future__ import annotations
@@ -12,15 +14,18 @@ from pathlib import Path
 
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position
-from codememory.vectorstore import EdgeVectorIndex, QdrantClientIndex, VectorIndex
+from codememory.vectorstore import EdgeVectorIndex, PayloadCachedIndex, QdrantClientIndex, VectorIndex
 
 
 class IndexGenerations:
-    def __init__(self, data_dir: Path, dense_size: int, qdrant_url: str = "") -> None:
+    def __init__(
+        self, data_dir: Path, dense_size: int, qdrant_url: str = "", *, payload_cache: int = 0
+    ) -> None:
         self.root = data_dir / "memories"
         self.root.mkdir(parents=True, exist_ok=True)
         self._dense_size = dense_size
         self._qdrant_url = qdrant_url
+        self._payload_cache = payload_cache
 
     def current(self) -> int:
         marker = self.root / "CURRENT"
@@ -32,7 +37,9 @@ class IndexGenerations:
 
             client = QdrantClient(url=self._qdrant_url)
             return QdrantClientIndex(client, f"memories_gen_{generation}", self._dense_size)
-        return EdgeVectorIndex(self.root / f"gen-{generation}" / "shard", self._dense_size)
+        shard = EdgeVectorIndex(self.root / f"gen-{generation}" / "shard", self._dense_size)
+        # this process is the shard's only writer, so recall may read payloads from memory
+        return PayloadCachedIndex(shard, self._payload_cache) if self._payload_cache else shard
 
     def projection(self, generation: int, encoder: SparseEncoder) -> MemoryProjection:
         position = Position(self.root / f"gen-{generation}" / "position.json")

@@ -1,0 +1,164 @@
+"""Payloads read recently, kept beside an index that only this process writes, dropped on every write.
+
+Recall reads the payloads of about a hundred candidates per query; Qdrant Edge takes ~25 us per point
+for that (more than scoring them) and holds the GIL while it does. The same memories come back query
+after query, so ``PayloadCachedIndex`` keeps the payloads it has read (least recently used first out)
+and answers id-restricted reads (``get``, and ``scroll`` with ``ids``) from them, evaluating the
+filter in Python with the engine's semantics (``matching``); everything else goes to the engine.
+
+Correctness rests on one writer: every write goes through this object, which forgets the points it
+touches once the engine has applied it, and a read that raced a write does not fill the cache (a
+generation counter, bumped by every write, must be unchanged across the engine read). So wrap only an
+index no other process writes: the gateway's own Qdrant Edge shard, not a shared server collection.
+Payload dicts are handed out as shallow copies, so a caller's change never reaches the cache.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from codememory.lexical import SparseVec
+from codememory.vectorstore.matching import matches, supported
+from codememory.vectorstore.port import Hit, IndexFilter, IndexPoint, StoredPoint, VectorIndex, canonical_id
+
+__all__ = ["PayloadCachedIndex"]
+
+
+class PayloadCachedIndex:
+    """A ``VectorIndex`` that answers id-restricted payload reads from memory when it can."""
+
+    def __init__(self, inner: VectorIndex, capacity: int) -> None:
+        if capacity < 1:
+            raise ValueError(f"capacity must be at least 1, got {capacity}")
+        self.inner = inner
+        self.capacity = capacity
+        self._payloads: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._generation = 0
+        self.hits = 0
+        self.misses = 0
+
+    # --- writes: through to the engine, then the touched points are forgotten ---------------------
+
+    def _forget(self, point_ids: Sequence[str] | None) -> None:
+        with self._lock:
+            self._generation += 1
+            if point_ids is None:
+                self._payloads.clear()
+                return
+            for point_id in point_ids:
+                self._payloads.pop(canonical_id(point_id), None)
+
+    def upsert(self, points: Sequence[IndexPoint]) -> None:
+        try:
+            self.inner.upsert(points)
+        finally:
+            self._forget([p.id for p in points])
+
+    def set_dense(self, point_id: str, dense: Sequence[float]) -> None:
+        self.inner.set_dense(point_id, dense)  # the payload is unchanged
+
+    def replace_sparse(self, point_id: str, sparse: SparseVec) -> None:
+        self.inner.replace_sparse(point_id, sparse)  # the payload is unchanged
+
+    def set_payload(self, point_id: str, payload: Mapping[str, Any]) -> None:
+        try:
+            self.inner.set_payload(point_id, payload)
+        finally:
+            self._forget([point_id])
+
+    def delete(self, point_ids: Sequence[str]) -> None:
+        try:
+            self.inner.delete(point_ids)
+        finally:
+            self._forget(point_ids)
+
+    # --- reads -------------------------------------------------------------------------------------
+
+    def _cached(self, point_ids: Sequence[str]) -> tuple[dict[str, dict[str, Any]], int]:
+        """The cached payloads among ``point_ids`` (canonical), and the generation they belong to."""
+        found: dict[str, dict[str, Any]] = {}
+        with self._lock:
+            for point_id in point_ids:
+                payload = self._payloads.get(point_id)
+                if payload is not None:
+                    self._payloads.move_to_end(point_id)
+                    found[point_id] = payload
+            self.hits += len(found)
+            self.misses += len(point_ids) - len(found)
+            return found, self._generation
+
+    def _keep(self, points: Sequence[StoredPoint], generation: int) -> None:
+        with self._lock:
+            if generation != self._generation:
+                return  # a write ran while the engine read: what was read may be older than it
+            for point in points:
+                self._payloads[point.id] = point.payload
+                self._payloads.move_to_end(point.id)
+            while len(self._payloads) > self.capacity:
+                self._payloads.popitem(last=False)
+
+    def _read(self, wanted: list[str], flt: IndexFilter | None) -> dict[str, StoredPoint]:
+        cached, generation = self._cached(wanted)
+        missing = [i for i in wanted if i not in cached]
+        read: list[StoredPoint] = []
+        if missing:
+            if flt is None:
+                read = self.inner.get(missing)
+            else:
+                read = list(self.inner.scroll(msgspec.structs.replace(flt, ids=missing), batch=len(missing)))
+            self._keep(read, generation)
+        found = {i: StoredPoint(id=i, payload=dict(p)) for i, p in cached.items()}
+        if flt is not None:
+            found = {i: p for i, p in found.items() if matches(p.payload, flt)}
+        found.update({p.id: StoredPoint(id=p.id, payload=dict(p.payload)) for p in read})
+        return found
+
+    def get(self, point_ids: Sequence[str], with_vectors: bool = False) -> list[StoredPoint]:
+        if with_vectors:
+            return self.inner.get(point_ids, with_vectors=True)
+        wanted = list(dict.fromkeys(canonical_id(i) for i in point_ids))
+        found = self._read(wanted, None)
+        return [found[i] for i in wanted if i in found]
+
+    def scroll(self, flt: IndexFilter, batch: int = 256, with_vectors: bool = False) -> Iterator[StoredPoint]:
+        if with_vectors or not flt.ids or flt.matches_nothing or not supported(flt):
+            yield from self.inner.scroll(flt, batch, with_vectors)
+            return
+        wanted = list(dict.fromkeys(canonical_id(i) for i in flt.ids))
+        found = self._read(wanted, flt)
+        for point_id in sorted(found):  # ascending id order, as the engines scroll
+            yield found[point_id]
+
+    def search_dense(
+        self,
+        vector: Sequence[float],
+        flt: IndexFilter,
+        limit: int,
+        with_vectors: bool = False,
+        with_payload: bool = True,
+    ) -> list[Hit]:
+        return self.inner.search_dense(vector, flt, limit, with_vectors, with_payload)
+
+    def search_sparse(
+        self, sparse: SparseVec, flt: IndexFilter, limit: int, with_payload: bool = True
+    ) -> list[Hit]:
+        return self.inner.search_sparse(sparse, flt, limit, with_payload)
+
+    def count(self, flt: IndexFilter) -> int:
+        return self.inner.count(flt)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def optimize(self) -> bool:
+        return self.inner.optimize()
+
+    def close(self) -> None:
+        self._forget(None)
+        self.inner.close()
