@@ -29,6 +29,13 @@ def test_the_query_runtime_is_onnx_or_torch() -> None:
         GatewaySettings.from_env({"CODEMEMORY_GATEWAY_QUERY_RUNTIME": "gpu"})
 
 
+def test_payload_cache_defaults_on_and_zero_turns_it_off() -> None:
+    assert GatewaySettings.from_env({}).payload_cache == 20_000
+    assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_PAYLOAD_CACHE": "0"}).payload_cache == 0
+    with pytest.raises(SettingsError, match="PAYLOAD_CACHE"):
+        GatewaySettings.from_env({"CODEMEMORY_GATEWAY_PAYLOAD_CACHE": "-1"})
+
+
 def test_query_threads_default_to_two_and_must_be_positive() -> None:
     assert GatewaySettings.from_env({}).query_threads == 2
     assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_QUERY_THREADS": "1"}).query_threads == 1
