@@ -1,7 +1,7 @@
 """The quality benchmarks' one entry point: LoCoMo evidence recall per system and category, one table.
 
 Systems, same data, same run: codememory hybrid through the gRPC Recall RPC (turns stored through the
-Store RPC), BM25 alone and dense alone (bench_locomo), and mem0's open-source ``Memory`` (infer=False,
+Store RPC), BM25 alone and dense alone (locomo_systems), and mem0's open-source ``Memory`` (infer=False,
 the same MiniLM, a local Qdrant) when its venv exists at ``MEM0_PYTHON`` (default
 /tmp/mem0venv/bin/python; it runs as a worker process there, since mem0 is not a project dependency).
 Then ablations: the same events folded through the same projection and Recaller in-process, one
@@ -161,7 +161,7 @@ def main() -> None:
     if args.mem0_worker:
         mem0_worker(args.mem0_worker)
         return
-    from bench_locomo import ablations, baselines, stack
+    from locomo_systems import ablations, baselines, stack
     from results import write_section
 
     convs = load()
