@@ -201,7 +201,9 @@ def build_context(
     """Recall for what the agent is working on, then pack within the budget under ``policy``."""
     policy = policy or ContextPolicy()
     text = prompt.strip() or " ".join(p for p in (repo, branch, cwd.rstrip("/").rsplit("/", 1)[-1]) if p)
-    query = RecallQuery(tenant=tenant, text=text, limit=policy.candidates, repo=repo, cwd=cwd)
+    # no relevance feedback: the query is the session's situation, not a question (with it,
+    # benchmarks/bench_context.py included a fact fewer at 1,500 and 4,000 tokens, 6-9 ms later)
+    query = RecallQuery(tenant=tenant, text=text, limit=policy.candidates, repo=repo, cwd=cwd, feedback=False)
     hits = _recall(recaller, query, policy.stated_types)
     if not hits and repo:
         hits = _recall(recaller, msgspec.structs.replace(query, repo=""), policy.stated_types)

@@ -25,6 +25,7 @@ class RecallQuery(msgspec.Struct, frozen=True, kw_only=True):
     until: float = 0.0
     include_deprecated: bool = False
     cwd: str = ""
+    feedback: bool = True  # widen the lexical query by the top hits' shared words (``recall.feedback``)
 
 
 def query_filter(query: RecallQuery) -> IndexFilter:

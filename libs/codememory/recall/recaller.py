@@ -96,7 +96,7 @@ class Recaller:
                     memory_id=stored.id, payload=stored.payload, dense=None, lexical=None
                 )
         ranked = score(list(found.values()), self.weights, hint, clock)
-        if self.weights.feedback > 0 and ranked and sparse.indices:
+        if self.weights.feedback > 0 and query.feedback and ranked and sparse.indices:
             widened = self._with_feedback(query.text, sparse, ranked, found, flt, pool)
             if widened is not found:
                 found = widened

@@ -13,7 +13,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from codememory.embedding import Embedder
@@ -79,8 +79,8 @@ class GatewayCore:
         self._write_wait_s = write_wait_s
         self._clean = clean_text
 
-    def _recaller(self, weights: Weights | None = None) -> Recaller:
-        return Recaller(self.live.projection.index, self.embedder, self.encoder, weights or self.weights)
+    def _recaller(self) -> Recaller:
+        return Recaller(self.live.projection.index, self.embedder, self.encoder, self.weights)
 
     async def recall(self, query: RecallQuery) -> list[RecallHit]:
         return await self.recall_then(query, list)
@@ -98,9 +98,7 @@ class GatewayCore:
         return await asyncio.to_thread(work)
 
     async def context(self, tenant: str, **scope: str | int) -> SessionContext:
-        # no relevance feedback here: the query is the session's situation, not a question (measured
-        # with it: a fact fewer at 1,500 and 4,000 tokens, 6-9 ms more; benchmarks/bench_context.py)
-        recaller = self._recaller(replace(self.weights, feedback=0.0))
+        recaller = self._recaller()
         return await asyncio.to_thread(lambda: build_context(recaller, tenant=tenant, **scope))  # type: ignore[arg-type]
 
     async def _write(self, tenant: str, event: Event, event_id: str) -> int:
