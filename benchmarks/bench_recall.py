@@ -149,8 +149,8 @@ async def _measure_runtime(  # type: ignore[no-untyped-def]
 ) -> dict[str, float]:
     position = Position(None)
     position.seq = size
-    served = PayloadCachedIndex(index, payload_cache) if payload_cache else index  # starts empty
-    live = LiveProjection(MemoryProjection(served, SparseEncoder(), position))
+    cache = PayloadCachedIndex(index, payload_cache) if payload_cache else None  # starts empty
+    live = LiveProjection(MemoryProjection(cache or index, SparseEncoder(), position))
     core = GatewayCore(live, InMemoryEventLog(), embedder, SparseEncoder())
     servicer = MemoryServicer(core, {"t": "bench"}, None, None)  # type: ignore[arg-type]
     code_servicer = CodeServicer(None, {"t": "bench"})  # type: ignore[arg-type]  # not exercised here
@@ -177,9 +177,9 @@ async def _measure_runtime(  # type: ignore[no-untyped-def]
         search_ms.append((time.perf_counter() - t0) * 1000)
     await channel.close()
     await server.stop(None)
-    reads = (served.hits + served.misses) if isinstance(served, PayloadCachedIndex) else 0
+    hits, reads = (cache.hits, cache.hits + cache.misses) if cache else (0, 0)
     return {
-        "cache_hits": 100 * served.hits / reads if isinstance(served, PayloadCachedIndex) and reads else 0.0,
+        "cache_hits": 100 * hits / reads if reads else 0.0,
         "p50": median(grpc_ms),
         "p95": percentile(grpc_ms, 95),
         "p99": percentile(grpc_ms, 99),

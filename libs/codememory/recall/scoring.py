@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import msgspec
 
@@ -86,14 +87,20 @@ def words_of(text: str) -> frozenset[str]:
     return frozenset(w.lower() for w in _WORD.findall(text))
 
 
+@lru_cache(maxsize=4096)
+def _name_words(user: str) -> frozenset[str]:
+    """The words of a user's name that can identify them: before any ``@``, three letters or more
+    (cached: a recall scores each candidate up to three times, and users are few)."""
+    return frozenset(w for w in words_of(user.partition("@")[0]) if len(w) >= 3)
+
+
 def author_named(payload: Mapping[str, object], mentioned: frozenset[str]) -> float:
     """1.0 when the query names the memory's user: a word of the name (before any ``@``, three letters
     or more) is among the query's words."""
     user = payload.get("user")
     if not mentioned or not isinstance(user, str) or not user:
         return 0.0
-    name = user.partition("@")[0]
-    return 1.0 if any(len(w) >= 3 and w in mentioned for w in words_of(name)) else 0.0
+    return 0.0 if mentioned.isdisjoint(_name_words(user)) else 1.0
 
 
 def recency(created_at: float, now: float, half_life_days: float) -> float:
