@@ -80,14 +80,34 @@ class ConsumerSettings:
 
     nats_url: str = "nats://127.0.0.1:4222"
     batch: int = 64
-    max_deliver: int = 5
+    max_deliver: int = 5  # attempts of a message that keeps failing before it is dead-lettered
+    ack_wait_s: float = 60.0
+    stream_replicas: int = 1  # replicas of the streams this service creates when missing (3 on a cluster)
     log_level: str = "info"
 
     @classmethod
     def load(cls, service: str, environ: Mapping[str, str] | None = None) -> Self:
         return cls(
             nats_url=env_str(service, "nats_url", cls.nats_url, environ),
-            batch=env_int(service, "batch", cls.batch, environ),
-            max_deliver=env_int(service, "max_deliver", cls.max_deliver, environ),
+            batch=_positive(service, "batch", env_int(service, "batch", cls.batch, environ)),
+            max_deliver=_positive(
+                service, "max_deliver", env_int(service, "max_deliver", cls.max_deliver, environ)
+            ),
+            ack_wait_s=env_float(service, "ack_wait_s", cls.ack_wait_s, environ),
+            stream_replicas=stream_replicas(environ),
             log_level=env_str(service, "log_level", cls.log_level, environ),
         )
+
+
+def stream_replicas(environ: Mapping[str, str] | None = None) -> int:
+    """``CODEMEMORY_STREAM_REPLICAS``: 1 on one server, 3 (or 5) on a JetStream cluster."""
+    value = env_int("stream", "replicas", 1, environ)
+    if value not in (1, 3, 5):
+        raise SettingsError(f"CODEMEMORY_STREAM_REPLICAS must be 1, 3 or 5, got {value}")
+    return value
+
+
+def _positive(service: str, key: str, value: int) -> int:
+    if value < 1:
+        raise SettingsError(f"CODEMEMORY_{service.upper()}_{key.upper()} must be 1 or more, got {value}")
+    return value

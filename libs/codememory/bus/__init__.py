@@ -1,39 +1,34 @@
 """NATS JetStream plumbing shared by every service: streams, the event log, consumers, the DLQ."""
 
-from codememory.bus.consumer import (
-    ACK,
-    BatchHandler,
-    ConsumerRunner,
-    ConsumerSpec,
-    Delivery,
-    Outcome,
-    Verdict,
-    dead,
-    publish_dead_letter,
-)
+from codememory.bus.deadletters import DeadLetter, JetStreamDeadLetters, dead_letters, redrive
 from codememory.bus.errors import BusError, Poison, Retryable
 from codememory.bus.eventlog import JetStreamEventLog, follow
-from codememory.bus.streams import DLQ, HOOKS, LOG, StreamSettings, ensure_streams, stream_configs
+from codememory.bus.outcomes import ACK, BatchHandler, Delivery, Outcome, Verdict, dead
+from codememory.bus.settle import Settler
+from codememory.bus.streams import DLQ, HOOKS, LOG, REDRIVE, StreamSettings, ensure_streams, stream_configs
 
 __all__ = [
     "ACK",
     "DLQ",
     "HOOKS",
     "LOG",
+    "REDRIVE",
     "BatchHandler",
     "BusError",
-    "ConsumerRunner",
-    "ConsumerSpec",
+    "DeadLetter",
     "Delivery",
+    "JetStreamDeadLetters",
     "JetStreamEventLog",
     "Outcome",
     "Poison",
     "Retryable",
+    "Settler",
     "StreamSettings",
     "Verdict",
     "dead",
+    "dead_letters",
     "ensure_streams",
     "follow",
-    "publish_dead_letter",
+    "redrive",
     "stream_configs",
 ]

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 
+from codememory import subjects
 from codememory.bus.streams import LOG
 from codememory.events import Appended, Envelope, LogRecord, encode_envelope, log_subject
 
@@ -53,7 +54,7 @@ class JetStreamEventLog:
             ack_policy=AckPolicy.NONE,
             inactive_threshold=30.0,
         )
-        sub = await self._js.pull_subscribe("cm.log.>", stream=LOG, config=config)
+        sub = await self._js.pull_subscribe(subjects.LOG_ALL, stream=LOG, config=config)
         try:
             seq = from_seq - 1
             while seq < end:
@@ -73,7 +74,7 @@ async def follow(js: JetStreamContext, from_seq: int, *, batch: int = 256) -> As
     An ordered consumer: nothing to clean up on the server, restarted by the client on gaps.
     """
     sub = await js.subscribe(
-        "cm.log.>",
+        subjects.LOG_ALL,
         stream=LOG,
         ordered_consumer=True,
         config=ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=max(from_seq, 1)),

@@ -1,9 +1,12 @@
-"""The three JetStream streams and how they are configured.
+"""The JetStream streams and how they are configured.
 
 HOOKS is a short-lived work queue of raw payloads (it may hold what redaction missed, so it is never
 the record). LOG is the immutable event log, the only source of truth: file storage, no age limit,
 ``deny_delete`` and ``deny_purge``, and a dedupe window so a retried publish of the same event id is
-stored once. DLQ keeps what could not be decoded or processed, with the reason.
+stored once. DLQ keeps what could not be decoded or processed, with the reason. REDRIVE is a work queue of dead
+letters put back for their service (``codememory dlq redrive``). ``replicas`` is 3 on a NATS cluster
+(a setting: ``CODEMEMORY_STREAM_REPLICAS``); durability of a single node comes from the server's
+``sync_interval: always`` (see ``runtime.natsd``).
 """
 
 from __future__ import annotations
@@ -14,13 +17,8 @@ from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfi
 from nats.js.client import JetStreamContext
 from nats.js.errors import NotFoundError
 
-HOOKS = "HOOKS"
-LOG = "LOG"
-DLQ = "DLQ"
-
-HOOKS_SUBJECTS = "cm.hooks.>"
-LOG_SUBJECTS = "cm.log.>"
-DLQ_SUBJECTS = "cm.dlq.>"
+from codememory import subjects
+from codememory.topology import DLQ, HOOKS, LOG, REDRIVE
 
 DAY = 24 * 3600.0
 
@@ -36,7 +34,7 @@ def stream_configs(settings: StreamSettings) -> list[StreamConfig]:
     return [
         StreamConfig(
             name=HOOKS,
-            subjects=[HOOKS_SUBJECTS],
+            subjects=[subjects.HOOKS_ALL],
             retention=RetentionPolicy.WORK_QUEUE,
             storage=StorageType.FILE,
             max_age=settings.hooks_max_age_days * DAY,
@@ -45,7 +43,7 @@ def stream_configs(settings: StreamSettings) -> list[StreamConfig]:
         ),
         StreamConfig(
             name=LOG,
-            subjects=[LOG_SUBJECTS],
+            subjects=[subjects.LOG_ALL],
             retention=RetentionPolicy.LIMITS,
             storage=StorageType.FILE,
             discard=DiscardPolicy.NEW,
@@ -56,9 +54,17 @@ def stream_configs(settings: StreamSettings) -> list[StreamConfig]:
         ),
         StreamConfig(
             name=DLQ,
-            subjects=[DLQ_SUBJECTS],
+            subjects=[subjects.DLQ_ALL],
             retention=RetentionPolicy.LIMITS,
             storage=StorageType.FILE,
+            num_replicas=settings.replicas,
+        ),
+        StreamConfig(
+            name=REDRIVE,
+            subjects=[subjects.REDRIVE_ALL],
+            retention=RetentionPolicy.WORK_QUEUE,
+            storage=StorageType.FILE,
+            duplicate_window=settings.dedupe_window_s,
             num_replicas=settings.replicas,
         ),
     ]

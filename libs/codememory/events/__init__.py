@@ -37,7 +37,7 @@ from codememory.events.codec import (
     decode_envelope,
     encode_envelope,
 )
-from codememory.events.envelope import SCHEMA_VERSION, Envelope, log_subject, new_envelope
+from codememory.events.envelope import SCHEMA_VERSION, Envelope, event_tag, log_subject, new_envelope
 from codememory.events.ids import deterministic_id
 from codememory.events.log import Appended, EventLog, InMemoryEventLog, LogRecord
 
@@ -78,6 +78,7 @@ __all__ = [
     "decode_envelope",
     "deterministic_id",
     "encode_envelope",
+    "event_tag",
     "log_subject",
     "new_envelope",
 ]

@@ -6,15 +6,14 @@ retried publish is stored once (it is sent as ``Nats-Msg-Id``).
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 
 import msgspec
 
+from codememory import subjects
 from codememory.events.catalogue import Event
 
 SCHEMA_VERSION = 1
-_SUBJECT_TOKEN = re.compile(r"[^A-Za-z0-9_-]")
 
 
 class Envelope(msgspec.Struct, frozen=True, kw_only=True):
@@ -46,13 +45,13 @@ def new_envelope(
     )
 
 
-def subject_token(value: str) -> str:
-    """A NATS subject token from any string: no dots, spaces or wildcards."""
-    return _SUBJECT_TOKEN.sub("_", value) or "_"
+def event_tag(event_type: type[Event]) -> str:
+    """The stable tag of an event struct (``memory.stored``): its name on the wire and in subjects."""
+    info = msgspec.inspect.type_info(event_type)
+    assert isinstance(info, msgspec.inspect.StructType) and isinstance(info.tag, str)
+    return info.tag
 
 
 def log_subject(envelope: Envelope) -> str:
     """``cm.log.<tenant>.<tag>``: the tag's dots make the aggregate kind the first token."""
-    tag = msgspec.inspect.type_info(type(envelope.payload))
-    assert isinstance(tag, msgspec.inspect.StructType)
-    return f"cm.log.{subject_token(envelope.tenant)}.{tag.tag}"
+    return subjects.log(envelope.tenant, event_tag(type(envelope.payload)))

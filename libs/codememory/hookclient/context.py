@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from codememory.hookclient.message import subject_token
+from codememory import subjects
 from codememory.hookclient.protocol import NatsError
 from codememory.hookclient.wire import NatsConnection
 
@@ -47,7 +47,7 @@ def is_context_event(agent: str, event: str) -> bool:
 
 
 def context_subject(tenant: str) -> str:
-    return f"cm.rpc.{subject_token(tenant)}.context"
+    return subjects.context_request(tenant)
 
 
 def context_request(body: dict[str, object]) -> dict[str, object]:

@@ -14,8 +14,10 @@ import os
 import re
 import time
 
+from codememory import subjects
 from codememory.hookclient.trim import trim_string, trim_value
 from codememory.redaction import redact, strip_private
+from codememory.subjects import token as subject_token
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
@@ -30,7 +32,6 @@ __all__ = [
 
 MAX_MESSAGE_BYTES = 900_000  # leaves headroom under NATS' default 1 MB max_payload
 _FALLBACK_CAPS = (2048, 256)
-_TOKEN_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -74,11 +75,6 @@ def encode_json(value: object) -> bytes:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
     except UnicodeEncodeError:
         return json.dumps(value, separators=(",", ":")).encode()
-
-
-def subject_token(text: str) -> str:
-    """One NATS subject token: characters outside [A-Za-z0-9_-] become ``_``; never empty."""
-    return _TOKEN_UNSAFE.sub("_", text) or "unknown"
 
 
 def format_received_at(now: float) -> str:
@@ -190,7 +186,7 @@ def build_message(
         event = "unknown"
         repo, repo_root, branch = find_git(_working_dir({}))
         payload = {"_raw": _scrub(raw.decode("utf-8", errors="replace"))}
-    subject = f"cm.hooks.{subject_token(tenant)}.{subject_token(agent)}.{subject_token(event)}"
+    subject = subjects.hook(tenant, agent, event)
     body: dict[str, object] = {
         "v": 1,
         "agent": agent,

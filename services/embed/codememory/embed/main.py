@@ -1,39 +1,68 @@
-"""Wiring of the embed service: LOG (durable consumer ``embed``) to ``MemoryEmbedded`` events in LOG."""
+"""Wiring of the embed service: LOG (durable consumer ``embed``) to ``MemoryEmbedded`` events in LOG.
+
+``create_app`` is the FastStream factory; the model loads at startup, before the broker subscribes,
+so a replica takes no message it cannot embed yet. ``python -m codememory.embed.main`` and
+``codememory run embed`` run it.
+"""
 
 from __future__ import annotations
 
 import asyncio
 
-from nats.js.client import JetStreamContext
+from faststream import FastStream
+from faststream.nats import NatsRouter
 
-from codememory.bus import LOG, ConsumerRunner, ConsumerSpec, JetStreamEventLog
+from codememory.bus import JetStreamEventLog
+from codememory.bus.app import BrokerJetStream, consumer_app, durable_settings
+from codememory.bus.durable import subscribe_durable
+from codememory.bus.run import run_app
 from codememory.embed.handler import EmbedHandler
-from codememory.embed.settings import SERVICE, EmbedSettings
+from codememory.embed.settings import EmbedSettings
 from codememory.embedding import Embedder, load_default_embedder
+from codememory.topology import EMBED
 
 
-def create_embed(js: JetStreamContext, settings: EmbedSettings, embedder: Embedder) -> ConsumerRunner:
-    spec = ConsumerSpec(
-        stream=LOG,
-        durable=SERVICE,
-        filter_subject="cm.log.>",
-        batch=settings.batch,
-        max_deliver=settings.max_deliver,
+class ModelSlot:
+    """The model, loaded once at startup (or given, as ``codememory up`` does)."""
+
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        self.embedder = embedder
+
+    async def load(self) -> None:
+        if self.embedder is None:
+            self.embedder = await asyncio.to_thread(load_default_embedder)
+
+    def get(self) -> Embedder:
+        if self.embedder is None:
+            raise RuntimeError("the embed model is not loaded yet")
+        return self.embedder
+
+
+def create_router(settings: EmbedSettings, jetstream: BrokerJetStream, model: ModelSlot) -> NatsRouter:
+    router = NatsRouter()
+    subscribe_durable(
+        router,
+        EMBED,
+        durable_settings(settings),
+        lambda js: EmbedHandler(JetStreamEventLog(js), model.get()),
+        jetstream=jetstream,
     )
-    return ConsumerRunner(js, spec, EmbedHandler(JetStreamEventLog(js), embedder), service=SERVICE)
+    return router
 
 
-async def serve(settings: EmbedSettings) -> None:
-    from codememory.services import run_consumer_service
-
-    embedder = load_default_embedder()
-    await run_consumer_service(
-        SERVICE, settings.nats_url, settings.log_level, lambda js: create_embed(js, settings, embedder)
+def create_app(settings: EmbedSettings | None = None) -> FastStream:
+    resolved = settings or EmbedSettings.from_env()
+    model = ModelSlot()
+    return consumer_app(
+        EMBED,
+        resolved,
+        lambda jetstream: create_router(resolved, jetstream, model),
+        on_startup=[model.load],
     )
 
 
 def main() -> None:
-    asyncio.run(serve(EmbedSettings.from_env()))
+    run_app(create_app())
 
 
 if __name__ == "__main__":

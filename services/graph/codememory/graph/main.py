@@ -1,40 +1,44 @@
-"""Wiring of the graph service: LOG tool observations (durable consumer ``graph``) to code facts in LOG."""
+"""Wiring of the graph service: LOG tool observations (durable consumer ``graph``) to code facts in LOG.
+
+``create_app`` is the FastStream factory; ``python -m codememory.graph.main`` and ``codememory run
+graph`` run it.
+"""
 
 from __future__ import annotations
 
-import asyncio
+from faststream import FastStream
+from faststream.nats import NatsRouter
 
-from nats.js.client import JetStreamContext
-
-from codememory.bus import LOG, ConsumerRunner, ConsumerSpec, JetStreamEventLog
+from codememory.bus import JetStreamEventLog
+from codememory.bus.app import BrokerJetStream, consumer_app, durable_settings
+from codememory.bus.durable import subscribe_durable
+from codememory.bus.run import run_app
 from codememory.code.extract import extract_file
 from codememory.graph.edits import EditedFiles
 from codememory.graph.handler import GraphHandler
-from codememory.graph.settings import SERVICE, GraphSettings
+from codememory.graph.settings import GraphSettings
+from codememory.topology import GRAPH
 
 
-def create_graph(js: JetStreamContext, settings: GraphSettings) -> ConsumerRunner:
-    spec = ConsumerSpec(
-        stream=LOG,
-        durable=SERVICE,
-        filter_subject="cm.log.*.tool.observed",
-        batch=settings.batch,
-        max_deliver=settings.max_deliver,
+def create_router(settings: GraphSettings, jetstream: BrokerJetStream) -> NatsRouter:
+    router = NatsRouter()
+    subscribe_durable(
+        router,
+        GRAPH,
+        durable_settings(settings),
+        lambda js: GraphHandler(JetStreamEventLog(js), EditedFiles(extract_file)),
+        jetstream=jetstream,
     )
-    handler = GraphHandler(JetStreamEventLog(js), EditedFiles(extract_file))
-    return ConsumerRunner(js, spec, handler, service=SERVICE)
+    return router
 
 
-async def serve(settings: GraphSettings) -> None:
-    from codememory.services import run_consumer_service
-
-    await run_consumer_service(
-        SERVICE, settings.nats_url, settings.log_level, lambda js: create_graph(js, settings)
-    )
+def create_app(settings: GraphSettings | None = None) -> FastStream:
+    resolved = settings or GraphSettings.from_env()
+    return consumer_app(GRAPH, resolved, lambda jetstream: create_router(resolved, jetstream))
 
 
 def main() -> None:
-    asyncio.run(serve(GraphSettings.from_env()))
+    run_app(create_app())
 
 
 if __name__ == "__main__":

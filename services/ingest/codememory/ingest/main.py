@@ -1,37 +1,42 @@
-"""Wiring of the ingest service: HOOKS (durable consumer ``ingest``) to LOG. Nothing else lives here."""
+"""Wiring of the ingest service: HOOKS (durable consumer ``ingest``) to LOG. Nothing else lives here.
+
+``create_app`` is the FastStream factory (``faststream run codememory.ingest.main:create_app
+--factory``); ``python -m codememory.ingest.main`` and ``codememory run ingest`` run it.
+"""
 
 from __future__ import annotations
 
-import asyncio
+from faststream import FastStream
+from faststream.nats import NatsRouter
 
-from nats.js.client import JetStreamContext
-
-from codememory.bus import HOOKS, ConsumerRunner, ConsumerSpec, JetStreamEventLog
+from codememory.bus import JetStreamEventLog
+from codememory.bus.app import BrokerJetStream, consumer_app, durable_settings
+from codememory.bus.durable import subscribe_durable
+from codememory.bus.run import run_app
 from codememory.ingest.handler import IngestHandler
-from codememory.ingest.settings import SERVICE, IngestSettings
+from codememory.ingest.settings import IngestSettings
+from codememory.topology import INGEST
 
 
-def create_ingest(js: JetStreamContext, settings: IngestSettings) -> ConsumerRunner:
-    spec = ConsumerSpec(
-        stream=HOOKS,
-        durable=SERVICE,
-        filter_subject="cm.hooks.>",
-        batch=settings.batch,
-        max_deliver=settings.max_deliver,
+def create_router(settings: IngestSettings, jetstream: BrokerJetStream) -> NatsRouter:
+    router = NatsRouter()
+    subscribe_durable(
+        router,
+        INGEST,
+        durable_settings(settings),
+        lambda js: IngestHandler(JetStreamEventLog(js)),
+        jetstream=jetstream,
     )
-    return ConsumerRunner(js, spec, IngestHandler(JetStreamEventLog(js)), service=SERVICE)
+    return router
 
 
-async def serve(settings: IngestSettings) -> None:
-    from codememory.services import run_consumer_service
-
-    await run_consumer_service(
-        SERVICE, settings.nats_url, settings.log_level, lambda js: create_ingest(js, settings)
-    )
+def create_app(settings: IngestSettings | None = None) -> FastStream:
+    resolved = settings or IngestSettings.from_env()
+    return consumer_app(INGEST, resolved, lambda jetstream: create_router(resolved, jetstream))
 
 
 def main() -> None:
-    asyncio.run(serve(IngestSettings.from_env()))
+    run_app(create_app())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,129 @@
+"""A codememory service as a FastStream application: one broker, the service's routers, the streams.
+
+``service_app`` is what every consumer service's ``create_app`` returns (and what ``faststream run
+codememory.<service>.main:create_app --factory`` and ``faststream docs gen`` load). Before the
+broker subscribes, the streams and the service's durable consumers are created or brought up to date,
+so a fresh server and an old home both work. Per-message logs of FastStream go to DEBUG; ours are
+structlog lines with the service's name.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+import structlog
+from faststream import FastStream
+from faststream.nats import NatsBroker, NatsRouter
+from faststream.specification import AsyncAPI
+from nats.js.client import JetStreamContext
+
+from codememory.bus.durable import DurableSettings, consumer_config
+from codememory.bus.streams import StreamSettings, ensure_streams
+from codememory.logs import configure_logging
+from codememory.settings import ConsumerSettings
+from codememory.topology import Service
+
+log = structlog.get_logger(__name__)
+
+Startup = Callable[[], Awaitable[None]]
+
+
+def service_broker(nats_url: str, name: str) -> NatsBroker:
+    logger = logging.getLogger(f"faststream.{name}")
+    logger.setLevel(logging.WARNING)  # its task-supervisor chatter; failures still show
+    return NatsBroker(
+        nats_url,
+        name=name,
+        max_reconnect_attempts=-1,  # a service outlives any outage of the server
+        reconnect_time_wait=1,
+        logger=logger,
+        log_level=logging.DEBUG,
+    )
+
+
+class BrokerJetStream:
+    """The broker's JetStream context once it has connected (callable: what subscribers are given)."""
+
+    def __init__(self, broker: NatsBroker) -> None:
+        self._broker = broker
+        self._js: JetStreamContext | None = None
+
+    def __call__(self) -> JetStreamContext:
+        if self._js is None:
+            self._js = self._broker.connection.jetstream()
+        return self._js
+
+
+async def prepare_streams(
+    js: JetStreamContext, services: Sequence[Service], streams: StreamSettings, durable: DurableSettings
+) -> None:
+    """Streams first, then each durable consumer created or updated to today's configuration."""
+    await ensure_streams(js, streams)
+    for service in services:
+        for consumer in (*service.consumers, service.redrive):
+            await js.add_consumer(consumer.stream, consumer_config(consumer, durable))
+
+
+def durable_settings(settings: ConsumerSettings) -> DurableSettings:
+    return DurableSettings(batch=settings.batch, max_deliver=settings.max_deliver, ack_wait_s=settings.ack_wait_s)
+
+
+RouterFactory = Callable[[BrokerJetStream], NatsRouter]
+
+
+def service_app(
+    services: Sequence[Service],
+    broker: NatsBroker,
+    routers: Sequence[RouterFactory],
+    *,
+    streams: StreamSettings,
+    durable: DurableSettings,
+    on_startup: Sequence[Startup] = (),
+    after_startup: Sequence[Startup] = (),
+    on_shutdown: Sequence[Startup] = (),
+    title: str,
+) -> FastStream:
+    """One FastStream app over ``broker``; each router factory gets the (lazy) JetStream context."""
+    jetstream = BrokerJetStream(broker)
+    for make_router in routers:
+        broker.include_router(make_router(jetstream))
+
+    async def connect_and_prepare() -> None:
+        await broker.connect()
+        await prepare_streams(jetstream(), services, streams, durable)
+        log.info("streams_ready", services=[s.name for s in services])
+
+    return FastStream(
+        broker,
+        on_startup=[*on_startup, connect_and_prepare],
+        after_startup=list(after_startup),
+        on_shutdown=list(on_shutdown),
+        specification=AsyncAPI(title=title, version="1", description=f"codememory {title}"),
+    )
+
+
+def consumer_app(
+    service: Service,
+    settings: ConsumerSettings,
+    make_router: RouterFactory,
+    *,
+    on_startup: Sequence[Startup] = (),
+) -> FastStream:
+    """The app of one consumer service run as its own process (``codememory run <service>``)."""
+    return service_app(
+        [service],
+        service_broker(settings.nats_url, service.name),
+        [make_router],
+        streams=StreamSettings(replicas=settings.stream_replicas),
+        durable=durable_settings(settings),
+        on_startup=[_logging(service.name, settings.log_level), *on_startup],
+        title=service.name,
+    )
+
+
+def _logging(name: str, level: str) -> Startup:
+    async def configure() -> None:
+        configure_logging(name, level=level)
+
+    return configure

@@ -1,0 +1,124 @@
+"""A service's durable consumers as FastStream subscribers, settled by the one settler.
+
+Every replica of a service subscribes to the same durable JetStream pull consumer (they split the
+work) and to its redrive consumer (dead letters put back). Messages arrive in batches with manual
+acks; the raw bytes go to the service's handler untouched (no JSON decoding in FastStream: a payload
+nested thousands deep must reach the handler and get its typed rejection there), and the ``Settler``
+acks, naks or dead-letters each one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from faststream import AckPolicy
+from faststream.message import StreamMessage
+from faststream.nats import JStream, NatsMessage, NatsRouter, PullSub
+from faststream.params import NoCast
+from nats.js.api import AckPolicy as JsAckPolicy
+from nats.js.api import ConsumerConfig, DeliverPolicy
+from nats.js.client import JetStreamContext
+
+from codememory.bus.deadletters import JetStreamDeadLetters
+from codememory.bus.outcomes import BatchHandler
+from codememory.bus.settle import DeadLetters, Settler
+from codememory.topology import Consumer, Service
+
+
+@dataclass(frozen=True, kw_only=True)
+class DurableSettings:
+    batch: int = 64
+    max_deliver: int = 5  # attempts of a message that keeps failing before it is dead-lettered
+    ack_wait_s: float = 60.0
+    fetch_timeout_s: float = 0.5
+
+
+def consumer_config(consumer: Consumer, settings: DurableSettings) -> ConsumerConfig:
+    """The durable consumer on the server: explicit acks, unlimited redelivery (the settler counts)."""
+    return ConsumerConfig(
+        durable_name=consumer.durable,
+        ack_policy=JsAckPolicy.EXPLICIT,
+        deliver_policy=DeliverPolicy.ALL,
+        max_deliver=-1,
+        ack_wait=settings.ack_wait_s,
+        filter_subject=consumer.filter_subject,
+        max_ack_pending=max(1000, settings.batch * 16),
+    )
+
+
+async def _raw_bodies(message: StreamMessage[Any]) -> Any:
+    return message.body  # list[bytes] for a batch: decoding is the handler's business
+
+
+HandlerFactory = Callable[[JetStreamContext], BatchHandler]
+DeadLetterFactory = Callable[[JetStreamContext, Service, Consumer], DeadLetters]
+
+
+def _jetstream_dead_letters(js: JetStreamContext, service: Service, consumer: Consumer) -> DeadLetters:
+    return JetStreamDeadLetters(js, service=service.name, stream=consumer.stream)
+
+
+def subscribe_durable(
+    router: NatsRouter,
+    service: Service,
+    settings: DurableSettings,
+    handler: HandlerFactory,
+    *,
+    dead_letters: DeadLetterFactory = _jetstream_dead_letters,
+    jetstream: Callable[[], JetStreamContext],
+) -> list[LazySettler]:
+    """Register the service's durable and redrive subscribers; the handler is built on first use.
+
+    ``jetstream`` gives the connected JetStream context (known only once the broker has connected).
+    Returns the settlers, whose counters the service may report.
+    """
+    settlers: list[LazySettler] = []
+    for consumer in (*service.consumers, service.redrive):
+        settler = LazySettler(service, consumer, settings, handler, dead_letters, jetstream)
+        settlers.append(settler)
+        subscriber = router.subscriber(
+            consumer.filter_subject,
+            stream=JStream(name=consumer.stream, declare=False),
+            durable=consumer.durable,
+            config=consumer_config(consumer, settings),
+            pull_sub=PullSub(batch_size=settings.batch, timeout=settings.fetch_timeout_s, batch=True),
+            ack_policy=AckPolicy.MANUAL,
+            decoder=_raw_bodies,
+            title=f"{service.name}:{consumer.durable}",
+            description=f"durable consumer {consumer.durable} on {consumer.stream}: batches, explicit acks",
+        )
+        subscriber(settler.handle)
+    return settlers
+
+
+class LazySettler:
+    """The settler of one subscriber, made with the first batch (the connection exists by then)."""
+
+    def __init__(
+        self,
+        service: Service,
+        consumer: Consumer,
+        settings: DurableSettings,
+        handler: HandlerFactory,
+        dead_letters: DeadLetterFactory,
+        jetstream: Callable[[], JetStreamContext],
+    ) -> None:
+        self._parts = (service, consumer, settings, handler, dead_letters, jetstream)
+        self.settler: Settler | None = None
+
+    def _build(self) -> Settler:
+        service, consumer, settings, handler, dead_letters, jetstream = self._parts
+        js = jetstream()
+        return Settler(
+            handler(js),
+            dead_letters(js, service, consumer),
+            service=service.name,
+            max_deliver=settings.max_deliver,
+        )
+
+    async def handle(self, body: NoCast[list[bytes]], message: NatsMessage) -> None:
+        if self.settler is None:
+            self.settler = self._build()
+        await self.settler.settle(message.raw_message)  # type: ignore[arg-type]

@@ -1,0 +1,141 @@
+"""Settling a batch: handler outcomes become ack / nak / dead-letter, here and nowhere else.
+
+The rules, each one a fault the tests cause:
+
+- ``Retryable`` (a dependency is down: LOG full, the server gone) naks the whole batch with a growing
+  delay and never dead-letters: a good message waits out any outage.
+- Any other exception from the handler is a bug or a poison message hiding in the batch, so the batch
+  is split and every delivery is handled on its own: its neighbours are acked, and only the message
+  that still fails is retried and, after ``max_deliver`` attempts, dead-lettered with the reason.
+- ``Poison`` dead-letters what it was raised for at once.
+- A failing ack or DLQ publish is logged and the loop goes on: an unacked message is redelivered
+  (handlers are idempotent by deterministic event ids) and a message whose dead letter could not be
+  published is nak'ed, never acked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import structlog
+
+from codememory.bus.errors import Poison, Retryable
+from codememory.bus.outcomes import BatchHandler, Delivery, Outcome, Verdict, dead
+
+log = structlog.get_logger(__name__)
+
+
+class RawMessage(Protocol):
+    """The parts of a nats-py ``Msg`` the settler uses (FastStream's test messages have them too)."""
+
+    subject: str
+    data: bytes
+    headers: dict[str, str] | None
+
+    async def ack(self) -> None: ...
+    async def nak(self, delay: float | None = None) -> None: ...
+
+
+class DeadLetters(Protocol):
+    async def park(self, delivery: Delivery, reason: str) -> None: ...
+
+
+def backoff(attempt: int, *, base: float = 0.25, cap: float = 15.0) -> float:
+    """Seconds before redelivery: doubling from ``base`` per attempt, at most ``cap``."""
+    return min(base * 2 ** max(attempt - 1, 0), cap)
+
+
+def delivery_of(msg: RawMessage) -> Delivery:
+    """A ``Delivery`` from a JetStream message; a redriven dead letter keeps its original subject."""
+    headers = msg.headers or {}
+    try:
+        meta = msg.metadata  # type: ignore[attr-defined]
+        seq, attempt = int(meta.sequence.stream), int(meta.num_delivered)
+        received_as = f"{meta.stream}:{seq}"
+    except Exception:  # not a JetStream message (FastStream's TestNatsBroker): first delivery
+        seq, attempt, received_as = 0, 1, ""
+    if "CM-Subject" in headers:
+        return Delivery(
+            seq=int(headers.get("CM-Seq", "0") or 0),
+            subject=headers["CM-Subject"],
+            data=msg.data,
+            attempt=attempt,
+            received_as=received_as,
+        )
+    return Delivery(seq=seq, subject=msg.subject, data=msg.data, attempt=attempt, received_as=received_as)
+
+
+class Settler:
+    """Runs a batch handler over raw messages and settles every one of them."""
+
+    def __init__(
+        self, handler: BatchHandler, dead_letters: DeadLetters, *, service: str, max_deliver: int = 5
+    ) -> None:
+        self._handler = handler
+        self._dead_letters = dead_letters
+        self._service = service
+        self._max_deliver = max_deliver
+        self.acked = 0
+        self.retried = 0
+        self.dead_lettered = 0
+
+    async def settle(self, msgs: Sequence[RawMessage]) -> None:
+        deliveries = [delivery_of(m) for m in msgs]
+        outcomes = await self._outcomes(deliveries)
+        for msg, delivery, outcome in zip(msgs, deliveries, outcomes, strict=True):
+            try:
+                await self._settle_one(msg, delivery, outcome)
+            except Exception as exc:  # the loop must outlive a failing ack: redelivery makes it whole
+                log.warning("settle_failed", service=self._service, seq=delivery.seq, error=repr(exc))
+
+    async def _outcomes(self, deliveries: list[Delivery]) -> list[Outcome]:
+        try:
+            return self._checked(await self._handler(deliveries), deliveries)
+        except Retryable as exc:
+            log.warning("batch_transient", service=self._service, size=len(deliveries), error=str(exc))
+            return [Outcome(Verdict.TRANSIENT, str(exc))] * len(deliveries)
+        except Poison as exc:
+            if len(deliveries) == 1:
+                return [dead(exc.reason)]
+            return await self._one_by_one(deliveries)
+        except Exception as exc:
+            if len(deliveries) == 1:
+                log.exception("handler_failed", service=self._service, seq=deliveries[0].seq)
+                return [Outcome(Verdict.RETRY, f"{type(exc).__name__}: {exc}")]
+            log.warning("batch_failed_splitting", service=self._service, size=len(deliveries), error=repr(exc))
+            return await self._one_by_one(deliveries)
+
+    async def _one_by_one(self, deliveries: list[Delivery]) -> list[Outcome]:
+        """Isolate what failed: one poison message never drags its batch-mates into the DLQ."""
+        outcomes: list[Outcome] = []
+        for delivery in deliveries:
+            outcomes.extend(await self._outcomes([delivery]))
+        return outcomes
+
+    @staticmethod
+    def _checked(outcomes: Sequence[Outcome], deliveries: list[Delivery]) -> list[Outcome]:
+        if len(outcomes) != len(deliveries):
+            raise RuntimeError(f"handler returned {len(outcomes)} outcomes for {len(deliveries)} messages")
+        return list(outcomes)
+
+    async def _settle_one(self, msg: RawMessage, delivery: Delivery, outcome: Outcome) -> None:
+        verdict, reason = outcome.verdict, outcome.reason
+        if verdict is Verdict.RETRY and delivery.attempt >= self._max_deliver:
+            verdict, reason = Verdict.DEAD, f"gave up after {delivery.attempt} attempts: {reason}"
+        if verdict is Verdict.ACK:
+            await msg.ack()
+            self.acked += 1
+        elif verdict in (Verdict.RETRY, Verdict.TRANSIENT):
+            await msg.nak(delay=backoff(delivery.attempt))
+            self.retried += 1
+        else:
+            try:
+                await self._dead_letters.park(delivery, reason)
+            except Exception as exc:
+                log.warning("dead_letter_failed", service=self._service, seq=delivery.seq, error=repr(exc))
+                await msg.nak(delay=backoff(delivery.attempt))
+                return
+            await msg.ack()
+            self.dead_lettered += 1
+            log.warning("dead_lettered", service=self._service, seq=delivery.seq, reason=reason)

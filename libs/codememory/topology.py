@@ -1,0 +1,79 @@
+"""The services and the durable consumers they share, named once.
+
+Status, the supervisor (``codememory up --scale``), ``codememory run``, the DLQ commands and the
+deployment tests all read this list, so a new service is added here and nowhere else by name. A
+service's name is its folder (``services/<name>/``), its module (``codememory.<name>.main``), its
+durable consumer, its DLQ subject and its log field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codememory import subjects
+from codememory.events import ToolObserved, event_tag
+
+HOOKS = "HOOKS"
+LOG = "LOG"
+DLQ = "DLQ"
+REDRIVE = "REDRIVE"
+
+
+class UnknownServiceError(ValueError):
+    """No service has that name."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Consumer:
+    """A durable pull consumer: every replica of its service pulls from it, so they split the work."""
+
+    stream: str
+    durable: str
+    filter_subject: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Service:
+    name: str
+    consumers: tuple[Consumer, ...] = ()  # shared by replicas; lag on these scales the service
+    follows_log: bool = False  # each replica folds all of LOG itself (its own ordered consumer)
+    serves_grpc: bool = False
+
+    @property
+    def module(self) -> str:
+        return f"codememory.{self.name}.main"
+
+    @property
+    def redrive(self) -> Consumer:
+        """Where dead letters of this service come back once their cause is fixed."""
+        return Consumer(stream=REDRIVE, durable=f"{self.name}-redrive", filter_subject=subjects.redrive(self.name))
+
+
+INGEST = Service(
+    name="ingest", consumers=(Consumer(stream=HOOKS, durable="ingest", filter_subject=subjects.HOOKS_ALL),)
+)
+EMBED = Service(
+    name="embed", consumers=(Consumer(stream=LOG, durable="embed", filter_subject=subjects.LOG_ALL),)
+)
+GRAPH = Service(
+    name="graph",
+    consumers=(
+        Consumer(stream=LOG, durable="graph", filter_subject=subjects.log_of_kind(event_tag(ToolObserved))),
+    ),
+)
+GATEWAY = Service(name="gateway", follows_log=True, serves_grpc=True)
+
+SERVICES: tuple[Service, ...] = (INGEST, EMBED, GRAPH, GATEWAY)
+
+
+def service(name: str) -> Service:
+    for candidate in SERVICES:
+        if candidate.name == name:
+            return candidate
+    known = ", ".join(s.name for s in SERVICES)
+    raise UnknownServiceError(f"no service {name!r}: one of {known}")
+
+
+def durable_consumers() -> list[Consumer]:
+    """Every durable consumer of every service, the redrive ones included."""
+    return [c for s in SERVICES for c in (*s.consumers, *((s.redrive,) if s.consumers else ()))]

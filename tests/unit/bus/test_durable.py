@@ -1,0 +1,150 @@
+"""Durable FastStream subscribers against a real nats-server: outcomes become ack, retry or DLQ.
+
+Each test runs a real FastStream app (``service_app``) for a throwaway service with its own durable
+consumer on its own stream, publishes into it, and reads the DLQ and the consumer's state back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+
+from faststream.nats import NatsRouter
+from nats.aio.client import Client
+from nats.js.api import StreamConfig
+
+from codememory.bus import ACK, BatchHandler, Delivery, Outcome, Poison, Retryable, dead, dead_letters
+from codememory.bus.app import BrokerJetStream, service_app, service_broker
+from codememory.bus.durable import DurableSettings, subscribe_durable
+from codememory.bus.streams import StreamSettings
+from codememory.runtime.natsd import NatsServer
+from codememory.topology import Consumer, Service
+
+
+async def _service(nc: Client) -> Service:
+    name = f"t{uuid.uuid4().hex[:8]}"
+    stream = name.upper()
+    await nc.jetstream().add_stream(StreamConfig(name=stream, subjects=[f"{stream}.>"]))
+    return Service(name=name, consumers=(Consumer(stream=stream, durable=name, filter_subject=f"{stream}.>"),))
+
+
+@asynccontextmanager
+async def running(
+    server: NatsServer, service: Service, handler: BatchHandler, *, max_deliver: int = 3, batch: int = 16
+) -> AsyncIterator[None]:
+    durable = DurableSettings(batch=batch, max_deliver=max_deliver, fetch_timeout_s=0.2)
+
+    def make_router(jetstream: BrokerJetStream) -> NatsRouter:
+        router = NatsRouter()
+        subscribe_durable(router, service, durable, lambda js: handler, jetstream=jetstream)
+        return router
+
+    broker = service_broker(server.url, service.name)
+    app = service_app([service], broker, [make_router], streams=StreamSettings(), durable=durable, title="t")
+    await app.start()
+    try:
+        yield
+    finally:
+        await app.stop()
+
+
+async def until(condition: Callable[[], bool], timeout: float = 15.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.05)
+
+
+async def letters(nc: Client, service: str) -> list[tuple[bytes, str]]:
+    return [(d.data, d.reason) async for d in dead_letters(nc.jetstream(), service=service)]
+
+
+async def settled(nc: Client, service: Service) -> bool:
+    info = await nc.jetstream().consumer_info(service.consumers[0].stream, service.name)
+    return info.num_pending == 0 and info.num_ack_pending == 0
+
+
+async def test_poison_goes_to_the_dlq_with_its_reason_and_the_rest_is_acked(
+    nats_server: NatsServer, nc: Client
+) -> None:
+    service = await _service(nc)
+    seen: list[bytes] = []
+
+    async def handler(batch: Sequence[Delivery]) -> list[Outcome]:
+        seen.extend(d.data for d in batch)
+        return [dead("cannot parse") if d.data == b"bad" else ACK for d in batch]
+
+    for body in (b"good-1", b"bad", b"good-2"):
+        await nc.jetstream().publish(f"{service.name.upper()}.x", body)
+    async with running(nats_server, service, handler):
+        await until(lambda: len(seen) >= 3)
+        await asyncio.sleep(0.3)
+    assert await letters(nc, service.name) == [(b"bad", "cannot parse")]
+    assert await settled(nc, service)
+
+
+async def test_one_crashing_message_never_drags_its_batch_mates_into_the_dlq(
+    nats_server: NatsServer, nc: Client
+) -> None:
+    service = await _service(nc)
+    handled: list[bytes] = []
+    attempts: list[int] = []
+
+    async def handler(batch: Sequence[Delivery]) -> list[Outcome]:
+        if any(d.data == b"explodes" for d in batch):
+            attempts.extend(d.attempt for d in batch if d.data == b"explodes")
+            raise RuntimeError("boom")
+        handled.extend(d.data for d in batch)
+        return [ACK] * len(batch)
+
+    for body in (b"a", b"explodes", b"b", b"c"):
+        await nc.jetstream().publish(f"{service.name.upper()}.x", body)
+    async with running(nats_server, service, handler, max_deliver=3):
+        await until(lambda: len(attempts) >= 4)  # once in its batch, then alone until the limit
+        await asyncio.sleep(0.5)
+    dead_ones = await letters(nc, service.name)
+    assert [d for d, _ in dead_ones] == [b"explodes"]
+    assert "gave up after 3 attempts" in dead_ones[0][1] and "boom" in dead_ones[0][1]
+    assert sorted(set(handled)) == [b"a", b"b", b"c"]
+
+
+async def test_transient_failures_are_retried_past_the_limit_and_never_dead_lettered(
+    nats_server: NatsServer, nc: Client
+) -> None:
+    service = await _service(nc)
+    calls: list[int] = []
+    done: list[bytes] = []
+
+    async def handler(batch: Sequence[Delivery]) -> list[Outcome]:
+        calls.append(max(d.attempt for d in batch))
+        if len(calls) <= 5:  # more failures than max_deliver allows attempts
+            raise Retryable("LOG is full")
+        done.extend(d.data for d in batch)
+        return [ACK] * len(batch)
+
+    await nc.jetstream().publish(f"{service.name.upper()}.x", b"good")
+    async with running(nats_server, service, handler, max_deliver=2):
+        await until(lambda: done == [b"good"], timeout=30)
+    assert max(calls) >= 6
+    assert await letters(nc, service.name) == []
+
+
+async def test_poison_raised_for_a_batch_dead_letters_only_its_culprit(
+    nats_server: NatsServer, nc: Client
+) -> None:
+    service = await _service(nc)
+    acked: list[bytes] = []
+
+    async def handler(batch: Sequence[Delivery]) -> list[Outcome]:
+        if any(d.data == b"poison" for d in batch):
+            raise Poison("unknown schema version 99")
+        acked.extend(d.data for d in batch)
+        return [ACK] * len(batch)
+
+    for body in (b"x", b"poison", b"y"):
+        await nc.jetstream().publish(f"{service.name.upper()}.x", body)
+    async with running(nats_server, service, handler):
+        await until(lambda: sorted(acked) == [b"x", b"y"])
+        await asyncio.sleep(0.3)
+    assert await letters(nc, service.name) == [(b"poison", "unknown schema version 99")]
