@@ -46,7 +46,9 @@ class Service:
     @property
     def redrive(self) -> Consumer:
         """Where dead letters of this service come back once their cause is fixed."""
-        return Consumer(stream=REDRIVE, durable=f"{self.name}-redrive", filter_subject=subjects.redrive(self.name))
+        return Consumer(
+            stream=REDRIVE, durable=f"{self.name}-redrive", filter_subject=subjects.redrive(self.name)
+        )
 
 
 INGEST = Service(

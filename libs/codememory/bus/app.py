@@ -66,7 +66,9 @@ async def prepare_streams(
 
 
 def durable_settings(settings: ConsumerSettings) -> DurableSettings:
-    return DurableSettings(batch=settings.batch, max_deliver=settings.max_deliver, ack_wait_s=settings.ack_wait_s)
+    return DurableSettings(
+        batch=settings.batch, max_deliver=settings.max_deliver, ack_wait_s=settings.ack_wait_s
+    )
 
 
 RouterFactory = Callable[[BrokerJetStream], NatsRouter]

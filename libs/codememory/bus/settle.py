@@ -103,7 +103,9 @@ class Settler:
             if len(deliveries) == 1:
                 log.exception("handler_failed", service=self._service, seq=deliveries[0].seq)
                 return [Outcome(Verdict.RETRY, f"{type(exc).__name__}: {exc}")]
-            log.warning("batch_failed_splitting", service=self._service, size=len(deliveries), error=repr(exc))
+            log.warning(
+                "batch_failed_splitting", service=self._service, size=len(deliveries), error=repr(exc)
+            )
             return await self._one_by_one(deliveries)
 
     async def _one_by_one(self, deliveries: list[Delivery]) -> list[Outcome]:

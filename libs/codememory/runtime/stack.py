@@ -1,8 +1,11 @@
-"""``codememory up``: the embedded stack, every service in one process around a local nats-server.
+"""``codememory up``: the embedded stack around a local nats-server, in one process or supervised.
 
-This is the one composition root that imports the services: ingest, embed and graph consumers and the
-gateway (projection, gRPC, context responder) share one event loop, one NATS connection and one model.
-In production the same pieces run as separate deployments (docker-compose.yml, k8s/).
+Without ``--scale`` every service runs in this one process on one FastStream broker (the ingest, embed
+and graph routers and the gateway's), sharing one event loop: it starts fastest (one interpreter, one
+import of torch, measured in benchmarks/RESULTS.md). With ``--scale svc=N`` (``cluster.py``) every
+replica of every service is its own OS process under a supervisor that restarts what dies. This is the
+one composition root that imports the services; in production the same ``create_app`` factories run as
+separate deployments (docker-compose.yml, k8s/).
 """
 
 from __future__ import annotations
@@ -11,29 +14,49 @@ import asyncio
 import os
 import signal
 from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import nats
 import structlog
 
-from codememory.bus import ensure_streams
-from codememory.embed.main import create_embed
+from codememory.bus.app import service_app, service_broker
+from codememory.bus.durable import DurableSettings
+from codememory.bus.streams import StreamSettings
+from codememory.embed.main import ModelSlot
+from codememory.embed.main import create_router as embed_router
 from codememory.embed.settings import EmbedSettings
-from codememory.embedding import MiniLmEmbedder, load_default_embedder, query_embedder
-from codememory.gateway.app import GatewayApp
+from codememory.embedding import MiniLmEmbedder
+from codememory.gateway.main import gateway_wiring
 from codememory.gateway.settings import GatewaySettings
-from codememory.graph.main import create_graph
+from codememory.graph.main import create_router as graph_router
 from codememory.graph.settings import GraphSettings
 from codememory.hookclient import HookSettings, flush_spool
-from codememory.ingest.main import create_ingest
+from codememory.ingest.main import create_router as ingest_router
 from codememory.ingest.settings import IngestSettings
 from codememory.logs import configure_logging
 from codememory.runtime.home import Runtime, clear_runtime, local_token, write_runtime
 from codememory.runtime.natsd import NatsServer, nats_server_from_env
-from codememory.settings import default_home, env_int, env_str
+from codememory.runtime.supervisor import processes_file, write_processes
+from codememory.settings import SettingsError, default_home, env_bool, env_int, env_str, stream_replicas
+from codememory.topology import EMBED, GATEWAY, GRAPH, INGEST, SERVICES, service
 
 log = structlog.get_logger(__name__)
+
+
+def parse_scale(spec: str) -> dict[str, int]:
+    """``ingest=2,embed=2`` into replicas per service; every service not named runs once."""
+    scale = {s.name: 1 for s in SERVICES}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        name, sep, count = item.partition("=")
+        try:
+            service(name.strip())
+            replicas = int(count)
+        except ValueError as exc:
+            raise SettingsError(f"bad --scale item {item!r}: expected service=replicas ({exc})") from exc
+        if not sep or not 1 <= replicas <= 16:
+            raise SettingsError(f"bad --scale item {item!r}: replicas must be 1 to 16")
+        scale[name.strip()] = replicas
+    return scale
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,84 +66,122 @@ class StackSettings:
     nats_port: int = 0
     grpc_listen: str = "127.0.0.1:50051"
     tenant: str = "local"
+    scale: Mapping[str, int] = field(default_factory=dict)  # empty: one process
+    sync_always: bool = True  # the embedded server's sync_interval: always
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> StackSettings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, scale: str = "") -> StackSettings:
         return cls(
             home=default_home(environ),
             nats_url=env_str("up", "nats_url", "", environ),
             nats_port=env_int("up", "nats_port", 0, environ),
             grpc_listen=env_str("up", "grpc_listen", "127.0.0.1:50051", environ),
             tenant=env_str("up", "tenant", "local", environ),
+            scale=parse_scale(scale) if scale else {},
+            sync_always=env_bool("up", "sync_always", True, environ),
         )
 
 
 async def run_stack(settings: StackSettings) -> None:
     configure_logging("up")
-    home = settings.home
-    home.mkdir(parents=True, exist_ok=True)
+    settings.home.mkdir(parents=True, exist_ok=True)
+    if settings.scale:
+        from codememory.runtime.cluster import run_supervised
+
+        await run_supervised(settings)
+        return
     server: NatsServer | None = None
     nats_url = settings.nats_url
     if not nats_url:
-        server = nats_server_from_env(home / "nats", settings.nats_port).start()
+        server = nats_server_from_env(
+            settings.home / "nats", settings.nats_port, sync_always=settings.sync_always
+        )
+        server.start()
         nats_url = server.url
     try:
-        await _run(settings, nats_url)
+        await _run_single(settings, nats_url)
     finally:
-        clear_runtime(home)
+        clear_runtime(settings.home)
+        processes_file(settings.home).unlink(missing_ok=True)
         if server is not None:
             server.stop()
 
 
-async def _run(settings: StackSettings, nats_url: str) -> None:
+def flush_hooks(settings: StackSettings, nats_url: str) -> int:
+    hook = HookSettings.from_env().replace(home=str(settings.home), nats_url=nats_url, tenant=settings.tenant)
+    return flush_spool(hook)
+
+
+async def _run_single(settings: StackSettings, nats_url: str) -> None:
     home = settings.home
-    nc = await nats.connect(nats_url, name="codememory-up", max_reconnect_attempts=-1)
-    js = nc.jetstream()
-    await ensure_streams(js)
     configured = GatewaySettings.from_env()
-    embedder = await asyncio.to_thread(
-        lambda: query_embedder(
-            load_default_embedder(),
-            configured.query_runtime,
-            configured.model_cache,
-            threads=configured.query_threads,
-        )
-    )
     gateway_settings = replace(
         configured,
         nats_url=nats_url,
         data_dir=home / "gateway",
         tokens={**configured.tokens, local_token(home): settings.tenant},
+        listen=settings.grpc_listen,
+    )
+    broker = service_broker(nats_url, "up")
+    # its own model instance: a batch being embedded never holds the lock a query waits on
+    model = ModelSlot()
+    gateway = gateway_wiring(gateway_settings, broker, MiniLmEmbedder)
+    ingest, embed, graph = IngestSettings.from_env(), EmbedSettings.from_env(), GraphSettings.from_env()
+    app = service_app(
+        [INGEST, EMBED, GRAPH, GATEWAY],
+        broker,
+        [
+            lambda js: ingest_router(ingest, js),
+            lambda js: embed_router(embed, js, model),
+            lambda js: graph_router(graph, js),
+            gateway.router,
+        ],
+        streams=StreamSettings(replicas=stream_replicas()),
+        durable=DurableSettings(batch=embed.batch, max_deliver=embed.max_deliver),
+        on_startup=[model.load, *gateway.on_startup],
+        after_startup=gateway.after_startup,
+        on_shutdown=gateway.on_shutdown,
+        title="codememory up",
     )
     try:
-        gateway = await GatewayApp(
-            nc, js, replace(gateway_settings, listen=settings.grpc_listen), embedder
-        ).start()
-    except RuntimeError:  # the preferred port is taken: any free one, recorded in runtime.json
-        gateway = await GatewayApp(nc, js, replace(gateway_settings, listen="127.0.0.1:0"), embedder).start()
-    runners = [
-        create_ingest(js, IngestSettings.from_env()),
-        # its own model instance: a batch being embedded never holds the lock a query waits on
-        create_embed(js, EmbedSettings.from_env(), await asyncio.to_thread(MiniLmEmbedder)),
-        create_graph(js, GraphSettings.from_env()),
-    ]
-    tasks = [asyncio.create_task(r.run(), name=f"consumer-{i}") for i, r in enumerate(runners)]
-    hook_settings = HookSettings.from_env().replace(home=str(home), nats_url=nats_url, tenant=settings.tenant)
-    flushed = await asyncio.to_thread(flush_spool, hook_settings)
-    write_runtime(home, Runtime(nats_url=nats_url, grpc_address=f"127.0.0.1:{gateway.port}", pid=os.getpid()))
-    log.info("up", nats_url=nats_url, grpc=f"127.0.0.1:{gateway.port}", home=str(home), spool_flushed=flushed)
+        await app.start()
+    except OSError:  # the preferred gRPC port is taken: any free one, recorded in runtime.json
+        await _bounded("app", app.stop(), 10)
+        return await _run_single(replace(settings, grpc_listen="127.0.0.1:0"), nats_url)
+    assert gateway.app is not None
+    grpc_address = f"127.0.0.1:{gateway.app.port}"
+    flushed = await asyncio.to_thread(flush_hooks, settings, nats_url)
+    write_processes(home, [_row(s.name, os.getpid()) for s in SERVICES])
+    write_runtime(home, Runtime(nats_url=nats_url, grpc_address=grpc_address, pid=os.getpid()))
+    log.info(
+        "up", mode="one process", nats_url=nats_url, grpc=grpc_address, home=str(home), spool_flushed=flushed
+    )
+    await wait_for_signal()
+    log.info("stopping")
+    await _bounded("services", app.stop(), 20)
+    log.info("stopped")
+
+
+def _row(name: str, pid: int) -> dict[str, object]:
+    from datetime import UTC, datetime
+
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    return {
+        "service": name,
+        "replica": 0,
+        "pid": pid,
+        "restarts": 0,
+        "started_at": started,
+        "last_exit": None,
+    }
+
+
+async def wait_for_signal() -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
-    log.info("stopping")
-    for runner in runners:
-        runner.stop()
-    await _bounded("consumers", asyncio.gather(*tasks, return_exceptions=True), 10)
-    await _bounded("gateway", gateway.stop(), 10)
-    await _bounded("nats", nc.close(), 5)
-    log.info("stopped")
 
 
 async def _bounded(what: str, awaitable: Awaitable[object], seconds: float) -> None:

@@ -27,7 +27,9 @@ async def _service(nc: Client) -> Service:
     name = f"t{uuid.uuid4().hex[:8]}"
     stream = name.upper()
     await nc.jetstream().add_stream(StreamConfig(name=stream, subjects=[f"{stream}.>"]))
-    return Service(name=name, consumers=(Consumer(stream=stream, durable=name, filter_subject=f"{stream}.>"),))
+    return Service(
+        name=name, consumers=(Consumer(stream=stream, durable=name, filter_subject=f"{stream}.>"),)
+    )
 
 
 @asynccontextmanager
