@@ -43,7 +43,7 @@ class DeadLetters(Protocol):
 
 def backoff(attempt: int, *, base: float = 0.25, cap: float = 15.0) -> float:
     """Seconds before redelivery: doubling from ``base`` per attempt, at most ``cap``."""
-    return min(base * 2 ** max(attempt - 1, 0), cap)
+    return float(min(base * 2.0 ** max(attempt - 1, 0), cap))
 
 
 def delivery_of(msg: RawMessage) -> Delivery:

@@ -4,9 +4,9 @@ HOOKS is a short-lived work queue of raw payloads (it may hold what redaction mi
 the record). LOG is the immutable event log, the only source of truth: file storage, no age limit,
 ``deny_delete`` and ``deny_purge``, and a dedupe window so a retried publish of the same event id is
 stored once. DLQ keeps what could not be decoded or processed, with the reason. REDRIVE is a work
-queue of dead letters put back for their service (``codememory dlq redrive``). ``replicas`` is 3 on a NATS cluster
-(a setting: ``CODEMEMORY_STREAM_REPLICAS``); durability of a single node comes from the server's
-``sync_interval: always`` (see ``runtime.natsd``).
+queue of dead letters put back for their service (``codememory dlq redrive``). ``replicas`` is 3 on
+a NATS cluster (a setting: ``CODEMEMORY_STREAM_REPLICAS``); durability of a single node comes from
+the server's ``sync_interval: always`` (see ``runtime.natsd``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from nats.js.errors import NotFoundError
 
 from codememory import subjects
 from codememory.topology import DLQ, HOOKS, LOG, REDRIVE
+
+__all__ = ["DLQ", "HOOKS", "LOG", "REDRIVE", "StreamSettings", "ensure_streams", "stream_configs"]
 
 DAY = 24 * 3600.0
 
