@@ -172,16 +172,19 @@ def build_message(
     key = dedupe_key(agent, received_at, raw)
     try:
         parsed = json.loads(raw) if raw.strip() else None
-    except ValueError:
+    except (ValueError, RecursionError):  # nested thousands deep: kept as raw text below
         parsed = None
-    payload: dict[str, object]
+    payload: dict[str, object] = {}
     if isinstance(parsed, dict):
         event_name = parsed.get("hook_event_name")
         event = event_name if isinstance(event_name, str) and event_name else "unknown"
         repo, repo_root, branch = find_git(_working_dir(parsed))
-        scrubbed = _scrub(parsed)
-        payload = scrubbed if isinstance(scrubbed, dict) else {"_raw": ""}
-    else:
+        try:
+            scrubbed = _scrub(parsed)
+            payload = scrubbed if isinstance(scrubbed, dict) else {"_raw": ""}
+        except RecursionError:
+            parsed = None
+    if not isinstance(parsed, dict):
         event = "unknown"
         repo, repo_root, branch = find_git(_working_dir({}))
         payload = {"_raw": _scrub(raw.decode("utf-8", errors="replace"))}

@@ -64,6 +64,10 @@ class HookMessage:
 def to_envelopes(data: bytes) -> list[Envelope]:
     """The envelopes for one hook message (possibly none); raises ``MalformedHookMessageError`` if bad."""
     message = parse_hook_message(data)
+    try:
+        events = normalize_message(message)
+    except RecursionError as exc:  # a payload deep enough to exhaust the stack while being read
+        raise MalformedHookMessageError("hook payload is nested too deep to normalise") from exc
     return [
         new_envelope(
             event,
@@ -73,7 +77,7 @@ def to_envelopes(data: bytes) -> list[Envelope]:
             causation_id=message.dedupe_key,
             correlation_id=getattr(event, "session_id", ""),
         )
-        for index, event in enumerate(normalize_message(message))
+        for index, event in enumerate(events)
     ]
 
 
@@ -83,6 +87,8 @@ def parse_hook_message(data: bytes) -> HookMessage:
         raw = _decoder.decode(data)
     except msgspec.DecodeError as exc:
         raise MalformedHookMessageError(f"hook message is not JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise MalformedHookMessageError("hook message is nested too deep to read") from exc
     if not isinstance(raw, dict):
         raise MalformedHookMessageError(f"hook message is a JSON {type(raw).__name__}, not an object")
     version = raw.get("v", MESSAGE_VERSION)
