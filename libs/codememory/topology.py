@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from codememory import subjects
 from codememory.events import ToolObserved, event_tag
+from codememory.settings import SettingsError
 
 HOOKS = "HOOKS"
 LOG = "LOG"
@@ -79,3 +80,19 @@ def service(name: str) -> Service:
 def durable_consumers() -> list[Consumer]:
     """Every durable consumer of every service, the redrive ones included."""
     return [c for s in SERVICES for c in (*s.consumers, *((s.redrive,) if s.consumers else ()))]
+
+
+def parse_scale(spec: str) -> dict[str, int]:
+    """``ingest=2,embed=2`` into replicas per service; every service not named runs once."""
+    scale = {s.name: 1 for s in SERVICES}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        name, sep, count = item.partition("=")
+        try:
+            service(name.strip())
+            replicas = int(count)
+        except ValueError as exc:  # UnknownServiceError included
+            raise SettingsError(f"bad --scale item {item!r}: expected service=replicas ({exc})") from exc
+        if not sep or not 1 <= replicas <= 16:
+            raise SettingsError(f"bad --scale item {item!r}: replicas must be 1 to 16")
+        scale[name.strip()] = replicas
+    return scale

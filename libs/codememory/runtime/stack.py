@@ -37,26 +37,10 @@ from codememory.logs import configure_logging
 from codememory.runtime.home import Runtime, clear_runtime, local_token, write_runtime
 from codememory.runtime.natsd import NatsServer, nats_server_from_env
 from codememory.runtime.supervisor import processes_file, write_processes
-from codememory.settings import SettingsError, default_home, env_bool, env_int, env_str, stream_replicas
-from codememory.topology import EMBED, GATEWAY, GRAPH, INGEST, SERVICES, service
+from codememory.settings import default_home, env_bool, env_int, env_str, stream_replicas
+from codememory.topology import EMBED, GATEWAY, GRAPH, INGEST, SERVICES, parse_scale
 
 log = structlog.get_logger(__name__)
-
-
-def parse_scale(spec: str) -> dict[str, int]:
-    """``ingest=2,embed=2`` into replicas per service; every service not named runs once."""
-    scale = {s.name: 1 for s in SERVICES}
-    for item in filter(None, (part.strip() for part in spec.split(","))):
-        name, sep, count = item.partition("=")
-        try:
-            service(name.strip())
-            replicas = int(count)
-        except ValueError as exc:
-            raise SettingsError(f"bad --scale item {item!r}: expected service=replicas ({exc})") from exc
-        if not sep or not 1 <= replicas <= 16:
-            raise SettingsError(f"bad --scale item {item!r}: replicas must be 1 to 16")
-        scale[name.strip()] = replicas
-    return scale
 
 
 @dataclass(frozen=True, kw_only=True)
