@@ -73,33 +73,44 @@ class Stack:
             time.sleep(0.1)
 
 
-@pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    home = tmp_path_factory.mktemp("home")
-    env = {
+def launch(home: Path, *up_args: str, env: dict[str, str] | None = None, timeout: float = 240) -> Stack:
+    """``codememory up`` with ``up_args`` in a subprocess for ``home``; returns once runtime.json exists."""
+    full_env = {
         **os.environ,
         "CODEMEMORY_HOME": str(home),
         "CODEMEMORY_UP_GRPC_LISTEN": "127.0.0.1:0",
         "CODEMEMORY_GATEWAY_TOKENS": "tok-alpha=alpha,tok-beta=beta",
         "HF_HUB_OFFLINE": "1",
+        **(env or {}),
     }
-    env.pop("CODEMEMORY_NATS_URL", None)
-    log = (home / "up.log").open("wb")
-    process = subprocess.Popen([str(BIN / "codememory"), "up"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    full_env.pop("CODEMEMORY_NATS_URL", None)
+    with (home / "up.log").open("ab") as log:
+        process = subprocess.Popen(
+            [str(BIN / "codememory"), "up", *up_args], env=full_env, stdout=log, stderr=subprocess.STDOUT
+        )
     runtime = home / "runtime.json"
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + timeout
     while not runtime.is_file():
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             raise AssertionError(f"codememory up did not start:\n{(home / 'up.log').read_text()[-4000:]}")
         time.sleep(0.2)
     data = json.loads(runtime.read_text())
-    yield Stack(
-        home=home, nats_url=data["nats_url"], grpc_address=data["grpc_address"], env=env, process=process
+    return Stack(
+        home=home, nats_url=data["nats_url"], grpc_address=data["grpc_address"], env=full_env, process=process
     )
-    process.send_signal(signal.SIGTERM)
+
+
+def shutdown(stack: Stack) -> None:
+    stack.process.send_signal(signal.SIGTERM)
     try:
-        process.wait(timeout=30)
+        stack.process.wait(timeout=40)
     except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+        stack.process.kill()
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    running = launch(tmp_path_factory.mktemp("home"))
+    yield running
+    shutdown(running)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import sys
 import time
 
@@ -27,9 +28,10 @@ log = structlog.get_logger(__name__)
 
 
 def _free_listen(preferred: str) -> str:
+    """The preferred address when it is free, else a free port: every gateway replica binds this one."""
     host, _, port = preferred.rpartition(":")
-    import socket
-
+    if int(port) == 0:
+        return f"{host or '127.0.0.1'}:{free_port()}"
     with socket.socket() as sock:
         try:
             sock.bind((host or "127.0.0.1", int(port)))
