@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Set up from nothing and run every check: stale gRPC stubs, ruff, mypy (strict on libs/), the tests.
+# Set up from nothing and run every check: stale gRPC stubs and AsyncAPI documents, ruff, mypy (strict on libs/), the tests.
 # The tests start their own nats-server, Qdrant Edge shards and gRPC servers; nothing needs to run first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 echo "== gRPC stubs"; bash scripts/gen_protos.sh --check
+echo "== AsyncAPI"; bash scripts/gen_asyncapi.sh --check
 echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== mypy"; .venv/bin/mypy libs/codememory services
 echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider "$@"
