@@ -51,7 +51,7 @@ class JetStreamDeadLetters:
                 "Nats-Msg-Id": f"{self._service}:{delivery.received_as or delivery.seq}",
                 "CM-Reason": reason[:1000].replace("\r", " ").replace("\n", " "),
                 "CM-Service": self._service,
-                "CM-Stream": self._stream,
+                "CM-Stream": delivery.origin_stream or self._stream,
                 "CM-Seq": str(delivery.seq),
                 "CM-Subject": delivery.subject,
             },

@@ -19,6 +19,7 @@ class Delivery:
     data: bytes
     attempt: int  # 1 on the first delivery
     received_as: str = ""  # ``<stream>:<seq>`` of this very message (a redriven one has its own)
+    origin_stream: str = ""  # the stream it first came from, when it was redriven
 
 
 class Verdict(Enum):

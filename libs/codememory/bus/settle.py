@@ -62,6 +62,7 @@ def delivery_of(msg: RawMessage) -> Delivery:
             data=msg.data,
             attempt=attempt,
             received_as=received_as,
+            origin_stream=headers.get("CM-Stream", ""),
         )
     return Delivery(seq=seq, subject=msg.subject, data=msg.data, attempt=attempt, received_as=received_as)
 
