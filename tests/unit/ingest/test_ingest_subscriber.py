@@ -18,7 +18,6 @@ from codememory.events import InMemoryEventLog, decode_envelope
 from codememory.ingest.handler import IngestHandler
 from codememory.topology import INGEST, Consumer, Service
 
-
 MessageFactory = Callable[..., bytes]
 
 
