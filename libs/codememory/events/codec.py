@@ -36,11 +36,16 @@ def encode_envelope(envelope: Envelope) -> bytes:
 
 def decode_envelope(data: bytes) -> Envelope:
     try:
-        return _decoder.decode(data)
+        envelope = _decoder.decode(data)
     except msgspec.ValidationError as first_error:
         return _decode_other_version(data, first_error)
     except msgspec.DecodeError as exc:
         raise EventDecodeError(f"not a JSON envelope: {exc}") from exc
+    if envelope.schema_version > SCHEMA_VERSION:  # it parses, but a newer writer means something else by it
+        raise UnknownSchemaVersionError(
+            f"schema_version {envelope.schema_version} is newer than {SCHEMA_VERSION}"
+        )
+    return envelope
 
 
 def _decode_other_version(data: bytes, first_error: msgspec.ValidationError) -> Envelope:

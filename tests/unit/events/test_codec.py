@@ -62,6 +62,13 @@ def test_future_schema_version_is_rejected_as_such() -> None:
         decode_envelope(json.dumps(data).encode())
 
 
+def test_future_schema_version_is_rejected_even_when_its_shape_parses() -> None:
+    data = json.loads(encode_envelope(_envelope()))
+    data["schema_version"] = 2
+    with pytest.raises(UnknownSchemaVersionError):
+        decode_envelope(json.dumps(data).encode())
+
+
 def test_deterministic_ids() -> None:
     assert deterministic_id("a", "b") == deterministic_id("a", "b")
     assert deterministic_id("a", "b") != deterministic_id("ab", "")
