@@ -117,6 +117,19 @@ class MemoryProjection:
     def last_seq(self) -> int:
         return self.position.seq
 
+    @property
+    def poisoned(self) -> int:
+        return self.position.poisoned
+
+    def save_position(self, seq: int) -> None:
+        """Record that everything up to ``seq`` is applied (never moves back)."""
+        if seq > self.position.seq:
+            self.position.save(seq)
+
+    def skip(self, seq: int) -> None:
+        """Move past an event that can never be applied (a poison event), and count it."""
+        self.position.save(max(self.position.seq, seq), poisoned=self.position.poisoned + 1)
+
     def _encode(self, text: str) -> SparseVec:
         return self._encoder.encode_document(code_terms(text))
 

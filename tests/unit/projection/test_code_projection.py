@@ -1,15 +1,33 @@
-"""The code projection's fold: one bad event in LOG never stops it."""
+"""The code projection's fold: old events it can only half index, poison it must refuse."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
 
-from codestack import code_core  # type: ignore[import-not-found]
+import pytest
 from structlog.testing import capture_logs
 
-from codememory.codegraph import queries
-from codememory.events import Envelope, InMemoryEventLog, Symbol, SymbolsExtracted, new_envelope
+from codememory.codegraph import TenantGraphs, queries
+from codememory.codesearch import CodeIndex, CodeIndexError, open_code_index
+from codememory.events import (
+    Envelope,
+    LogRecord,
+    Symbol,
+    SymbolsEmbedded,
+    SymbolsExtracted,
+    encode_envelope,
+    new_envelope,
+)
+from codememory.lexical import SparseEncoder
+from codememory.projection import CodeProjection, fold_records
+
+DIM = 8
+
+
+def _projection(tmp_path: Path) -> CodeProjection:
+    shard = open_code_index(tmp_path / "code", DIM)
+    return CodeProjection(TenantGraphs(), CodeIndex(shard, encoder=SparseEncoder()), shard=shard)
 
 
 def _file(path: str, *qualnames: str) -> SymbolsExtracted:
@@ -23,22 +41,73 @@ def _file(path: str, *qualnames: str) -> SymbolsExtracted:
     )
 
 
-def _envelope(n: int, fact: SymbolsExtracted) -> Envelope:
+def _envelope(n: int, fact: SymbolsExtracted | SymbolsEmbedded) -> Envelope:
     return new_envelope(fact, event_id=f"e{n}", tenant="t1", occurred_at=datetime.now(UTC))
+
+
+def _vectors(path: str, size: int) -> SymbolsEmbedded:
+    module = path.removesuffix(".py")
+    return SymbolsEmbedded(
+        repo="shop",
+        path=path,
+        content_hash=f"h-{path}",
+        model="m",
+        qualnames=(module,),
+        vectors=((0.5,) * size,),
+    )
 
 
 def test_an_old_event_that_repeats_a_qualname_is_folded_but_left_out_of_code_search(tmp_path: Path) -> None:
     """Events recorded before codefacts refused repeated qualnames may still be in LOG."""
-    projection = code_core(tmp_path, InMemoryEventLog()).live.projection
+    projection = _projection(tmp_path)
     repeated = _file("pay.py", "pay.charge", "pay.refund", "pay.charge")
     with capture_logs() as logs:
         applied = projection.apply_batch(
             [(1, _envelope(1, repeated)), (2, _envelope(2, _file("api.py", "api.sell")))]
         )
-    assert applied == 2 and projection.last_seq == 2 and projection.skipped == 0
+    assert applied == 2 and projection.last_seq == 2 and projection.poisoned == 0
     graph = projection.graphs.graph("t1")
     assert {i.qualname for i in queries.symbol_info(graph, "charge")} == {"pay.charge"}
     skipped = [e for e in logs if e["event"] == "code_index_skipped"]
     assert len(skipped) == 1 and "duplicate qualnames in pay.py" in skipped[0]["reason"]
     found = {h.path for h in projection.code_index.search("t1", "charge refund sell", None, mode="lexical")}
     assert found == {"api.py"}  # the file after it was indexed
+    projection.shard.close()
+
+
+def test_a_vector_of_the_wrong_size_is_refused_and_stops_before_it(tmp_path: Path) -> None:
+    projection = _projection(tmp_path)
+    batch = [(1, _envelope(1, _file("pay.py", "pay.charge"))), (2, _envelope(2, _vectors("pay.py", DIM + 3)))]
+    with pytest.raises(CodeIndexError, match="dimensions"):
+        projection.apply_batch(batch)
+    assert projection.last_seq == 1  # the runner passes event 2 as poison from here
+    projection.shard.close()
+
+
+def test_the_runner_passes_the_bad_vector_and_indexes_the_rest(tmp_path: Path) -> None:
+    projection = _projection(tmp_path)
+    facts = [
+        _file("pay.py", "pay.charge"),
+        _vectors("pay.py", 3),
+        _vectors("pay.py", DIM),
+        _file("api.py", "api.sell"),
+    ]
+    records = [
+        LogRecord(seq=i, subject="s", data=encode_envelope(_envelope(i, f))) for i, f in enumerate(facts, 1)
+    ]
+    folded = fold_records(projection, records, name="code")
+    assert folded.applied == 3 and [p.seq for p in folded.poisoned] == [2]
+    assert projection.poisoned == 1 and projection.last_seq == 4
+    assert {h.path for h in projection.code_index.search("t1", "sell", None, mode="lexical")} == {"api.py"}
+    projection.shard.close()
+
+
+def test_digest_is_stable_across_a_rebuild(tmp_path: Path) -> None:
+    one, two = _projection(tmp_path / "a"), _projection(tmp_path / "b")
+    batch = [(1, _envelope(1, _file("pay.py", "pay.charge"))), (2, _envelope(2, _file("api.py", "api.sell")))]
+    one.apply_batch(batch)
+    two.apply_batch(batch[:1])
+    two.apply_batch(batch)
+    assert one.digest() == two.digest()
+    one.shard.close()
+    two.shard.close()

@@ -1,0 +1,24 @@
+"""Projections of LOG and the one runner that follows, waits on, and rebuilds them.
+
+``port`` says what a projection is to the runner; ``fold`` applies records so one poison event never
+stops its batch; ``live`` is the runner; ``code`` is the code projection (the memory projection lives
+in ``codememory.memory``). No NATS and no gRPC here.
+"""
+
+from codememory.projection.code import CodeProjection
+from codememory.projection.fold import TRANSIENT, Folded, fold_records
+from codememory.projection.live import LiveProjection, Rebuilt
+from codememory.projection.port import Decoded, Poisoned, PoisonSink, Projection
+
+__all__ = [
+    "TRANSIENT",
+    "CodeProjection",
+    "Decoded",
+    "Folded",
+    "LiveProjection",
+    "PoisonSink",
+    "Poisoned",
+    "Projection",
+    "Rebuilt",
+    "fold_records",
+]

@@ -1,0 +1,94 @@
+"""Folding LOG records into a projection so that one bad event never stops or fails its batch.
+
+The rules, shared by live following and by replay:
+
+- a record that does not decode (not JSON, an unknown event type, a future ``schema_version``) is poison;
+- a batch the projection refuses is split, and its events are applied one at a time: the event that
+  still fails alone is poison (a ``memory.embedded`` with a vector of the wrong size, a fact the graph
+  rejects), its neighbours are applied;
+- a *transient* failure (the index cannot be reached: ``IndexUnavailableError``; the disk: ``OSError``)
+  is never poison: it propagates, nothing moves past the event, and the follower tries again;
+- poison is passed with ``Projection.skip`` (the position moves past it and it is counted) and
+  returned, so the caller can report it; the fold goes on with the next event.
+
+Synchronous and pure of NATS: the runner calls it in a worker thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from codememory.events import Envelope, EventDecodeError, LogRecord, decode_envelope
+from codememory.projection.port import Poisoned, Projection
+from codememory.vectorstore import IndexUnavailableError
+
+Transient = tuple[type[BaseException], ...]
+TRANSIENT: Transient = (IndexUnavailableError, OSError)  # the store, not the event: retry
+
+
+@dataclass
+class Folded:
+    applied: int = 0
+    poisoned: list[Poisoned] = field(default_factory=list)
+
+
+def _reason(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def fold_records(
+    projection: Projection, records: Sequence[LogRecord], *, name: str, transient: Transient = TRANSIENT
+) -> Folded:
+    """Decode and apply ``records`` (those after the projection's position) in LOG order."""
+    folded = Folded()
+    segment: list[tuple[LogRecord, Envelope]] = []
+    for record in records:
+        if record.seq <= projection.last_seq:
+            continue
+        try:
+            segment.append((record, decode_envelope(record.data)))
+        except EventDecodeError as exc:
+            _apply(projection, segment, folded, name, transient)
+            segment = []
+            projection.skip(record.seq)
+            folded.poisoned.append(_poisoned(name, record, f"undecodable: {_reason(exc)}"))
+    _apply(projection, segment, folded, name, transient)
+    return folded
+
+
+def _apply(
+    projection: Projection,
+    segment: list[tuple[LogRecord, Envelope]],
+    folded: Folded,
+    name: str,
+    transient: Transient,
+) -> None:
+    if not segment:
+        return
+    before = projection.last_seq
+    try:
+        folded.applied += projection.apply_batch([(r.seq, envelope) for r, envelope in segment])
+        return
+    except transient:
+        raise
+    except Exception:  # a bad event hides in the batch: find it, apply the rest
+        # a projection that is not atomic per batch has already moved past the events before it
+        folded.applied += sum(1 for r, _ in segment if before < r.seq <= projection.last_seq)
+    for record, envelope in segment:
+        try:
+            folded.applied += projection.apply_batch([(record.seq, envelope)])
+        except transient:
+            raise
+        except Exception as exc:
+            projection.skip(record.seq)
+            folded.poisoned.append(_poisoned(name, record, _reason(exc)))
+
+
+def _poisoned(name: str, record: LogRecord, reason: str) -> Poisoned:
+    return Poisoned(
+        projection=name, seq=record.seq, subject=record.subject, data=record.data, reason=f"{name}: {reason}"
+    )
+
+
+__all__ = ["TRANSIENT", "Folded", "Transient", "fold_records"]

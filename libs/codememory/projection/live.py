@@ -1,0 +1,158 @@
+"""One live projection: followed from LOG, waited on by writers, rebuilt and swapped by replay.
+
+The memory projection and the code projection both run here (``LiveProjection[MemoryProjection]``,
+``LiveProjection[CodeProjection]``), so decoding, isolating poison, read-your-writes waits and the
+rebuild-then-swap of replay are written once. Writers wait for their event's sequence (a stored
+memory is recallable when Store returns). Replay folds LOG into a fresh projection beside the live
+one, catches up under the lock and swaps, so readers never see a half-built index.
+
+Poison events (see ``projection.fold``) are logged, counted by the projection and handed to the
+``PoisonSink``; a sink that fails is logged and the projection still moves on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import structlog
+
+from codememory.events import EventLog, LogRecord
+from codememory.projection.fold import TRANSIENT, Folded, Transient, fold_records
+from codememory.projection.port import Poisoned, PoisonSink, Projection
+
+log = structlog.get_logger(__name__)
+
+P = TypeVar("P", bound=Projection)
+
+
+@dataclass(frozen=True)
+class Rebuilt(Generic[P]):
+    old: P  # swapped out: the caller closes what it holds once readers are done with it
+    events: int
+    poisoned: int
+    fold_s: float  # reading LOG and folding it into the fresh projection
+    prepare_s: float  # ``prepare`` (the memory index builds its search structures)
+
+
+class LiveProjection(Generic[P]):
+    def __init__(
+        self,
+        projection: P,
+        *,
+        name: str = "memory",
+        poison: PoisonSink | None = None,
+        transient: Transient = TRANSIENT,
+    ) -> None:
+        self.projection = projection
+        self.name = name
+        self.lock = asyncio.Lock()
+        self._advanced = asyncio.Condition()
+        self._poison = poison
+        self._transient = transient
+        self.unoptimized = 0  # events applied since the index last built its search structures
+
+    @property
+    def seq(self) -> int:
+        return self.projection.last_seq
+
+    @property
+    def poisoned(self) -> int:
+        return self.projection.poisoned
+
+    def _fold(self, projection: P, records: Sequence[LogRecord]) -> Folded:
+        return fold_records(projection, records, name=self.name, transient=self._transient)
+
+    async def apply(self, records: Sequence[LogRecord]) -> int:
+        """Fold what is new in ``records``; returns how many events were applied."""
+        async with self.lock:
+            folded = await asyncio.to_thread(self._fold, self.projection, records)
+            self.unoptimized += folded.applied
+        await self._report(folded.poisoned)
+        async with self._advanced:
+            self._advanced.notify_all()
+        return folded.applied
+
+    async def _report(self, poisoned: Sequence[Poisoned]) -> None:
+        for event in poisoned:
+            log.warning("poison_event", projection=self.name, seq=event.seq, reason=event.reason)
+            if self._poison is None:
+                continue
+            try:
+                await self._poison.park(event)
+            except Exception as exc:  # counted and logged already: the projection moves on regardless
+                log.warning("poison_park_failed", projection=self.name, seq=event.seq, error=repr(exc))
+
+    async def wait_for(self, seq: int, timeout: float) -> bool:
+        async def reached() -> None:
+            async with self._advanced:
+                await self._advanced.wait_for(lambda: self.seq >= seq)
+
+        try:
+            await asyncio.wait_for(reached(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def swap(self, projection: P) -> P:
+        """Replace the projection (caller holds ``lock``); returns the old one for closing."""
+        old, self.projection = self.projection, projection
+        async with self._advanced:
+            self._advanced.notify_all()
+        return old
+
+    async def rebuild(
+        self,
+        event_log: EventLog,
+        fresh: P,
+        *,
+        chunk: int = 2000,
+        prepare: Callable[[P], object] | None = None,
+    ) -> Rebuilt[P]:
+        """Fold LOG from the start into ``fresh``, ``prepare`` it, catch up under the lock, swap it in.
+
+        Reading the next chunk from LOG overlaps with folding the previous one (in a thread).
+        """
+        started = time.perf_counter()
+        chunks: asyncio.Queue[list[LogRecord] | None] = asyncio.Queue(maxsize=2)
+
+        async def read() -> None:
+            batch: list[LogRecord] = []
+            async for record in event_log.read(1):
+                batch.append(record)
+                if len(batch) >= chunk:
+                    await chunks.put(batch)
+                    batch = []
+            await chunks.put(batch)
+            await chunks.put(None)
+
+        reader = asyncio.create_task(read())
+        events = 0
+        try:
+            while (records := await chunks.get()) is not None:
+                folded = await asyncio.to_thread(self._fold, fresh, records)
+                events += folded.applied
+                await self._report(folded.poisoned)
+        except BaseException:
+            reader.cancel()
+            raise
+        await reader
+        fold_s = time.perf_counter() - started
+        if prepare is not None:
+            await asyncio.to_thread(prepare, fresh)
+        prepare_s = time.perf_counter() - started - fold_s
+        async with self.lock:
+            until = max(self.seq, fresh.last_seq)
+            tail = [r async for r in event_log.read(fresh.last_seq + 1, until_seq=until)]
+            folded = await asyncio.to_thread(self._fold, fresh, tail)
+            events += folded.applied
+            fresh.save_position(self.seq)
+            old = await self.swap(fresh)
+        await self._report(folded.poisoned)
+        return Rebuilt(old=old, events=events, poisoned=fresh.poisoned, fold_s=fold_s, prepare_s=prepare_s)
+
+
+__all__ = ["LiveProjection", "Rebuilt"]
