@@ -548,6 +548,95 @@ class StatusRequest(_message.Message):
 Global___StatusRequest: _TypeAlias = StatusRequest  # noqa: Y015
 
 @_typing.final
+class ConsumerStatus(_message.Message):
+    """One durable consumer of a stream (every replica of its service pulls from it)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SERVICE_FIELD_NUMBER: _builtins.int
+    STREAM_FIELD_NUMBER: _builtins.int
+    DURABLE_FIELD_NUMBER: _builtins.int
+    EXISTS_FIELD_NUMBER: _builtins.int
+    PENDING_FIELD_NUMBER: _builtins.int
+    ACK_PENDING_FIELD_NUMBER: _builtins.int
+    REDELIVERED_FIELD_NUMBER: _builtins.int
+    service: _builtins.str
+    stream: _builtins.str
+    durable: _builtins.str
+    exists: _builtins.bool
+    """false until its service has started once"""
+    pending: _builtins.int
+    """in the stream, not yet delivered (num_pending)"""
+    ack_pending: _builtins.int
+    """delivered, not yet acknowledged (num_ack_pending)"""
+    redelivered: _builtins.int
+    """delivered more than once and still unacknowledged (num_redelivered)"""
+    def __init__(
+        self,
+        *,
+        service: _builtins.str = ...,
+        stream: _builtins.str = ...,
+        durable: _builtins.str = ...,
+        exists: _builtins.bool = ...,
+        pending: _builtins.int = ...,
+        ack_pending: _builtins.int = ...,
+        redelivered: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ack_pending", b"ack_pending", "durable", b"durable", "exists", b"exists", "pending", b"pending", "redelivered", b"redelivered", "service", b"service", "stream", b"stream"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ConsumerStatus: _TypeAlias = ConsumerStatus  # noqa: Y015
+
+@_typing.final
+class ProjectionStatus(_message.Message):
+    """One of the answering gateway replica's projections of LOG."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    SEQ_FIELD_NUMBER: _builtins.int
+    CAUGHT_UP_FIELD_NUMBER: _builtins.int
+    POISON_FIELD_NUMBER: _builtins.int
+    FOLLOWING_FIELD_NUMBER: _builtins.int
+    STALLED_FIELD_NUMBER: _builtins.int
+    RESTARTS_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """"memory" or "code" """
+    seq: _builtins.int
+    """the last LOG sequence applied or passed"""
+    caught_up: _builtins.bool
+    """seq >= log_last_seq"""
+    poison: _builtins.int
+    """events it passed because they can never be applied (see the DLQ)"""
+    following: _builtins.bool
+    """its follower task is running"""
+    stalled: _builtins.bool
+    """behind LOG without progress for STALL_AFTER_S"""
+    restarts: _builtins.int
+    """times the watchdog restarted its follower"""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        seq: _builtins.int = ...,
+        caught_up: _builtins.bool = ...,
+        poison: _builtins.int = ...,
+        following: _builtins.bool = ...,
+        stalled: _builtins.bool = ...,
+        restarts: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "following", b"following", "name", b"name", "poison", b"poison", "restarts", b"restarts", "seq", b"seq", "stalled", b"stalled"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ProjectionStatus: _TypeAlias = ProjectionStatus  # noqa: Y015
+
+@_typing.final
 class StatusResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -598,15 +687,37 @@ class StatusResponse(_message.Message):
     STREAM_MESSAGES_FIELD_NUMBER: _builtins.int
     MODEL_FIELD_NUMBER: _builtins.int
     CAUGHT_UP_FIELD_NUMBER: _builtins.int
+    CONSUMERS_FIELD_NUMBER: _builtins.int
+    DLQ_MESSAGES_FIELD_NUMBER: _builtins.int
+    PROJECTIONS_FIELD_NUMBER: _builtins.int
+    SERVING_FIELD_NUMBER: _builtins.int
+    PID_FIELD_NUMBER: _builtins.int
+    HOST_FIELD_NUMBER: _builtins.int
     log_last_seq: _builtins.int
     projection_seq: _builtins.int
+    """the memory projection's"""
     memories: _builtins.int
     model: _builtins.str
     caught_up: _builtins.bool
+    """every projection of this replica is level with LOG"""
+    dlq_messages: _builtins.int
+    serving: _builtins.bool
+    """what grpc.health.v1 says for this replica"""
+    pid: _builtins.int
+    """the answering gateway process (one of several replicas)"""
+    host: _builtins.str
     @_builtins.property
-    def consumer_pending(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    def consumer_pending(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Undelivered plus unacknowledged per durable consumer; "gateway": the memory projection's lag."""
+
     @_builtins.property
     def stream_messages(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def consumers(self) -> _containers.RepeatedCompositeFieldContainer[Global___ConsumerStatus]:
+        """every durable consumer in codememory.topology"""
+
+    @_builtins.property
+    def projections(self) -> _containers.RepeatedCompositeFieldContainer[Global___ProjectionStatus]: ...
     def __init__(
         self,
         *,
@@ -617,10 +728,16 @@ class StatusResponse(_message.Message):
         stream_messages: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
         model: _builtins.str = ...,
         caught_up: _builtins.bool = ...,
+        consumers: _abc.Iterable[Global___ConsumerStatus] | None = ...,
+        dlq_messages: _builtins.int = ...,
+        projections: _abc.Iterable[Global___ProjectionStatus] | None = ...,
+        serving: _builtins.bool = ...,
+        pid: _builtins.int = ...,
+        host: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "consumer_pending", b"consumer_pending", "log_last_seq", b"log_last_seq", "memories", b"memories", "model", b"model", "projection_seq", b"projection_seq", "stream_messages", b"stream_messages"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "consumer_pending", b"consumer_pending", "consumers", b"consumers", "dlq_messages", b"dlq_messages", "host", b"host", "log_last_seq", b"log_last_seq", "memories", b"memories", "model", b"model", "pid", b"pid", "projection_seq", b"projection_seq", "projections", b"projections", "serving", b"serving", "stream_messages", b"stream_messages"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
