@@ -32,12 +32,12 @@ from codememory.embedding import Embedder, load_default_embedder, query_embedder
 from codememory.events import InMemoryEventLog
 from codememory.gateway.coderpc import CodeServicer
 from codememory.gateway.core import GatewayCore
-from codememory.gateway.live import LiveProjection
 from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server
 from codememory.gateway.settings import GatewaySettings
 from codememory.lexical import SparseEncoder, code_terms
 from codememory.memory import MemoryDraft, MemoryProjection, Position, draft_payload
+from codememory.projection import LiveProjection
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, IndexPoint, PayloadCachedIndex

@@ -25,10 +25,10 @@ from results import write_section
 
 from codememory.bus import JetStreamEventLog, ensure_streams
 from codememory.events import MemoryEmbedded, MemoryStored, decode_envelope, new_envelope
-from codememory.gateway.core import rebuild
-from codememory.gateway.live import LiveProjection
+from codememory.gateway.replay import rebuild_memory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position, text_digest
+from codememory.projection import LiveProjection
 from codememory.runtime.natsd import NatsServer
 from codememory.vectorstore import EdgeVectorIndex
 
@@ -74,10 +74,10 @@ async def _run(memories: int) -> tuple[int, float, float, float]:
             MemoryProjection(EdgeVectorIndex(Path(tmp) / "live", 384), SparseEncoder(), Position(None))
         )
         fresh = MemoryProjection(EdgeVectorIndex(Path(tmp) / "fresh", 384), SparseEncoder(), Position(None))
-        rebuilt = await rebuild(log, live, fresh)
+        rebuilt = await rebuild_memory(live, log, fresh)
         assert rebuilt.events == events, (rebuilt.events, events)
         await nc.close()
-    return events, read_s, rebuilt.fold_s, rebuilt.index_s
+    return events, read_s, rebuilt.fold_s, rebuilt.prepare_s
 
 
 def main() -> None:

@@ -23,9 +23,9 @@ from codememory.codesearch import CodeIndex
 from codememory.codesearch.index import open_code_index
 from codememory.events import CommitRecorded, FileChange, InMemoryEventLog
 from codememory.gateway.codecore import CodeCore
-from codememory.gateway.codelive import CodeLive, CodeProjection
 from codememory.gateway.coderpc import CodeServicer
 from codememory.lexical import SparseEncoder
+from codememory.projection import CodeProjection, LiveProjection
 from codememory.redaction import clean_text
 from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import code_pb2_grpc
@@ -94,7 +94,13 @@ class CodeStack:
 def code_core(tmp_path: Path, log: InMemoryEventLog) -> CodeCore:
     shard = open_code_index(tmp_path / "code", DIM)
     projection = CodeProjection(TenantGraphs(), CodeIndex(shard, encoder=SparseEncoder()), shard=shard)
-    return CodeCore(CodeLive(projection), log, WordHashEmbedder(), clean_text=clean_text, write_wait_s=5.0)
+    return CodeCore(
+        LiveProjection(projection, name="code"),
+        log,
+        WordHashEmbedder(),
+        clean_text=clean_text,
+        write_wait_s=5.0,
+    )
 
 
 async def _follow(core: CodeCore, log: InMemoryEventLog) -> None:

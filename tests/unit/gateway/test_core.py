@@ -11,11 +11,12 @@ import pytest
 from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
 
 from codememory.events import InMemoryEventLog, MemoryScope
-from codememory.gateway.core import GatewayCore, NewMemory, rebuild
+from codememory.gateway.core import GatewayCore, NewMemory
 from codememory.gateway.errors import InvalidArgument, NotFound
-from codememory.gateway.live import LiveProjection
+from codememory.gateway.replay import rebuild_memory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position
+from codememory.projection import LiveProjection
 from codememory.recall import RecallQuery
 from codememory.redaction import clean_text
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
@@ -97,7 +98,7 @@ async def test_rebuild_swaps_in_an_equal_projection(core: GatewayCore, tmp_path:
     victim = await core.store("t", NewMemory(text="to forget"))
     await core.forget("t", victim.memory_id, "")
     before = index_digest(core.live.projection.index, IndexFilter())
-    rebuilt = await rebuild(core._log, core.live, _projection(tmp_path / "rebuilt"))  # type: ignore[arg-type]
+    rebuilt = await rebuild_memory(core.live, core._log, _projection(tmp_path / "rebuilt"), readers_s=0)  # type: ignore[arg-type]
     assert rebuilt.events == 7
     assert index_digest(core.live.projection.index, IndexFilter()) == before
     assert len(await core.recall(RecallQuery(tenant="t", text="fact number"))) == 5

@@ -1,57 +1,53 @@
-"""The gateway assembled: projection follower, gRPC server, and the hooks' context responder.
+"""The gateway assembled on a connected JetStream context: projections, followers, gRPC, watchdog.
 
-Used by ``main.py`` (the gateway as its own process) and by ``codememory up`` (every service in one
-process). Owns the lifecycle; holds no domain logic.
+``wiring.py`` starts it once the broker has connected (FastStream's after_startup) and stops it on
+shutdown, in its own process or inside ``codememory up``. Owns the lifecycle; holds no domain logic.
+The hooks' context responder is a FastStream subscriber (``responder.py``), not part of this object.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import shutil
-import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 import structlog
-from nats.aio.client import Client
-from nats.aio.subscription import Subscription
+from grpc_health.v1 import health
 from nats.js.client import JetStreamContext
 
-from codememory.bus import JetStreamEventLog, follow
-from codememory.codegraph import TenantGraphs
-from codememory.codesearch import CodeIndex, open_code_index
+from codememory.bus import JetStreamEventLog
 from codememory.embedding import Embedder
 from codememory.gateway.codecore import CodeCore
-from codememory.gateway.codelive import CodeLive, CodeProjection
 from codememory.gateway.coderpc import CodeServicer
-from codememory.gateway.core import GatewayCore, rebuild
-from codememory.gateway.indexes import IndexGenerations
-from codememory.gateway.live import LiveProjection
-from codememory.gateway.responder import serve_context_requests
+from codememory.gateway.core import GatewayCore
+from codememory.gateway.deadletters import LogDeadLetters
+from codememory.gateway.follower import Follower
+from codememory.gateway.indexes import IndexGenerations, code_projection
+from codememory.gateway.replay import Replayer
 from codememory.gateway.rpc import MemoryServicer
-from codememory.gateway.server import create_server, mark_serving
+from codememory.gateway.server import create_server, set_serving
 from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
+from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
+from codememory.projection import LiveProjection
 from codememory.redaction import clean_text
 from codememory.v1 import memory_pb2 as pb
-from codememory.vectorstore import IndexFilter, index_digest
 
 log = structlog.get_logger(__name__)
 
 
 class GatewayApp:
-    def __init__(
-        self, nc: Client, js: JetStreamContext, settings: GatewaySettings, embedder: Embedder
-    ) -> None:
+    def __init__(self, js: JetStreamContext, settings: GatewaySettings, embedder: Embedder) -> None:
         self.settings = settings
-        self._nc = nc
-        self._js = js
         self.event_log = JetStreamEventLog(js)
         self.encoder = SparseEncoder()
+        self.dead_letters = LogDeadLetters(js)
         self.generations = IndexGenerations(
             settings.data_dir, embedder.dim, settings.qdrant_url, payload_cache=settings.payload_cache
         )
-        self.live = LiveProjection(self.generations.projection(self.generations.current(), self.encoder))
+        memory = self.generations.projection(self.generations.current(), self.encoder)
+        self.live = LiveProjection(memory, name="memory", poison=self.dead_letters)
         self.core = GatewayCore(
             self.live,
             self.event_log,
@@ -61,8 +57,8 @@ class GatewayApp:
             write_wait_s=settings.write_wait_ms / 1000,
             clean_text=clean_text,
         )
-        self._dense_size = embedder.dim
-        self.code_live = CodeLive(self._code_projection(0))
+        fresh_code = code_projection(settings.data_dir, 0, embedder.dim, self.encoder)
+        self.code_live = LiveProjection(fresh_code, name="code", poison=self.dead_letters)
         self.code = CodeCore(
             self.code_live,
             self.event_log,
@@ -70,141 +66,117 @@ class GatewayApp:
             clean_text=clean_text,
             write_wait_s=max(30.0, settings.write_wait_ms / 1000),
         )
-        self.status = StatusSource(js, self.core)
+        self.followers = [Follower(js, self.live), Follower(js, self.code_live)]
+        self.replayer = Replayer(
+            self.event_log,
+            self.generations,
+            self.encoder,
+            self.live,
+            self.code_live,
+            data_dir=settings.data_dir,
+            dense_size=embedder.dim,
+        )
+        self._health: health.aio.HealthServicer | None = None
+        self.watchdog = Watchdog(
+            self.followers, self.event_log.last_seq, self._set_serving, stall_after_s=settings.stall_after_s
+        )
+        self.status = StatusSource(js, self.core, self.watchdog)
         self.port = 0
         self._tasks: list[asyncio.Task[None]] = []
-        self._responder: Subscription | None = None
-        self._replaying = asyncio.Lock()
+
+    async def _set_serving(self, serving: bool) -> None:
+        if self._health is not None:
+            await set_serving(self._health, serving)
 
     async def start(self) -> GatewayApp:
+        """Bind and serve; raises ``ListenError`` (with every shard released) when the address is taken."""
         servicer = MemoryServicer(self.core, self.settings.tokens, self.status, self.replay, self.code.rank)
         code_servicer = CodeServicer(self.code, self.settings.tokens)
         try:
             self._server, self.port, self._health = await create_server(
-                servicer, code_servicer, self.settings.listen, reflection_enabled=self.settings.reflection
+                servicer,
+                code_servicer,
+                self.settings.listen,
+                reflection_enabled=self.settings.reflection,
+                reuse_port=self.settings.reuse_port,
             )
-        except RuntimeError:
-            self.live.projection.index.close()  # release the shard so a retry on another port can open it
+        except Exception:
+            self._close_indexes()  # release the shards so a retry on another port can open them
             raise
         await self._server.start()
-        self._tasks.append(asyncio.create_task(self._follow(), name="gateway-follow"))
-        self._tasks.append(asyncio.create_task(self._follow_code(), name="gateway-follow-code"))
-        self._tasks.append(asyncio.create_task(self._refresh_centrality(), name="gateway-centrality"))
-        self._tasks.append(asyncio.create_task(self._become_ready(), name="gateway-ready"))
-        self._tasks.append(asyncio.create_task(self._optimize(), name="gateway-optimize"))
-        self._responder = await serve_context_requests(
-            self._nc, self.core, default_budget=self.settings.context_budget_tokens
+        for follower in self.followers:
+            follower.start()
+        self._spawn(self._watch(), "gateway-watchdog")
+        self._spawn(
+            self._every(self.settings.centrality_every_s, self._refresh_centrality), "gateway-centrality"
         )
+        self._spawn(self._every(self.settings.optimize_every_s, self._optimize), "gateway-optimize")
         log.info("gateway_started", port=self.port, projection_seq=self.live.seq)
         return self
 
-    async def _follow(self) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        self._tasks.append(asyncio.create_task(work, name=name))
+
+    async def _watch(self) -> None:
         while True:
             try:
-                async for records in follow(self._js, self.live.seq + 1):
-                    await self.live.apply(records)
-            except asyncio.CancelledError:
-                raise
+                await self.watchdog.check()
+                await self.dead_letters.flush()
             except Exception:
-                log.exception("follow_failed")
-                await asyncio.sleep(0.5)
+                log.exception("watchdog_failed")
+            await asyncio.sleep(self.watchdog.every_s)
 
-    def _code_projection(self, generation: int) -> CodeProjection:
-        """A fresh code projection: graphs in memory, the code-search shard rebuilt beside them from LOG."""
-        directory = self.settings.data_dir / f"code-{generation}"
-        shutil.rmtree(directory, ignore_errors=True)
-        shard = open_code_index(directory, self._dense_size)
-        return CodeProjection(
-            TenantGraphs(), CodeIndex(shard, encoder=self.encoder), shard=shard, generation=generation
-        )
-
-    async def _follow_code(self) -> None:
+    @staticmethod
+    async def _every(seconds: float, work: Callable[[], Awaitable[None]]) -> None:
         while True:
+            await asyncio.sleep(seconds)
             try:
-                async for records in follow(self._js, self.code_live.seq + 1):
-                    await self.code_live.apply(records)
-            except asyncio.CancelledError:
-                raise
+                await work()
             except Exception:
-                log.exception("follow_code_failed")
-                await asyncio.sleep(0.5)
+                log.exception("background_failed", task=work.__name__)
 
     async def _refresh_centrality(self) -> None:
         """Off the query path: PageRank and betweenness recomputed in a worker thread when a graph moved."""
-        while True:
-            await asyncio.sleep(self.settings.centrality_every_s)
-            try:
-                refreshed = await asyncio.to_thread(self.code.refresh_centrality)
-                if refreshed:
-                    log.info("centrality_refreshed", graphs=refreshed)
-            except Exception:
-                log.exception("centrality_failed")
+        refreshed = await asyncio.to_thread(self.code.refresh_centrality)
+        if refreshed:
+            log.info("centrality_refreshed", graphs=refreshed)
 
     async def _optimize(self) -> None:
         """Off the query path: Qdrant Edge builds HNSW only when asked; ask every few thousand events."""
-        while True:
-            await asyncio.sleep(self.settings.optimize_every_s)
-            try:
-                if await self.live.optimize(self.settings.optimize_after_events):
-                    log.info("index_optimized", projection_seq=self.live.seq)
-            except Exception:
-                log.exception("optimize_failed")
-
-    async def _become_ready(self) -> None:
-        target = await self.status.log_last_seq()
-        while not await self.live.wait_for(target, 1.0):
-            pass
-        while not await self.code_live.wait_for(target, 1.0):
-            pass
-        await mark_serving(self._health)
-        log.info("gateway_serving", projection_seq=self.live.seq)
+        if self.live.unoptimized < self.settings.optimize_after_events:
+            return
+        async with self.live.lock:  # applying waits, reads do not
+            self.live.unoptimized = 0
+            await asyncio.to_thread(self.live.projection.index.optimize)
+        log.info("index_optimized", projection_seq=self.live.seq)
 
     async def replay(self) -> pb.ReplayResponse:
-        """Rebuild the projection from LOG into a new generation (no re-embedding) and swap it in."""
-        async with self._replaying:
-            everything = IndexFilter()
-            before = await asyncio.to_thread(index_digest, self.live.projection.index, everything)
-            old_generation = self.generations.current()
-            generation = old_generation + 1
-            shutil.rmtree(self.generations.root / f"gen-{generation}", ignore_errors=True)
-            fresh = self.generations.projection(generation, self.encoder)
-            started = time.perf_counter()
-            events = (await rebuild(self.event_log, self.live, fresh)).events
-            self.generations.commit(generation)
-            shutil.rmtree(self.generations.root / f"gen-{old_generation}", ignore_errors=True)
-            after = await asyncio.to_thread(index_digest, self.live.projection.index, everything)
-            graph_before = await asyncio.to_thread(self.code_live.digest)
-            old_code = await self.code_live.rebuild(
-                self.event_log, self._code_projection(self.code_live.projection.generation + 1)
-            )
-            graph_after = await asyncio.to_thread(self.code_live.digest)
-            await asyncio.sleep(1.0)  # searches that started on the old code shard finish first
-            old_code.shard.close()
-            shutil.rmtree(self.settings.data_dir / f"code-{old_code.generation}", ignore_errors=True)
-            seconds = time.perf_counter() - started
-            log.info("replayed", events=events, seconds=round(seconds, 3), same=before == after)
-            return pb.ReplayResponse(
-                events=events,
-                seconds=seconds,
-                digest_before=before,
-                digest_after=after,
-                graph_digest_before=graph_before,
-                graph_digest_after=graph_after,
-            )
+        done = await self.replayer.replay()
+        return pb.ReplayResponse(
+            events=done.events,
+            seconds=done.seconds,
+            digest_before=done.digest_before,
+            digest_after=done.digest_after,
+            graph_digest_before=done.graph_digest_before,
+            graph_digest_after=done.graph_digest_after,
+        )
 
     async def stop(self) -> None:
         log.info("gateway_stopping")
-        if self._responder is not None:
-            with contextlib.suppress(Exception):
-                await self._responder.unsubscribe()
-        await self._health.enter_graceful_shutdown()
+        if self._health is not None:
+            await self._health.enter_graceful_shutdown()
         await self._server.stop(grace=2.0)
         for task in self._tasks:
             task.cancel()
-        await asyncio.wait(self._tasks, timeout=5)
+        for follower in self.followers:
+            await follower.stop()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=5)
         log.info("gateway_tasks_stopped")
-        async with self.live.lock:
+        async with self.live.lock, self.code_live.lock:
             self.live.projection.index.flush()
-            self.live.projection.index.close()
-        async with self.code_live.lock:
-            self.code_live.projection.shard.close()
+            self._close_indexes()
+
+    def _close_indexes(self) -> None:
+        self.live.projection.index.close()
+        self.code_live.projection.shard.close()

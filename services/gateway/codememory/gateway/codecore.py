@@ -23,8 +23,8 @@ from codememory.codegraph.views import is_current
 from codememory.codesearch import CodeHit
 from codememory.embedding import Embedder
 from codememory.events import Envelope, EventLog
-from codememory.gateway.codelive import CodeLive
 from codememory.gateway.errors import InvalidArgument, NotReady
+from codememory.projection import CodeProjection, LiveProjection
 from codememory.recall import RecallHit
 from codememory.recall.codeaware import CodeAwareHit, CodeWeights, rerank
 
@@ -36,7 +36,7 @@ MAX_SEARCH = 200
 class CodeCore:
     def __init__(
         self,
-        live: CodeLive,
+        live: LiveProjection[CodeProjection],
         event_log: EventLog,
         embedder: Embedder,
         *,

@@ -10,7 +10,6 @@ caller's next recall already honours it. Every record read is checked against th
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +19,6 @@ from codememory.embedding import Embedder
 from codememory.events import (
     Event,
     EventLog,
-    LogRecord,
     MemoryDeprecated,
     MemoryForgotten,
     MemoryRefined,
@@ -30,9 +28,9 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
-from codememory.gateway.live import LiveProjection
 from codememory.lexical import SparseEncoder
 from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection
+from codememory.projection import LiveProjection
 from codememory.recall import Recaller, RecallHit, RecallQuery, SessionContext, Weights, build_context
 from codememory.vectorstore import IndexFilter, StoredPoint
 
@@ -62,7 +60,7 @@ class Written:
 class GatewayCore:
     def __init__(
         self,
-        live: LiveProjection,
+        live: LiveProjection[MemoryProjection],
         event_log: EventLog,
         embedder: Embedder,
         encoder: SparseEncoder,
@@ -209,49 +207,3 @@ class GatewayCore:
     async def count(self) -> int:
         flt = IndexFilter(any_of={"state": [ACTIVE, DEPRECATED]})
         return await asyncio.to_thread(self.live.projection.index.count, flt)
-
-
-@dataclass(frozen=True)
-class Rebuilt:
-    events: int
-    fold_s: float  # reading LOG and folding it into the new index
-    index_s: float  # building the new index's search structures (HNSW)
-
-
-async def rebuild(
-    event_log: EventLog, live: LiveProjection, fresh: MemoryProjection, *, chunk: int = 2000
-) -> Rebuilt:
-    """Fold LOG into ``fresh`` from the start, build its search index, catch up, and swap it in.
-
-    Reading the next chunk from LOG overlaps with applying the previous one (in a thread).
-    """
-    started = time.perf_counter()
-    chunks: asyncio.Queue[list[LogRecord] | None] = asyncio.Queue(maxsize=2)
-
-    async def read() -> None:
-        batch: list[LogRecord] = []
-        async for record in event_log.read(1):
-            batch.append(record)
-            if len(batch) >= chunk:
-                await chunks.put(batch)
-                batch = []
-        await chunks.put(batch)
-        await chunks.put(None)
-
-    reader = asyncio.create_task(read())
-    events = 0
-    while (records := await chunks.get()) is not None:
-        events += await asyncio.to_thread(fresh.apply_batch, live.decode(records))
-    await reader
-    fold_s = time.perf_counter() - started
-    await asyncio.to_thread(fresh.index.optimize)
-    index_s = time.perf_counter() - started - fold_s
-    async with live.lock:
-        tail = [r async for r in event_log.read(fresh.last_seq + 1, until_seq=max(live.seq, fresh.last_seq))]
-        events += await asyncio.to_thread(fresh.apply_batch, live.decode(tail))
-        if live.seq > fresh.last_seq:
-            fresh.position.save(live.seq)
-        old = await live.swap(fresh)
-    await asyncio.sleep(2.0)  # reads that started on the old index finish before it closes
-    old.index.close()
-    return Rebuilt(events=events, fold_s=fold_s, index_s=index_s)

@@ -4,7 +4,9 @@ GatewayError
 ├── Unauthenticated   no or unknown token
 ├── InvalidArgument   the request cannot be served as asked
 ├── NotFound          no such memory for this tenant (another tenant's memory is "not found" too)
-└── NotReady          the projection has not caught up within the deadline
+├── NotReady          the projection has not caught up within the deadline
+└── ListenError       at start: the gRPC server could not bind its address (also an ``OSError``;
+                      ``codememory up`` then tries a free port, a replica fails to start)
 """
 
 from __future__ import annotations
@@ -28,3 +30,11 @@ class NotFound(GatewayError):
 
 class NotReady(GatewayError):
     pass
+
+
+class ListenError(GatewayError, OSError):
+    """The gRPC server could not bind ``listen``."""
+
+    def __init__(self, listen: str) -> None:
+        super().__init__(f"the gateway could not listen on {listen} (in use by another program?)")
+        self.listen = listen

@@ -4,16 +4,21 @@ Qdrant Edge (the default): ``<data_dir>/memories/gen-<n>/`` holds the shard and 
 ``CURRENT`` names the generation in use. With a Qdrant server URL: collection ``memories_gen_<n>`` and
 the position file under ``<data_dir>``. An Edge shard is wrapped in a payload cache (``PAYLOAD_CACHE``
 entries): the gateway is its only writer. A server collection is not: other writers would not
-invalidate it.
+invalidate it. The code projection's search shard is ``<data_dir>/code-<n>/``, rebuilt from LOG on
+every start and on replay (the graph beside it lives in memory).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
+from codememory.codegraph import TenantGraphs
+from codememory.codesearch import CodeIndex, open_code_index
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position
+from codememory.projection import CodeProjection
 from codememory.vectorstore import EdgeVectorIndex, PayloadCachedIndex, QdrantClientIndex, VectorIndex
 
 
@@ -49,3 +54,15 @@ class IndexGenerations:
         tmp = self.root / "CURRENT.tmp"
         tmp.write_text(str(generation))
         os.replace(tmp, self.root / "CURRENT")
+
+
+def code_projection(
+    data_dir: Path, generation: int, dense_size: int, encoder: SparseEncoder
+) -> CodeProjection:
+    """A fresh, empty code projection: graphs in memory and a new code-search shard on disk."""
+    directory = data_dir / f"code-{generation}"
+    shutil.rmtree(directory, ignore_errors=True)
+    shard = open_code_index(directory, dense_size)
+    return CodeProjection(
+        TenantGraphs(), CodeIndex(shard, encoder=encoder), shard=shard, generation=generation
+    )

@@ -1,44 +1,74 @@
-"""Context for hooks over core NATS request-reply on ``cm.rpc.<tenant>.context``.
+"""Context for hooks over core NATS request-reply on ``cm.rpc.<tenant>.context``: a FastStream subscriber.
 
 The hook process already holds a NATS connection (it just published its event), so it asks for
-session context on the same socket instead of paying for a gRPC client. Replies are JSON
-``{"context": "..."}``; any failure replies with an empty context so the hook fails open.
+session context on the same socket instead of paying for a gRPC client. Every gateway replica
+subscribes in the queue group ``gateway``, so one of them answers each request. Replies are JSON
+``{"context": "..."}``; any failure (no gateway started yet, a bad request, a failing recall) replies
+with an empty context so the hook fails open. The tenant is the subject's tenant token.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import structlog
-from nats.aio.client import Client
-from nats.aio.msg import Msg
-from nats.aio.subscription import Subscription
+from faststream.message import StreamMessage
+from faststream.nats import NatsMessage, NatsRouter
+from faststream.params import NoCast
 
+from codememory import subjects
 from codememory.gateway.core import GatewayCore
+from codememory.topology import GATEWAY
 
 log = structlog.get_logger(__name__)
 
+MIN_BUDGET, MAX_BUDGET = 100, 20_000
 
-async def serve_context_requests(nc: Client, core: GatewayCore, *, default_budget: int) -> Subscription:
-    async def handle(msg: Msg) -> None:
-        tenant = msg.subject.split(".")[2]
-        text = ""
+
+async def _raw_body(message: StreamMessage[Any]) -> Any:
+    return message.body  # the hook's JSON is parsed (and may be refused) by the handler itself
+
+
+def reply(text: str) -> bytes:
+    return json.dumps({"context": text}).encode()
+
+
+def context_router(core: Callable[[], GatewayCore | None], *, default_budget: int) -> NatsRouter:
+    """``core`` gives the gateway's core once it has started (None before: empty context)."""
+    router = NatsRouter()
+
+    @router.subscriber(
+        subjects.CONTEXT_REQUESTS,
+        queue=GATEWAY.name,
+        decoder=_raw_body,
+        max_workers=4,
+        title="gateway:context",
+        description="session context for a hook: JSON request in, JSON {context} out (core request-reply)",
+    )
+    async def context(body: NoCast[bytes], message: NatsMessage) -> bytes:
+        tenant = subjects.tenant_of(message.raw_message.subject)
         try:
-            body = json.loads(msg.data or b"{}")
-            budget = int(body.get("budget_tokens") or default_budget)
-            ctx = await core.context(
+            gateway = core()
+            if gateway is None:
+                return reply("")
+            request = json.loads(body or b"{}")
+            if not isinstance(request, dict):
+                raise ValueError("the request is not a JSON object")
+            budget = int(request.get("budget_tokens") or default_budget)
+            found = await gateway.context(
                 tenant,
-                repo=str(body.get("repo", "")),
-                branch=str(body.get("branch", "")),
-                cwd=str(body.get("cwd", "")),
-                session_id=str(body.get("session_id", "")),
-                prompt=str(body.get("prompt", "")),
-                budget_tokens=max(100, min(budget, 20_000)),
+                repo=str(request.get("repo", "")),
+                branch=str(request.get("branch", "")),
+                cwd=str(request.get("cwd", "")),
+                session_id=str(request.get("session_id", "")),
+                prompt=str(request.get("prompt", "")),
+                budget_tokens=max(MIN_BUDGET, min(budget, MAX_BUDGET)),
             )
-            text = ctx.text
+            return reply(found.text)
         except Exception:
             log.exception("context_request_failed", tenant=tenant)
-        if msg.reply:
-            await msg.respond(json.dumps({"context": text}).encode())
+            return reply("")
 
-    return await nc.subscribe("cm.rpc.*.context", queue="gateway", cb=handle)
+    return router

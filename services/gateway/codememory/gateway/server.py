@@ -1,7 +1,10 @@
-"""The gRPC server: the servicer, the shipped health service, and reflection behind a setting.
+"""The gRPC server: the servicers, the shipped health service, and reflection behind a setting.
 
-``create_server`` binds and returns the port, so tests bind ``127.0.0.1:0``. Health says NOT_SERVING
-until the projection has caught up with LOG, then SERVING.
+``create_server`` binds and returns the port, so tests bind ``127.0.0.1:0``. Health is NOT_SERVING
+until the projections have caught up with LOG; afterwards the watchdog (``watchdog.py``) turns it
+NOT_SERVING while a projection is stalled and back when it recovers. With ``reuse_port`` (gRPC's
+default on Linux) replicas on one host listen on the same address and the kernel spreads connections
+over them; without it a taken port is a ``ListenError``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from codememory.gateway.coderpc import CodeServicer
+from codememory.gateway.errors import ListenError
 from codememory.gateway.rpc import MemoryServicer
 from codememory.v1 import code_pb2, code_pb2_grpc, memory_pb2, memory_pb2_grpc
 
@@ -20,30 +24,40 @@ _SERVED = ("", SERVICE_NAME, CODE_SERVICE_NAME)
 
 
 async def create_server(
-    servicer: MemoryServicer, code_servicer: CodeServicer, listen: str, *, reflection_enabled: bool = True
+    servicer: MemoryServicer,
+    code_servicer: CodeServicer,
+    listen: str,
+    *,
+    reflection_enabled: bool = True,
+    reuse_port: bool = True,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", 8 * 1024 * 1024),
-            ("grpc.so_reuseport", 0),  # two stacks must never share a port (and its tenants)
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
         ]
     )
     memory_pb2_grpc.add_MemoryServiceServicer_to_server(servicer, server)
     code_pb2_grpc.add_CodeServiceServicer_to_server(code_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    for name in _SERVED:
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    await set_serving(health_servicer, False)
     if reflection_enabled:
         reflection.enable_server_reflection(
             (SERVICE_NAME, CODE_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
-    port = server.add_insecure_port(listen)
+    try:
+        port = server.add_insecure_port(listen)
+    except RuntimeError as exc:  # grpc raises when it cannot bind
+        await server.stop(None)  # an unstarted server still holds a poller task until stopped
+        raise ListenError(listen) from exc
     if port == 0:
-        raise RuntimeError(f"could not bind {listen}")
+        await server.stop(None)
+        raise ListenError(listen)
     return server, port, health_servicer
 
 
-async def mark_serving(health_servicer: health.aio.HealthServicer) -> None:
+async def set_serving(health_servicer: health.aio.HealthServicer, serving: bool) -> None:
+    status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
     for name in _SERVED:
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await health_servicer.set(name, status)

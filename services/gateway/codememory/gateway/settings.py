@@ -3,7 +3,10 @@
 ``tokens`` maps bearer tokens to tenants (``token=tenant,...``); it is the only source of a caller's
 tenant. ``qdrant_url`` empty means Qdrant Edge on disk under ``data_dir`` (the embedded default). ``weights``
 (``dense=0.45,lexical=0.35,recency=0.08,importance=0.07,scope=0.05,link=0.1,recency_half_life_days=14``)
-sets the hybrid scoring.
+sets the hybrid scoring. ``stall_after_s``: health turns NOT_SERVING when a projection is behind LOG
+and has not moved for that long (or LOG cannot be reached for that long). ``reuse_port``: replicas on
+one host may listen on the same address (SO_REUSEPORT, the kernel spreads connections); ``codememory up``
+turns it off so a second stack never shares a port (and its tenants) with the first.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from codememory.settings import (
     env_int,
     env_str,
     parse_tokens,
+    stream_replicas,
 )
 
 SERVICE = "gateway"
@@ -46,6 +50,9 @@ class GatewaySettings:
     model_cache: Path = field(default_factory=lambda: default_home() / "models")
     query_threads: int = 2  # ONNX Runtime threads per query (2 measured 6.0 -> 3.8 ms p50 on 2 cores)
     payload_cache: int = 20_000  # memory payloads kept in process for recall (Qdrant Edge only; 0: off)
+    stall_after_s: float = 30.0  # behind LOG without progress this long: NOT_SERVING, follower restarted
+    reuse_port: bool = True  # replicas on one host share the listen address
+    stream_replicas: int = 1  # replicas of the streams this service creates when missing (3 on a cluster)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
@@ -72,7 +79,16 @@ class GatewaySettings:
             model_cache=Path(env_str(SERVICE, "model_cache", str(home / "models"), environ)),
             query_threads=_threads(env_int(SERVICE, "query_threads", cls.query_threads, environ)),
             payload_cache=_cache_size(env_int(SERVICE, "payload_cache", cls.payload_cache, environ)),
+            stall_after_s=_stall(env_float(SERVICE, "stall_after_s", cls.stall_after_s, environ)),
+            reuse_port=env_bool(SERVICE, "reuse_port", cls.reuse_port, environ),
+            stream_replicas=stream_replicas(environ),
         )
+
+
+def _stall(value: float) -> float:
+    if value <= 0:
+        raise SettingsError(f"CODEMEMORY_GATEWAY_STALL_AFTER_S must be above 0, got {value}")
+    return value
 
 
 def _cache_size(value: int) -> int:
