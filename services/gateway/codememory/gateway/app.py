@@ -121,9 +121,12 @@ class GatewayApp:
         while True:
             try:
                 await self.watchdog.check()
-                await self.dead_letters.flush()
             except Exception:
                 log.exception("watchdog_failed")
+            try:
+                await self.dead_letters.flush()  # poison that could not be parked when it was met
+            except Exception as exc:
+                log.warning("dead_letters_pending", pending=self.dead_letters.pending, error=repr(exc))
             await asyncio.sleep(self.watchdog.every_s)
 
     @staticmethod

@@ -1,0 +1,31 @@
+"""The gateway's settings for running as replicas: stall time, port sharing, stream replicas."""
+
+from __future__ import annotations
+
+import pytest
+
+from codememory.gateway.settings import GatewaySettings
+from codememory.settings import SettingsError
+
+
+def test_replica_defaults() -> None:
+    settings = GatewaySettings.from_env({})
+    assert settings.stall_after_s == 30.0 and settings.reuse_port and settings.stream_replicas == 1
+
+
+def test_replica_settings_from_the_environment() -> None:
+    env = {
+        "CODEMEMORY_GATEWAY_STALL_AFTER_S": "2.5",
+        "CODEMEMORY_GATEWAY_REUSE_PORT": "0",
+        "CODEMEMORY_STREAM_REPLICAS": "3",
+    }
+    settings = GatewaySettings.from_env(env)
+    assert settings.stall_after_s == 2.5 and not settings.reuse_port and settings.stream_replicas == 3
+
+
+@pytest.mark.parametrize(
+    "env", [{"CODEMEMORY_GATEWAY_STALL_AFTER_S": "0"}, {"CODEMEMORY_STREAM_REPLICAS": "2"}]
+)
+def test_bad_replica_settings_are_refused(env: dict[str, str]) -> None:
+    with pytest.raises(SettingsError):
+        GatewaySettings.from_env(env)
