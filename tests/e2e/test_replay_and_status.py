@@ -30,9 +30,20 @@ def test_status_reports_health_counts_and_lag(stack) -> None:  # type: ignore[no
     status = stack.cli_json("status")
     assert status["caught_up"] is True
     assert int(status["memories"]) >= 1 and int(status["log_last_seq"]) == int(status["projection_seq"])
-    assert set(status["consumer_pending"]) >= {"ingest", "embed", "gateway"}
-    assert set(status["stream_messages"]) == {"HOOKS", "LOG", "DLQ"}
+    assert set(status["consumer_pending"]) >= {"ingest", "embed", "graph", "gateway"}
+    assert set(status["stream_messages"]) == {"HOOKS", "LOG", "DLQ", "REDRIVE"}
     assert status["model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    consumers = {c["durable"]: c for c in status["consumers"]}
+    assert set(consumers) == {"ingest", "ingest-redrive", "embed", "embed-redrive", "graph", "graph-redrive"}
+    assert all(
+        c["exists"] and {"pending", "ack_pending", "redelivered"} <= set(c) for c in consumers.values()
+    )
+    assert int(status["dlq_messages"]) == int(status["stream_messages"]["DLQ"])
+    projections = {p["name"]: p for p in status["projections"]}
+    assert set(projections) == {"memory", "code"}
+    assert all(p["caught_up"] and p["following"] and not p["stalled"] for p in projections.values())
+    assert int(projections["memory"]["seq"]) == int(status["log_last_seq"])
+    assert status["serving"] is True and status["pid"] > 0
 
 
 def test_log_prints_events_from_a_sequence(stack) -> None:  # type: ignore[no-untyped-def]
