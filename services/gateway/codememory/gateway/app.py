@@ -101,7 +101,7 @@ class GatewayApp:
                 reuse_port=self.settings.reuse_port,
             )
         except Exception:
-            self._close_indexes()  # release the shards so a retry on another port can open them
+            await asyncio.to_thread(self._close_indexes)  # so a retry on another port can open them
             raise
         await self._server.start()
         for follower in self.followers:
@@ -177,8 +177,11 @@ class GatewayApp:
             await asyncio.wait(self._tasks, timeout=5)
         log.info("gateway_tasks_stopped")
         async with self.live.lock, self.code_live.lock:
-            self.live.projection.index.flush()
-            self._close_indexes()
+            await asyncio.to_thread(self._flush_and_close)
+
+    def _flush_and_close(self) -> None:
+        self.live.projection.index.flush()
+        self._close_indexes()
 
     def _close_indexes(self) -> None:
         self.live.projection.index.close()

@@ -72,7 +72,9 @@ class GatewayWiring:
         assert self._embedder is not None
         settings = self.settings if listen is None else replace(self.settings, listen=listen)
         js = BrokerJetStream(self._broker)()
-        self.app = await GatewayApp(js, settings, self._embedder).start()
+        # opening the shards takes a while: off the event loop, where the broker's subscribers already fetch
+        app = await asyncio.to_thread(GatewayApp, js, settings, self._embedder)
+        self.app = await app.start()
         return self.app
 
     async def stop(self) -> None:
