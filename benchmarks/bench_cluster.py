@@ -2,7 +2,8 @@
 ``sync_interval: always`` costs.
 
 1. Throughput: ``codememory up --scale ingest=2,embed=N`` for N in 1, 2, 4, ``--events`` distinct
-   prompt hooks published as fast as the hook path goes; seconds from the first publish to every
+   prompt hook messages published to HOOKS as fast as JetStream acks them (the hook's bytes, without
+   its session-context request); seconds from the first publish to every
    memory embedded and projected (consumer lag 0, the gateway caught up). Reported as events/s and
    events/s per core (this machine's cores), and against N=1 of the same run.
 2. Steady load: ``--minutes`` at ``--rate`` events/s (default: half the N=2 throughput), the lag of
@@ -28,7 +29,7 @@ from pathlib import Path
 import nats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from clusterkit import Running, embedded_in_log, lag, prompt_payload, publish, start
+from clusterkit import Running, embedded_in_log, lag, prompt_payload, publish_messages, start
 from results import median, percentile, write_section
 
 from codememory.bus import ensure_streams
@@ -40,10 +41,10 @@ CORES = os.cpu_count() or 1
 
 
 def caught_up(running: Running) -> bool:
-    out = subprocess.run(
-        [sys.executable, "-m", "codememory.cli.app", "status", "--json"], env=running.env, capture_output=True
-    )
-    return out.returncode == 0 and bool(json.loads(out.stdout).get("caught_up"))
+    try:
+        return bool(running.status().caught_up)
+    except Exception:  # the gateway is (re)starting
+        return False
 
 
 def drain(running: Running, timeout: float = 900) -> float:
@@ -63,7 +64,7 @@ def throughput(replicas: int, events: int) -> tuple[float, int]:
             time.sleep(3)  # every replica connected and its model loaded
             drain(running)
             started = time.perf_counter()
-            publish(running, f"tp{replicas}", events)
+            publish_messages(running, f"tp{replicas}", events)
             seconds = drain(running) - started
             return events / seconds, embedded_in_log(running)
         finally:
@@ -86,7 +87,7 @@ def steady(rate: float, minutes: float) -> list[dict[str, int]]:
 
             sampler = threading.Thread(target=sample)
             sampler.start()
-            publish(running, "steady", int(rate * minutes * 60), rate=rate)
+            publish_messages(running, "steady", int(rate * minutes * 60), rate=rate)
             done.set()
             sampler.join()
         finally:

@@ -16,10 +16,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nats
 
 from codememory.hookclient import HookSettings, run_hook
+from codememory.hookclient.message import build_message
 
 BIN = Path(sys.executable).parent
 
@@ -34,6 +36,19 @@ class Running:
 
     def hooks(self) -> HookSettings:
         return HookSettings.from_env({"CODEMEMORY_HOME": str(self.home)}).replace(context_timeout_s=0.05)
+
+    def status(self) -> Any:
+        import grpc
+
+        from codememory.v1 import memory_pb2 as pb
+        from codememory.v1 import memory_pb2_grpc
+
+        token = (self.home / "token").read_text().strip()
+        with grpc.insecure_channel(self.grpc_address) as channel:
+            stub = memory_pb2_grpc.MemoryServiceStub(channel)
+            return stub.Status(
+                pb.StatusRequest(), metadata=(("authorization", f"Bearer {token}"),), timeout=10
+            )
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
@@ -76,7 +91,10 @@ def prompt_text(tag: str, n: int) -> str:
 
 
 def publish(running: Running, tag: str, count: int, *, rate: float = 0.0) -> float:
-    """Publish ``count`` prompts (at ``rate`` per second, or as fast as the hook path goes); seconds."""
+    """Publish ``count`` prompts (at ``rate`` per second, or as fast as the hook path goes); seconds.
+
+    Each goes through the hook's own publish path (``run_hook``: redact, trim, stamp, JetStream ack).
+    """
     settings = running.hooks()
     started = time.perf_counter()
     for n in range(count):
@@ -84,6 +102,30 @@ def publish(running: Running, tag: str, count: int, *, rate: float = 0.0) -> flo
         if rate:
             time.sleep(max(0.0, started + (n + 1) / rate - time.perf_counter()))
     return time.perf_counter() - started
+
+
+async def _publish_messages(nats_url: str, tag: str, count: int, rate: float) -> float:
+    nc = await nats.connect(nats_url)
+    js = nc.jetstream()
+    started = time.perf_counter()
+    pending = []
+    for n in range(count):
+        message = build_message("claude", prompt_payload(tag, n), tenant="local", max_field=4096)
+        pending.append(js.publish(message.subject, message.data, headers={"Nats-Msg-Id": message.msg_id}))
+        if len(pending) >= 64 or rate:
+            await asyncio.gather(*pending)
+            pending = []
+        if rate:
+            await asyncio.sleep(max(0.0, started + (n + 1) / rate - time.perf_counter()))
+    await asyncio.gather(*pending)
+    await nc.close()
+    return time.perf_counter() - started
+
+
+def publish_messages(running: Running, tag: str, count: int, *, rate: float = 0.0) -> float:
+    """The messages a prompt hook publishes, without the hook's session-context request (which waits
+    on the gateway's recall): what the event path is given, as fast as JetStream acks them."""
+    return asyncio.run(_publish_messages(running.nats_url, tag, count, rate))
 
 
 async def _count(nats_url: str, subject: str, key: str) -> Counter[str]:
