@@ -26,8 +26,10 @@ from codememory.embed.main import ModelSlot
 from codememory.embed.main import create_router as embed_router
 from codememory.embed.settings import EmbedSettings
 from codememory.embedding import MiniLmEmbedder
+from codememory.gateway.errors import ListenError
 from codememory.gateway.main import gateway_wiring
 from codememory.gateway.settings import GatewaySettings
+from codememory.gateway.wiring import load_query_embedder
 from codememory.graph.main import create_router as graph_router
 from codememory.graph.settings import GraphSettings
 from codememory.hookclient import HookSettings, flush_spool
@@ -108,8 +110,8 @@ async def _run_single(settings: StackSettings, nats_url: str) -> None:
     )
     broker = service_broker(nats_url, "up")
     # its own model instance: a batch being embedded never holds the lock a query waits on
-    model = ModelSlot()
-    gateway = gateway_wiring(gateway_settings, broker, MiniLmEmbedder)
+    model = ModelSlot(MiniLmEmbedder)
+    gateway = gateway_wiring(gateway_settings, broker, lambda: load_query_embedder(gateway_settings))
     ingest, embed, graph = IngestSettings.from_env(), EmbedSettings.from_env(), GraphSettings.from_env()
     app = service_app(
         [INGEST, EMBED, GRAPH, GATEWAY],
@@ -129,9 +131,9 @@ async def _run_single(settings: StackSettings, nats_url: str) -> None:
     )
     try:
         await app.start()
-    except OSError:  # the preferred gRPC port is taken: any free one, recorded in runtime.json
-        await _bounded("app", app.stop(), 10)
-        return await _run_single(replace(settings, grpc_listen="127.0.0.1:0"), nats_url)
+    except ListenError as exc:  # the preferred gRPC port is taken: any free one, recorded in runtime.json
+        log.warning("grpc_port_taken", listen=exc.listen)
+        await gateway.start(listen="127.0.0.1:0")
     assert gateway.app is not None
     grpc_address = f"127.0.0.1:{gateway.app.port}"
     flushed = await asyncio.to_thread(flush_hooks, settings, nats_url)

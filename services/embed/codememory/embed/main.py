@@ -8,6 +8,7 @@ so a replica takes no message it cannot embed yet. ``python -m codememory.embed.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from faststream import FastStream
 from faststream.nats import NatsRouter
@@ -23,14 +24,15 @@ from codememory.topology import EMBED
 
 
 class ModelSlot:
-    """The model, loaded once at startup (or given, as ``codememory up`` does)."""
+    """The model, loaded once at startup in a worker thread by ``load`` (``codememory up`` passes its own)."""
 
-    def __init__(self, embedder: Embedder | None = None) -> None:
-        self.embedder = embedder
+    def __init__(self, load: Callable[[], Embedder] = load_default_embedder) -> None:
+        self._load = load
+        self.embedder: Embedder | None = None
 
     async def load(self) -> None:
         if self.embedder is None:
-            self.embedder = await asyncio.to_thread(load_default_embedder)
+            self.embedder = await asyncio.to_thread(self._load)
 
     def get(self) -> Embedder:
         if self.embedder is None:
