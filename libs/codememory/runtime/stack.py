@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from datetime import UTC, datetime
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import structlog
@@ -150,8 +150,7 @@ async def _run_single(settings: StackSettings, nats_url: str) -> None:
 
 
 def _row(name: str, pid: int) -> dict[str, object]:
-    from datetime import UTC, datetime
-
+    """One service of the one-process stack, in the supervisor's table shape (all share this pid)."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
     return {
         "service": name,
