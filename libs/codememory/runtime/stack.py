@@ -108,6 +108,7 @@ async def _run_single(settings: StackSettings, nats_url: str) -> None:
         data_dir=home / "gateway",
         tokens={**configured.tokens, local_token(home): settings.tenant},
         listen=settings.grpc_listen,
+        reuse_port=False,  # one gateway here: a second stack must never share its port (and tenants)
     )
     broker = service_broker(nats_url, "up")
     # its own model instance: a batch being embedded never holds the lock a query waits on
