@@ -74,6 +74,8 @@ async def running_gateway(nats_url: str, data_dir: Path, **overrides: Any) -> As
             yield Running(wiring, channel)
     finally:
         await app.stop()
+    left = [t.get_name() for t in asyncio.all_tasks() if t.get_name().startswith("gateway-") and not t.done()]
+    assert not left, f"the gateway's tasks outlived its stop: {left}"
 
 
 async def until(condition: Callable[[], Any], timeout: float = 15.0, every: float = 0.05) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from pathlib import Path
 
@@ -49,3 +50,5 @@ async def test_a_taken_address_is_a_listen_error_and_another_port_then_works(
         assert loads == [1]
         await app.stop()
         assert wiring.app is None
+    left = [t.get_name() for t in asyncio.all_tasks() if t.get_name().startswith("gateway-") and not t.done()]
+    assert not left, f"the gateway's tasks outlived its stop: {left}"

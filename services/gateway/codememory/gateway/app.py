@@ -28,6 +28,7 @@ from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server, set_serving
 from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
+from codememory.gateway.tasks import cancelling, stop_task
 from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
 from codememory.projection import LiveProjection
@@ -122,10 +123,14 @@ class GatewayApp:
             try:
                 await self.watchdog.check()
             except Exception:
+                if cancelling():
+                    raise asyncio.CancelledError from None
                 log.exception("watchdog_failed")
             try:
                 await self.dead_letters.flush()  # poison that could not be parked when it was met
             except Exception as exc:
+                if cancelling():
+                    raise asyncio.CancelledError from None
                 log.warning("dead_letters_pending", pending=self.dead_letters.pending, error=repr(exc))
             await asyncio.sleep(self.watchdog.every_s)
 
@@ -136,6 +141,8 @@ class GatewayApp:
             try:
                 await work()
             except Exception:
+                if cancelling():
+                    raise asyncio.CancelledError from None
                 log.exception("background_failed", task=work.__name__)
 
     async def _refresh_centrality(self) -> None:
@@ -169,13 +176,10 @@ class GatewayApp:
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
         await self._server.stop(grace=2.0)
-        for task in self._tasks:
-            task.cancel()
-        for follower in self.followers:
-            await follower.stop()
-        if self._tasks:
-            await asyncio.wait(self._tasks, timeout=5)
-        log.info("gateway_tasks_stopped")
+        stopped = await asyncio.gather(*(stop_task(t) for t in self._tasks))
+        await asyncio.gather(*(f.stop() for f in self.followers))
+        left = [t.get_name() for t, ok in zip(self._tasks, stopped, strict=True) if not ok]
+        log.info("gateway_tasks_stopped", left=left)
         async with self.live.lock, self.code_live.lock:
             await asyncio.to_thread(self._flush_and_close)
 

@@ -3,7 +3,8 @@
 Each replica follows LOG with its own ordered consumer per projection (nothing shared on the server).
 An error while following (a transient store failure, a connection lost mid-batch) is logged and the
 follower starts again from its projection's position; what it cannot survive (its task cancelled or
-ended by a bug) the watchdog sees as a dead follower and restarts.
+ended by a bug) the watchdog sees as a dead follower and restarts. A stop always ends it, even when
+nats-py loses the cancellation (``tasks.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import structlog
 from nats.js.client import JetStreamContext
 
 from codememory.bus import follow
+from codememory.gateway.tasks import cancelling, stop_task
 from codememory.projection import LiveProjection
 
 log = structlog.get_logger(__name__)
@@ -47,20 +49,19 @@ class Follower:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is None:
-            return
-        task.cancel()
-        done, _ = await asyncio.wait([task], timeout=5.0)
-        if task in done and not task.cancelled() and task.exception() is not None:
-            log.warning("follower_ended", projection=self.name, error=repr(task.exception()))
+        if task is not None and not await stop_task(task):
+            log.warning("follower_slow_to_stop", projection=self.name)  # it ends at its next turn
 
     async def _run(self) -> None:
-        while True:
+        me = asyncio.current_task()
+        while self._task is me:  # a stopped or replaced run ends at its next turn
             try:
                 async for records in follow(self._js, self.live.seq + 1):
                     await self.live.apply(records)
             except asyncio.CancelledError:
                 raise
             except Exception:
+                if cancelling():
+                    raise asyncio.CancelledError from None
                 log.exception("follow_failed", projection=self.name, seq=self.live.seq)
                 await asyncio.sleep(self._retry_s)
