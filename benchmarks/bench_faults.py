@@ -2,9 +2,10 @@
 
 Each round runs ``codememory up --scale ingest=2,embed=2`` in a fresh home, publishes ``--events``
 distinct prompt hooks while a killer SIGKILLs a random replica (ingest, embed, graph or gateway) every
-``--every`` seconds, and, in a second phase, SIGKILLs nats-server once mid-publish. Then it waits for
-the stack to drain and counts: events sent, memories in LOG per prompt (lost: 0 times, doubled: more
-than once), the DLQ, and whether a replay's digest equals the live projection's.
+``--every`` seconds, and, in a second phase, SIGKILLs nats-server once mid-publish (hooks spool; ``up``
+flushes the spool once the server is back). Then it waits for the stack to drain and counts: events
+sent, memories in LOG per prompt (lost: 0 times, doubled: more than once), the DLQ, and whether a
+replay's digest equals the live projection's.
 
     .venv/bin/python benchmarks/bench_faults.py [--rounds 5] [--events 300] [--every 2.5]
 """
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from clusterkit import Running, lag, prompt_text, prompts_in_log, publish, start
 from results import write_section
 
+from codememory.hookclient.spool import Spool
 from codememory.runtime.supervisor import read_processes
 
 
@@ -51,8 +53,13 @@ def killer(
 
 
 def settle(running: Running, timeout: float = 600) -> None:
+    """Until the spool is flushed (``up`` does it), every consumer drained and the gateway caught up."""
     deadline = time.monotonic() + timeout
+    spool = Spool(running.hooks().spool_path)
     while time.monotonic() < deadline:
+        if spool.has_pending():
+            time.sleep(1)
+            continue
         try:
             current = lag(running)
             out = subprocess.run(
@@ -85,7 +92,6 @@ def one_round(seed: int, events: int, every: float) -> dict[str, object]:
             publish(running, f"s{seed}", events // 3)
             server_stop.set()
             server_thread.join()
-            publish(running, f"f{seed}", 1)  # flushes what was spooled while the server was down
             settle(running)
             seen = prompts_in_log(running)
             sent = [prompt_text(f"r{seed}", n) for n in range(events)]

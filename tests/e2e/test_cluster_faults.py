@@ -25,6 +25,7 @@ import pytest
 from codememory.bus import DLQ, HOOKS, LOG
 from codememory.hookclient import HookSettings
 from codememory.hookclient.runner import run_hook
+from codememory.hookclient.spool import Spool
 from codememory.runtime.supervisor import read_processes
 from codememory.v1 import memory_pb2 as pb
 from conftest import Stack, launch, shutdown  # type: ignore[import-not-found]
@@ -140,7 +141,11 @@ def test_a_killed_nats_server_loses_no_acknowledged_hook(cluster: Stack) -> None
     thread.join()
     nats_row = next(r for r in read_processes(cluster.home) if r["service"] == "nats")
     assert int(nats_row["restarts"]) >= 1  # type: ignore[call-overload]
-    publish_prompts(cluster, "flush", 1)  # a hook after the outage flushes the spool, in order
+    spool = Spool(_hooks(cluster).spool_path)
+    deadline = time.monotonic() + 60
+    while spool.has_pending():  # `up` publishes what hooks spooled during the outage, in order
+        assert time.monotonic() < deadline, "the spool was not flushed"
+        time.sleep(0.5)
     wait_settled(cluster)
     seen = asyncio.run(_log_prompts(cluster))
     assert all(seen[p] == 1 for p in prompts), [p for p in prompts if seen[p] != 1][:5]

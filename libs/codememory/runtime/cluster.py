@@ -20,7 +20,7 @@ import structlog
 
 from codememory.runtime.home import Runtime, clear_runtime, local_token, write_runtime
 from codememory.runtime.natsd import NatsServer, free_port, listening, nats_server_from_env
-from codememory.runtime.stack import StackSettings, flush_hooks, wait_for_signal
+from codememory.runtime.stack import StackSettings, flush_hooks, keep_flushing, wait_for_signal
 from codememory.runtime.supervisor import ProcessSpec, Supervisor
 from codememory.topology import SERVICES
 
@@ -128,7 +128,9 @@ async def run_supervised(settings: StackSettings) -> None:
             serving=serving,
             spool_flushed=flushed,
         )
+        flusher = asyncio.create_task(keep_flushing(settings, nats_url))
         await wait_for_signal()
+        flusher.cancel()
     finally:
         log.info("stopping")
         clear_runtime(home)

@@ -99,6 +99,21 @@ def flush_hooks(settings: StackSettings, nats_url: str) -> int:
     return flush_spool(hook)
 
 
+async def keep_flushing(settings: StackSettings, nats_url: str, every_s: float = 2.0) -> None:
+    """Hooks that ran while the server was down spooled their events; publish them once it is back,
+    rather than waiting for the next hook to do it (the spool file is locked against hooks flushing
+    at the same time)."""
+    while True:
+        await asyncio.sleep(every_s)
+        try:
+            flushed = await asyncio.to_thread(flush_hooks, settings, nats_url)
+        except Exception as exc:  # the server is still down: try again next time
+            log.debug("spool_flush_failed", error=repr(exc))
+            continue
+        if flushed:
+            log.info("spool_flushed", events=flushed)
+
+
 async def _run_single(settings: StackSettings, nats_url: str) -> None:
     home = settings.home
     configured = GatewaySettings.from_env()
@@ -144,8 +159,10 @@ async def _run_single(settings: StackSettings, nats_url: str) -> None:
     log.info(
         "up", mode="one process", nats_url=nats_url, grpc=grpc_address, home=str(home), spool_flushed=flushed
     )
+    flusher = asyncio.create_task(keep_flushing(settings, nats_url))
     await wait_for_signal()
     log.info("stopping")
+    flusher.cancel()
     await _bounded("services", app.stop(), 20)
     log.info("stopped")
 
