@@ -13,8 +13,8 @@ fi
 mkdir -p "$out"
 services=$("$BIN/python" -c 'from codememory.topology import SERVICES; print(" ".join(s.name for s in SERVICES))')
 for service in $services; do
-  # the documented defaults, whatever this shell's environment says
-  env -u CODEMEMORY_NATS_URL -u "CODEMEMORY_${service^^}_NATS_URL" HF_HUB_OFFLINE=1 \
+  # the documented defaults whatever the environment says; a fixed hash seed keeps the channel order
+  env -u CODEMEMORY_NATS_URL -u "CODEMEMORY_${service^^}_NATS_URL" HF_HUB_OFFLINE=1 PYTHONHASHSEED=0 \
     "$BIN/faststream" docs gen "codememory.$service.main:create_app" --factory --yaml \
     --out "$out/$service.yaml" >/dev/null
 done

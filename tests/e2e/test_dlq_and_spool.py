@@ -65,10 +65,8 @@ def test_dlq_list_shows_the_reason_and_redrive_sends_it_through_ingest_again(sta
     stack.wait_caught_up()
     again = [d for d in json.loads(stack.cli("dlq", "list", "--json").stdout) if d["subject"] == subject]
     # ingest read it again through its redrive consumer (the cause is not fixed): parked anew, once
-    assert (
-        len(again) == 1 and again[0]["seq"] != listed[0]["seq"] and again[0]["reason"] == listed[0]["reason"]
-    assert again[0]["stream"] == "HOOKS"
-    )
+    assert len(again) == 1 and again[0]["seq"] != listed[0]["seq"]
+    assert again[0]["reason"] == listed[0]["reason"] and again[0]["stream"] == "HOOKS"
     missing = stack.cli("dlq", "redrive", "--seq", "999999", check=False)
     assert missing.returncode == 1 and b"no dead letter" in missing.stderr
 

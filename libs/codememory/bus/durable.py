@@ -22,6 +22,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 
 from codememory.bus.deadletters import JetStreamDeadLetters
+from codememory.bus.fetchfix import unify_fetch_timeouts
 from codememory.bus.outcomes import BatchHandler
 from codememory.bus.settle import DeadLetters, Settler
 from codememory.topology import Consumer, Service
@@ -74,6 +75,7 @@ def subscribe_durable(
     ``jetstream`` gives the connected JetStream context (known only once the broker has connected).
     Returns the settlers, whose counters the service may report.
     """
+    unify_fetch_timeouts()
     settlers: list[LazySettler] = []
     for consumer in (*service.consumers, service.redrive):
         settler = LazySettler(service, consumer, settings, handler, dead_letters, jetstream)

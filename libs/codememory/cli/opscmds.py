@@ -45,6 +45,14 @@ def _nats_url() -> str:
         raise typer.Exit(1) from exc
 
 
+def _redrivable(letter: DeadLetter) -> bool:
+    """Only a service with durable consumers reads its redrive subject (the gateway has none)."""
+    try:
+        return bool(service(letter.service).consumers)
+    except UnknownServiceError:
+        return False
+
+
 def _row(letter: DeadLetter) -> dict[str, object]:
     return {
         "seq": letter.seq,
@@ -96,9 +104,18 @@ def dlq_redrive(
         try:
             js = nc.jetstream()
             letters = [d async for d in dead_letters(js, service=service_name) if not seq or d.seq == seq]
+            sent = []
             for letter in letters:
+                if not _redrivable(letter):
+                    typer.echo(
+                        f"codememory: dead letter {letter.seq} of {letter.service} is a record of a poison "
+                        "event, not redrivable (LOG is immutable)",
+                        err=True,
+                    )
+                    continue
                 await redrive(js, letter)
-            return [d.seq for d in letters]
+                sent.append(letter.seq)
+            return sent
         finally:
             await nc.close()
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from codememory.topology import parse_scale
 from codememory.runtime.supervisor import Backoff, ProcessSpec, Supervisor, read_processes
 from codememory.settings import SettingsError
+from codememory.topology import parse_scale
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
 
