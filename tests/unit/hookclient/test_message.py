@@ -185,3 +185,10 @@ def test_message_uses_payload_cwd_then_workspace_roots(tmp_path: Path) -> None:
     decoded = body(build_message("cursor", json.dumps(cursor).encode(), tenant="local", max_field=16384))
     assert decoded["repo"] == "proj"
     assert decoded["user"] == (os.environ.get("USER") or os.environ.get("LOGNAME") or decoded["user"])
+
+
+def test_json_nested_thousands_deep_is_kept_as_raw_text_not_dropped() -> None:
+    deep = b'{"hook_event_name": "PostToolUse", "tool_input": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    message = build_message("claude", deep, tenant="local", max_field=4096)
+    assert message.body["event"] == "unknown" and "_raw" in message.body["payload"]  # type: ignore[operator]
+    assert len(message.data) < 200_000  # trimmed like any oversized field
