@@ -4,8 +4,8 @@ Without ``--scale`` every service runs in this one process on one FastStream bro
 and graph routers and the gateway's), sharing one event loop: it starts fastest (one interpreter, one
 import of torch; 8.6 s to runtime.json against 10.7 s supervised, one run each on 2 cores). With
 ``--scale svc=N`` (``cluster.py``) every replica of every service is its own OS process under a
-supervisor that restarts what dies. This is the one composition root that imports the services; in production the same ``create_app`` factories run as
-separate deployments (docker-compose.yml, k8s/).
+supervisor that restarts what dies. This is the one composition root that imports the services; in
+production the same ``create_app`` factories run as separate deployments (docker-compose.yml, k8s/).
 """
 
 from __future__ import annotations
