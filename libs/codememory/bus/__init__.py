@@ -1,6 +1,12 @@
 """NATS JetStream plumbing shared by every service: streams, the event log, consumers, the DLQ."""
 
-from codememory.bus.deadletters import DeadLetter, JetStreamDeadLetters, dead_letters, redrive
+from codememory.bus.deadletters import (
+    DeadLetter,
+    InMemoryDeadLetters,
+    JetStreamDeadLetters,
+    dead_letters,
+    redrive,
+)
 from codememory.bus.errors import BusError, Poison, Retryable
 from codememory.bus.eventlog import JetStreamEventLog, follow
 from codememory.bus.outcomes import ACK, BatchHandler, Delivery, Outcome, Verdict, dead
@@ -17,6 +23,7 @@ __all__ = [
     "BusError",
     "DeadLetter",
     "Delivery",
+    "InMemoryDeadLetters",
     "JetStreamDeadLetters",
     "JetStreamEventLog",
     "Outcome",

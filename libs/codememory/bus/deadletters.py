@@ -58,6 +58,16 @@ class JetStreamDeadLetters:
         )
 
 
+class InMemoryDeadLetters:
+    """Dead letters in a list, beside the real ones: for handler tests on FastStream's TestNatsBroker."""
+
+    def __init__(self) -> None:
+        self.parked: list[tuple[Delivery, str]] = []
+
+    async def park(self, delivery: Delivery, reason: str) -> None:
+        self.parked.append((delivery, reason))
+
+
 async def dead_letters(js: JetStreamContext, *, service: str = "") -> AsyncIterator[DeadLetter]:
     """Every dead letter in the DLQ (of one service when given), oldest first."""
     info = await js.stream_info(DLQ)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from faststream.nats import NatsBroker, NatsRouter, TestNatsBroker
 
-from codememory.bus import Delivery
+from codememory.bus import InMemoryDeadLetters
 from codememory.bus.durable import DurableSettings, subscribe_durable
 from codememory.embed.handler import EmbedHandler
 from codememory.embedding import Embedder
@@ -26,16 +26,8 @@ from codememory.events import (
 from codememory.topology import EMBED
 
 
-class ListDeadLetters:
-    def __init__(self) -> None:
-        self.parked: list[tuple[Delivery, str]] = []
-
-    async def park(self, delivery: Delivery, reason: str) -> None:
-        self.parked.append((delivery, reason))
-
-
 async def test_a_stored_memory_is_embedded_and_garbage_is_dead_lettered(embedder: Embedder) -> None:
-    event_log, dead = InMemoryEventLog(), ListDeadLetters()
+    event_log, dead = InMemoryEventLog(), InMemoryDeadLetters()
     broker, router = NatsBroker(), NatsRouter()
     subscribe_durable(
         router,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from faststream.nats import NatsBroker, NatsRouter, TestNatsBroker
 
-from codememory.bus import Delivery
+from codememory.bus import InMemoryDeadLetters
 from codememory.bus.durable import DurableSettings, subscribe_durable
 from codememory.events import InMemoryEventLog, decode_envelope
 from codememory.ingest.handler import IngestHandler
@@ -21,19 +21,11 @@ from codememory.topology import INGEST, Consumer, Service
 MessageFactory = Callable[..., bytes]
 
 
-class ListDeadLetters:
-    def __init__(self) -> None:
-        self.parked: list[tuple[Delivery, str]] = []
-
-    async def park(self, delivery: Delivery, reason: str) -> None:
-        self.parked.append((delivery, reason))
-
-
-def _broker(event_log: InMemoryEventLog, dead: ListDeadLetters) -> NatsBroker:
+def _broker(event_log: InMemoryEventLog, dead: InMemoryDeadLetters) -> NatsBroker:
     broker = NatsBroker()
     router = NatsRouter()
 
-    def dead_letters(js: object, service: Service, consumer: Consumer) -> ListDeadLetters:
+    def dead_letters(js: object, service: Service, consumer: Consumer) -> InMemoryDeadLetters:
         return dead
 
     subscribe_durable(
@@ -50,7 +42,7 @@ def _broker(event_log: InMemoryEventLog, dead: ListDeadLetters) -> NatsBroker:
 
 async def test_good_and_bad_hook_messages_are_settled_apart(message: MessageFactory) -> None:
     build_message = message
-    event_log, dead = InMemoryEventLog(), ListDeadLetters()
+    event_log, dead = InMemoryEventLog(), InMemoryDeadLetters()
     broker = _broker(event_log, dead)
     prompt = {"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": "use ruff, not flake8"}
     deep = build_message("claude", {"x": "a"}).replace(b'"a"', b"[" * 5000 + b"]" * 5000)
