@@ -27,6 +27,10 @@ from codememory.bus.outcomes import BatchHandler
 from codememory.bus.settle import DeadLetters, Settler
 from codememory.topology import Consumer, Service
 
+# the same for every service, so one process preparing several services' consumers agrees with each
+# replica's subscriber: room for 16 replicas fetching batches of 64 at once
+MAX_ACK_PENDING = 1024
+
 
 @dataclass(frozen=True, kw_only=True)
 class DurableSettings:
@@ -45,7 +49,7 @@ def consumer_config(consumer: Consumer, settings: DurableSettings) -> ConsumerCo
         max_deliver=-1,
         ack_wait=settings.ack_wait_s,
         filter_subject=consumer.filter_subject,
-        max_ack_pending=max(1000, settings.batch * 16),
+        max_ack_pending=MAX_ACK_PENDING,
     )
 
 
