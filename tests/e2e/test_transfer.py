@@ -5,13 +5,20 @@ from __future__ import annotations
 import json
 import uuid
 
+# Three memories that differ in what they say, not only in a digit: recall must tell them apart by meaning.
+TOPICS = (
+    "the build uses hatchling",
+    "deploys go through kustomize overlays",
+    "the cache is warmed at startup",
+)
+
 
 def test_export_then_import_round_trip(stack, tmp_path) -> None:  # type: ignore[no-untyped-def]
     repo = f"tx{uuid.uuid4().hex[:6]}"
     rows = [
         {
             "id": str(uuid.uuid4()),
-            "text": f"memory number {i} about {repo}",
+            "text": f"{TOPICS[i]} in {repo}",
             "type": "fact",
             "repo": repo,
             "session": "sess-1",
@@ -34,7 +41,7 @@ def test_export_then_import_round_trip(stack, tmp_path) -> None:  # type: ignore
     assert first["time"].startswith("2023-05-01T10:00:00") and first["metadata"] == {"dialog": "D1:0"}
     assert first["tags"] == ["imported"] and first["importance"] == 0.7
 
-    hits = stack.cli_json("recall", "memory number 2", "--repo", repo, "--session", "sess-1")["hits"]
+    hits = stack.cli_json("recall", "when is the cache warmed", "--repo", repo, "--session", "sess-1")["hits"]
     assert hits[0]["memory"]["metadata"]["dialog"] == "D1:2"
 
 
