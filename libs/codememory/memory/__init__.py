@@ -1,15 +1,29 @@
 """Memories: which events become them, and their projection into the vector index."""
 
+from codememory.memory.consolidated import ARCHIVED, MERGED, SUPERSEDED
 from codememory.memory.draft import MemoryDraft, memory_from_envelope, text_digest
 from codememory.memory.enrich import Enrichment, date_words, indexed_text
-from codememory.memory.fold import ACTIVE, DEPRECATED, FORGOTTEN, PointState, draft_payload, fold, target_of
+from codememory.memory.fold import (
+    ACTIVE,
+    DEPRECATED,
+    FORGOTTEN,
+    LIVE_STATES,
+    PointState,
+    draft_payload,
+    fold,
+    targets_of,
+)
 from codememory.memory.position import Position
 from codememory.memory.projection import MemoryProjection
 
 __all__ = [
     "ACTIVE",
+    "ARCHIVED",
     "DEPRECATED",
     "FORGOTTEN",
+    "LIVE_STATES",
+    "MERGED",
+    "SUPERSEDED",
     "Enrichment",
     "MemoryDraft",
     "MemoryProjection",
@@ -20,6 +34,6 @@ __all__ = [
     "fold",
     "indexed_text",
     "memory_from_envelope",
-    "target_of",
+    "targets_of",
     "text_digest",
 ]

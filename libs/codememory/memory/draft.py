@@ -16,8 +16,10 @@ import msgspec
 from codememory.events import (
     CompactionCheckpointed,
     Envelope,
+    InsightDerived,
     MemoryStored,
     PromptSubmitted,
+    SessionSummarized,
     SubagentCompleted,
     ToolFailed,
     ToolObserved,
@@ -62,6 +64,39 @@ def _join(*parts: str) -> str:
     return "\n".join(p for p in parts if p).strip()[:_MAX_TEXT]
 
 
+def insight_text(event: InsightDerived) -> str:
+    """An insight as one memory text: title, then the situation and what worked."""
+    return _join(
+        event.title,
+        f"Situation: {event.situation}" if event.situation else "",
+        f"What worked: {event.what_worked}" if event.what_worked else "",
+    )
+
+
+def _derived(
+    envelope: Envelope,
+    event: InsightDerived | SessionSummarized,
+    memory_id: str,
+    text: str,
+    memory_type: str,
+    importance: float,
+) -> MemoryDraft:
+    """A memory the consolidate service derived (an insight, a session summary)."""
+    return MemoryDraft(
+        memory_id=memory_id,
+        tenant=envelope.tenant,
+        text=text[:_MAX_TEXT],
+        memory_type=memory_type,
+        repo=event.repo,
+        session_id=event.session_id,
+        agent="codememory",
+        paths=event.paths,
+        importance=importance,
+        metadata={"phrased_by": event.phrased_by} if event.phrased_by else {},
+        created_at=envelope.occurred_at.timestamp(),
+    )
+
+
 def memory_from_envelope(envelope: Envelope) -> MemoryDraft | None:
     """The memory an event creates, or None when the event is not itself a memory."""
     event = envelope.payload
@@ -83,6 +118,10 @@ def memory_from_envelope(envelope: Envelope) -> MemoryDraft | None:
                 metadata=dict(event.metadata),
                 created_at=_epoch(event.created_at, envelope.occurred_at),
             )
+        case InsightDerived():
+            return _derived(envelope, event, event.insight_id, insight_text(event), "insight", 0.7)
+        case SessionSummarized():
+            return _derived(envelope, event, event.summary_id, event.summary, "summary", 0.6)
         case PromptSubmitted() if event.prompt.strip():
             paths: tuple[str, ...] = ()
             text, memory_type, importance = event.prompt[:_MAX_TEXT], "prompt", 0.5

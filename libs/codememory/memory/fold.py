@@ -14,10 +14,21 @@ from typing import Any
 
 from codememory.events import Envelope, MemoryDeprecated, MemoryEmbedded, MemoryForgotten, MemoryRefined
 from codememory.lexical import SparseVec
+from codememory.memory.consolidated import (
+    ARCHIVED,
+    CONSOLIDATION_EVENTS,
+    MERGED,
+    SUPERSEDED,
+    consolidation_targets,
+    fold_consolidation,
+    with_history,
+)
 from codememory.memory.draft import MemoryDraft, memory_from_envelope, text_digest
 from codememory.memory.enrich import DEFAULT_ENRICHMENT, Enrichment, indexed_text
 
 ACTIVE, DEPRECATED, FORGOTTEN = "active", "deprecated", "forgotten"
+# every state but forgotten: the memory still exists (its text, its history, its links)
+LIVE_STATES = (ACTIVE, DEPRECATED, SUPERSEDED, MERGED, ARCHIVED)
 Encode = Callable[[str], SparseVec]
 
 
@@ -55,15 +66,15 @@ def draft_payload(draft: MemoryDraft, seq: int, context: str = "", previous_id: 
     }
 
 
-def target_of(envelope: Envelope) -> str | None:
-    """The memory id an event changes, or None when it changes no memory."""
+def targets_of(envelope: Envelope) -> tuple[str, ...]:
+    """The memory ids an event changes (empty when it changes no memory)."""
     draft = memory_from_envelope(envelope)
     if draft is not None:
-        return draft.memory_id
+        return (draft.memory_id,)
     event = envelope.payload
     if isinstance(event, MemoryEmbedded | MemoryRefined | MemoryDeprecated | MemoryForgotten):
-        return event.memory_id
-    return None
+        return (event.memory_id,)
+    return consolidation_targets(event)
 
 
 def _newer(point: PointState | None, tenant: str, seq: int) -> bool:
@@ -81,11 +92,13 @@ def fold(
     envelope: Envelope,
     encode: Encode,
     *,
+    target: str = "",
     previous: str = "",
     previous_id: str = "",
     enrichment: Enrichment = DEFAULT_ENRICHMENT,
 ) -> PointState | None:
-    """``previous``, ``previous_id``: the session's memory before the one ``envelope`` creates, if any."""
+    """``target``: which of the memories the event names this is (see ``targets_of``);
+    ``previous``, ``previous_id``: the session's memory before the one ``envelope`` creates, if any."""
     draft = memory_from_envelope(envelope)
     tenant = envelope.tenant
     if draft is not None:
@@ -115,9 +128,12 @@ def fold(
                 payload["tags"] = list(event.tags)
             if event.metadata is not None:
                 payload["metadata"] = dict(event.metadata)
+            with_history(payload, seq, envelope, text=bool(event.text) or None)
             return PointState(payload, point.dense, sparse)
         case MemoryDeprecated():
-            return replace(point, payload={**payload, "state": DEPRECATED})
+            payload["state"] = DEPRECATED
+            with_history(payload, seq, envelope, reason=event.reason)
+            return replace(point, payload=payload)
         case MemoryForgotten():
             tombstone = {
                 "tenant": tenant,
@@ -127,4 +143,6 @@ def fold(
             }
             return PointState(tombstone)
         case _:
+            if isinstance(event, CONSOLIDATION_EVENTS):
+                return replace(point, payload=fold_consolidation(payload, target, seq, envelope, event))
             return point

@@ -26,7 +26,7 @@ from codememory.events import Envelope, MemoryForgotten, MemoryRefined
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.memory.draft import memory_from_envelope
 from codememory.memory.enrich import Enrichment
-from codememory.memory.fold import ACTIVE, DEPRECATED, PointState, fold, target_of
+from codememory.memory.fold import LIVE_STATES, PointState, fold, targets_of
 from codememory.memory.position import Position
 from codememory.vectorstore import IndexFilter, IndexPoint, VectorIndex
 
@@ -72,7 +72,7 @@ class MemoryProjection:
         flt = IndexFilter(
             equals={"tenant": session[0], "session_id": session[1]},
             ranges={"created_seq": (None, float(seq - 1))},
-            any_of={"state": [ACTIVE, DEPRECATED]},
+            any_of={"state": list(LIVE_STATES)},
         )
         best: tuple[int, str, str] | None = None
         in_index = (
@@ -84,7 +84,7 @@ class MemoryProjection:
             if (
                 payload.get("tenant") == session[0]
                 and payload.get("session_id") == session[1]
-                and payload.get("state") in (ACTIVE, DEPRECATED)
+                and payload.get("state") in LIVE_STATES
                 and isinstance(created, int | float)
                 and created < seq
                 and (best is None or int(created) > best[0])
@@ -150,13 +150,11 @@ class MemoryProjection:
     def apply_events(self, events: list[tuple[int, Envelope]]) -> None:
         targeted: list[tuple[int, Envelope, str]] = []
         for seq, envelope in events:
-            target = target_of(envelope)
-            if target is None:
-                continue
-            if not _is_uuid(target):
-                log.warning("memory_id_not_a_uuid", seq=seq, memory_id=target[:80])
-                continue
-            targeted.append((seq, envelope, str(uuid.UUID(target))))
+            for target in targets_of(envelope):
+                if not _is_uuid(target):
+                    log.warning("memory_id_not_a_uuid", seq=seq, memory_id=target[:80])
+                    continue
+                targeted.append((seq, envelope, str(uuid.UUID(target))))
         if not targeted:
             return
         ids = list(dict.fromkeys(t for _, _, t in targeted))
@@ -177,6 +175,7 @@ class MemoryProjection:
                 seq,
                 envelope,
                 self._encode,
+                target=target,
                 previous=previous[1],
                 previous_id=previous[0],
                 enrichment=enrich,

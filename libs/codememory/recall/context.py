@@ -12,7 +12,7 @@ test runs outnumbers the few decisions and fixes a new session needs (measured i
 tokens). ``ContextPolicy`` is how session context resists that, each part a general rule:
 
 - ``stated_types``: a second recall of the same query restricted to what someone stated (prompts,
-  notes, decisions, summaries, subagent results), merged in, so that observations cannot push every
+  notes, decisions, summaries, subagent results, insights), merged in, so that observations cannot push every
   stated memory out of the candidates;
 - ``type_weights``: a multiplier on the rank score per memory type, favouring what was stated over
   what was merely observed (observations 0.3, failures 0.6, others 1.0);
@@ -58,7 +58,7 @@ class HitSource(Protocol):
 
 # tuned on benchmarks/bench_context.py (synthetic history, seed 7); see RESULTS.md
 _DEFAULT_TYPE_WEIGHTS: Mapping[str, float] = MappingProxyType({"observation": 0.3, "failure": 0.6})
-_STATED_TYPES = ("prompt", "note", "decision", "summary", "subagent")
+_STATED_TYPES = ("prompt", "note", "decision", "summary", "subagent", "insight")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,9 +108,18 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
+def _day(value: object) -> str:
+    return datetime.fromtimestamp(float(value) if isinstance(value, int | float) else 0.0, UTC).strftime(
+        "%Y-%m-%d"
+    )
+
+
 def format_line(payload: Mapping[str, object]) -> str:
-    """One memory as a context line: its type, its day, its text on one line."""
-    when = datetime.fromtimestamp(float(str(payload.get("created_at", 0.0))), UTC).strftime("%Y-%m-%d")
+    """One memory as a context line: its type, its day, its text on one line. A superseded memory says
+    so, with the day it was replaced: it is history, not the current rule."""
+    when = _day(payload.get("created_at"))
+    if payload.get("state") == "superseded":
+        when += f", superseded {_day(payload.get('superseded_at'))}"
     text = " ".join(str(payload.get("text", "")).split())
     return f"- [{payload.get('type', 'note')}, {when}] {text}"
 

@@ -1,7 +1,9 @@
 """What a caller can ask of recall, and how that becomes an index filter.
 
 The tenant is not something a caller chooses: it comes from verified credentials and is always part of
-the filter. Forgotten memories never match; deprecated ones only when asked for.
+the filter. Forgotten memories never match. Superseded ones do (recall ranks them below what replaced
+them and shows them as history); deprecated ones only when asked for; restatements merged into a
+canonical memory and archived ones only when history is asked for.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class RecallQuery(msgspec.Struct, frozen=True, kw_only=True):
     since: float = 0.0
     until: float = 0.0
     include_deprecated: bool = False
+    include_history: bool = False  # merged restatements and archived memories too
     cwd: str = ""
     feedback: bool = True  # widen the lexical query by the top hits' shared words (``recall.feedback``)
 
@@ -34,9 +37,12 @@ def query_filter(query: RecallQuery) -> IndexFilter:
         value = getattr(query, field)
         if value:
             equals[field] = value
-    any_of: dict[str, list[str]] = {
-        "state": ["active", "deprecated"] if query.include_deprecated else ["active"]
-    }
+    states = ["active", "superseded"]
+    if query.include_deprecated or query.include_history:
+        states.append("deprecated")
+    if query.include_history:
+        states += ["merged", "archived"]
+    any_of: dict[str, list[str]] = {"state": states}
     if query.types:
         any_of["type"] = list(query.types)
     if query.paths:

@@ -30,6 +30,7 @@ class Weights:
     link: float = 0.1  # share of a top hit's score lent to its session neighbours (0: no expansion)
     feedback: float = 0.3  # weight of terms the top hits share, added to the query (0: no feedback)
     recency_half_life_days: float = 14.0
+    superseded: float = 0.3  # multiplier of a memory a later one superseded (history, below the current)
 
 
 def parse_weights(spec: str) -> Weights:
@@ -79,6 +80,7 @@ class ScopeHint:
     mentioned: frozenset[str] = frozenset()  # the query's words, lowercase: who it names
 
 
+_HISTORY_STATES = frozenset({"deprecated", "merged", "archived"})
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -161,7 +163,10 @@ def score(
             + weights.scope * scope
             + weights.author * author
         )
-        if c.payload.get("state") == "deprecated":
+        state = c.payload.get("state")
+        if state == "superseded":
+            total *= weights.superseded
+        elif state in _HISTORY_STATES:
             total *= 0.5
         parts = ScoreParts(
             dense=dense,

@@ -89,6 +89,13 @@ class Memory(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     AGENT_FIELD_NUMBER: _builtins.int
     TENANT_FIELD_NUMBER: _builtins.int
+    SUPERSEDED_BY_FIELD_NUMBER: _builtins.int
+    SUPERSEDED_AT_FIELD_NUMBER: _builtins.int
+    SUPERSEDES_FIELD_NUMBER: _builtins.int
+    MERGED_INTO_FIELD_NUMBER: _builtins.int
+    RESTATED_FIELD_NUMBER: _builtins.int
+    LINKS_FIELD_NUMBER: _builtins.int
+    CODE_LINKS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     text: _builtins.str
     type: _builtins.str
@@ -97,12 +104,28 @@ class Memory(_message.Message):
     state: _builtins.str
     agent: _builtins.str
     tenant: _builtins.str
+    superseded_by: _builtins.str
+    """Consolidation: the later memory that replaced this one (state "superseded"), and when."""
+    superseded_at: _builtins.float
+    merged_into: _builtins.str
+    """A restatement merged into a canonical memory (state "merged"); on the canonical one, how many
+    times the fact was stated (1 + its sources).
+    """
+    restated: _builtins.int
     @_builtins.property
     def scope(self) -> Global___Scope: ...
     @_builtins.property
     def tags(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
     def metadata(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
+    @_builtins.property
+    def supersedes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def links(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Nearest memories by meaning, and repository paths the memory names that exist."""
+
+    @_builtins.property
+    def code_links(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
         self,
         *,
@@ -117,10 +140,17 @@ class Memory(_message.Message):
         state: _builtins.str = ...,
         agent: _builtins.str = ...,
         tenant: _builtins.str = ...,
+        superseded_by: _builtins.str = ...,
+        superseded_at: _builtins.float = ...,
+        supersedes: _abc.Iterable[_builtins.str] | None = ...,
+        merged_into: _builtins.str = ...,
+        restated: _builtins.int = ...,
+        links: _abc.Iterable[_builtins.str] | None = ...,
+        code_links: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent", b"agent", "created_at", b"created_at", "id", b"id", "importance", b"importance", "metadata", b"metadata", "scope", b"scope", "state", b"state", "tags", b"tags", "tenant", b"tenant", "text", b"text", "type", b"type"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent", b"agent", "code_links", b"code_links", "created_at", b"created_at", "id", b"id", "importance", b"importance", "links", b"links", "merged_into", b"merged_into", "metadata", b"metadata", "restated", b"restated", "scope", b"scope", "state", b"state", "superseded_at", b"superseded_at", "superseded_by", b"superseded_by", "supersedes", b"supersedes", "tags", b"tags", "tenant", b"tenant", "text", b"text", "type", b"type"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -220,6 +250,7 @@ class RecallRequest(_message.Message):
     INCLUDE_DEPRECATED_FIELD_NUMBER: _builtins.int
     CWD_FIELD_NUMBER: _builtins.int
     WORKING_SET_FIELD_NUMBER: _builtins.int
+    INCLUDE_HISTORY_FIELD_NUMBER: _builtins.int
     query: _builtins.str
     limit: _builtins.int
     repo: _builtins.str
@@ -230,6 +261,8 @@ class RecallRequest(_message.Message):
     until: _builtins.float
     include_deprecated: _builtins.bool
     cwd: _builtins.str
+    include_history: _builtins.bool
+    """Also restatements merged into a canonical memory, archived and deprecated memories."""
     @_builtins.property
     def types(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
@@ -254,10 +287,11 @@ class RecallRequest(_message.Message):
         include_deprecated: _builtins.bool = ...,
         cwd: _builtins.str = ...,
         working_set: _abc.Iterable[_builtins.str] | None = ...,
+        include_history: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["branch", b"branch", "cwd", b"cwd", "include_deprecated", b"include_deprecated", "limit", b"limit", "paths", b"paths", "query", b"query", "repo", b"repo", "session_id", b"session_id", "since", b"since", "types", b"types", "until", b"until", "user", b"user", "working_set", b"working_set"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["branch", b"branch", "cwd", b"cwd", "include_deprecated", b"include_deprecated", "include_history", b"include_history", "limit", b"limit", "paths", b"paths", "query", b"query", "repo", b"repo", "session_id", b"session_id", "since", b"since", "types", b"types", "until", b"until", "user", b"user", "working_set", b"working_set"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -792,3 +826,191 @@ class ReplayResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReplayResponse: _TypeAlias = ReplayResponse  # noqa: Y015
+
+@_typing.final
+class ConsolidateRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ConsolidateRequest: _TypeAlias = ConsolidateRequest  # noqa: Y015
+
+@_typing.final
+class ConsolidateResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CYCLE_ID_FIELD_NUMBER: _builtins.int
+    UP_TO_SEQ_FIELD_NUMBER: _builtins.int
+    MERGED_FIELD_NUMBER: _builtins.int
+    SUPERSEDED_FIELD_NUMBER: _builtins.int
+    ARCHIVED_FIELD_NUMBER: _builtins.int
+    DECAYED_FIELD_NUMBER: _builtins.int
+    INSIGHTS_FIELD_NUMBER: _builtins.int
+    SUMMARIES_FIELD_NUMBER: _builtins.int
+    LINKED_FIELD_NUMBER: _builtins.int
+    TOOK_MS_FIELD_NUMBER: _builtins.int
+    cycle_id: _builtins.str
+    up_to_seq: _builtins.int
+    """the LOG position the cycle saw"""
+    merged: _builtins.int
+    superseded: _builtins.int
+    archived: _builtins.int
+    decayed: _builtins.int
+    insights: _builtins.int
+    summaries: _builtins.int
+    linked: _builtins.int
+    took_ms: _builtins.float
+    def __init__(
+        self,
+        *,
+        cycle_id: _builtins.str = ...,
+        up_to_seq: _builtins.int = ...,
+        merged: _builtins.int = ...,
+        superseded: _builtins.int = ...,
+        archived: _builtins.int = ...,
+        decayed: _builtins.int = ...,
+        insights: _builtins.int = ...,
+        summaries: _builtins.int = ...,
+        linked: _builtins.int = ...,
+        took_ms: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["archived", b"archived", "cycle_id", b"cycle_id", "decayed", b"decayed", "insights", b"insights", "linked", b"linked", "merged", b"merged", "summaries", b"summaries", "superseded", b"superseded", "took_ms", b"took_ms", "up_to_seq", b"up_to_seq"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ConsolidateResponse: _TypeAlias = ConsolidateResponse  # noqa: Y015
+
+@_typing.final
+class SupersedeRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORY_ID_FIELD_NUMBER: _builtins.int
+    SUPERSEDED_BY_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    memory_id: _builtins.str
+    """the earlier memory"""
+    superseded_by: _builtins.str
+    """the later one that replaces it"""
+    reason: _builtins.str
+    def __init__(
+        self,
+        *,
+        memory_id: _builtins.str = ...,
+        superseded_by: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory_id", b"memory_id", "reason", b"reason", "superseded_by", b"superseded_by"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SupersedeRequest: _TypeAlias = SupersedeRequest  # noqa: Y015
+
+@_typing.final
+class HistoryRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORY_ID_FIELD_NUMBER: _builtins.int
+    memory_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        memory_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory_id", b"memory_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HistoryRequest: _TypeAlias = HistoryRequest  # noqa: Y015
+
+@_typing.final
+class HistoryEntry(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class DetailEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SEQ_FIELD_NUMBER: _builtins.int
+    EVENT_FIELD_NUMBER: _builtins.int
+    AT_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
+    seq: _builtins.int
+    event: _builtins.str
+    """the event's tag: memory.refined, memories.merged, memory.superseded ..."""
+    at: _builtins.float
+    @_builtins.property
+    def detail(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        seq: _builtins.int = ...,
+        event: _builtins.str = ...,
+        at: _builtins.float = ...,
+        detail: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "detail", b"detail", "event", b"event", "seq", b"seq"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HistoryEntry: _TypeAlias = HistoryEntry  # noqa: Y015
+
+@_typing.final
+class HistoryResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORY_FIELD_NUMBER: _builtins.int
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    RELATED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def memory(self) -> Global___Memory: ...
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___HistoryEntry]: ...
+    @_builtins.property
+    def related(self) -> _containers.RepeatedCompositeFieldContainer[Global___Memory]:
+        """The memories it names: what it was merged into or from, what superseded it or what it superseded."""
+
+    def __init__(
+        self,
+        *,
+        memory: Global___Memory | None = ...,
+        entries: _abc.Iterable[Global___HistoryEntry] | None = ...,
+        related: _abc.Iterable[Global___Memory] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["memory", b"memory"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "memory", b"memory", "related", b"related"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HistoryResponse: _TypeAlias = HistoryResponse  # noqa: Y015

@@ -79,6 +79,21 @@ class MemoryServiceStub:
                 request_serializer=codememory_dot_v1_dot_memory__pb2.ReplayRequest.SerializeToString,
                 response_deserializer=codememory_dot_v1_dot_memory__pb2.ReplayResponse.FromString,
                 _registered_method=True)
+        self.Consolidate = channel.unary_unary(
+                '/codememory.v1.MemoryService/Consolidate',
+                request_serializer=codememory_dot_v1_dot_memory__pb2.ConsolidateRequest.SerializeToString,
+                response_deserializer=codememory_dot_v1_dot_memory__pb2.ConsolidateResponse.FromString,
+                _registered_method=True)
+        self.Supersede = channel.unary_unary(
+                '/codememory.v1.MemoryService/Supersede',
+                request_serializer=codememory_dot_v1_dot_memory__pb2.SupersedeRequest.SerializeToString,
+                response_deserializer=codememory_dot_v1_dot_memory__pb2.MutationResponse.FromString,
+                _registered_method=True)
+        self.History = channel.unary_unary(
+                '/codememory.v1.MemoryService/History',
+                request_serializer=codememory_dot_v1_dot_memory__pb2.HistoryRequest.SerializeToString,
+                response_deserializer=codememory_dot_v1_dot_memory__pb2.HistoryResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -142,6 +157,27 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Consolidate(self, request, context):
+        """Run one consolidation cycle for the caller's tenant now; returns once its events are projected.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Supersede(self, request, context):
+        """Mark a memory as superseded by a later one (the cases a cycle misses).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def History(self, request, context):
+        """How a memory came to be: what changed it, and the memories it is linked to.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -189,6 +225,21 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.Replay,
                     request_deserializer=codememory_dot_v1_dot_memory__pb2.ReplayRequest.FromString,
                     response_serializer=codememory_dot_v1_dot_memory__pb2.ReplayResponse.SerializeToString,
+            ),
+            'Consolidate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Consolidate,
+                    request_deserializer=codememory_dot_v1_dot_memory__pb2.ConsolidateRequest.FromString,
+                    response_serializer=codememory_dot_v1_dot_memory__pb2.ConsolidateResponse.SerializeToString,
+            ),
+            'Supersede': grpc.unary_unary_rpc_method_handler(
+                    servicer.Supersede,
+                    request_deserializer=codememory_dot_v1_dot_memory__pb2.SupersedeRequest.FromString,
+                    response_serializer=codememory_dot_v1_dot_memory__pb2.MutationResponse.SerializeToString,
+            ),
+            'History': grpc.unary_unary_rpc_method_handler(
+                    servicer.History,
+                    request_deserializer=codememory_dot_v1_dot_memory__pb2.HistoryRequest.FromString,
+                    response_serializer=codememory_dot_v1_dot_memory__pb2.HistoryResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -434,6 +485,87 @@ class MemoryService:
             '/codememory.v1.MemoryService/Replay',
             codememory_dot_v1_dot_memory__pb2.ReplayRequest.SerializeToString,
             codememory_dot_v1_dot_memory__pb2.ReplayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Consolidate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/codememory.v1.MemoryService/Consolidate',
+            codememory_dot_v1_dot_memory__pb2.ConsolidateRequest.SerializeToString,
+            codememory_dot_v1_dot_memory__pb2.ConsolidateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Supersede(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/codememory.v1.MemoryService/Supersede',
+            codememory_dot_v1_dot_memory__pb2.SupersedeRequest.SerializeToString,
+            codememory_dot_v1_dot_memory__pb2.MutationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def History(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/codememory.v1.MemoryService/History',
+            codememory_dot_v1_dot_memory__pb2.HistoryRequest.SerializeToString,
+            codememory_dot_v1_dot_memory__pb2.HistoryResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -48,6 +48,12 @@ class MemoryServiceStub:
     Status: _grpc.UnaryUnaryMultiCallable[_memory_pb2.StatusRequest, _memory_pb2.StatusResponse]
     Replay: _grpc.UnaryUnaryMultiCallable[_memory_pb2.ReplayRequest, _memory_pb2.ReplayResponse]
     """Rebuild the projection from LOG without re-embedding."""
+    Consolidate: _grpc.UnaryUnaryMultiCallable[_memory_pb2.ConsolidateRequest, _memory_pb2.ConsolidateResponse]
+    """Run one consolidation cycle for the caller's tenant now; returns once its events are projected."""
+    Supersede: _grpc.UnaryUnaryMultiCallable[_memory_pb2.SupersedeRequest, _memory_pb2.MutationResponse]
+    """Mark a memory as superseded by a later one (the cases a cycle misses)."""
+    History: _grpc.UnaryUnaryMultiCallable[_memory_pb2.HistoryRequest, _memory_pb2.HistoryResponse]
+    """How a memory came to be: what changed it, and the memories it is linked to."""
 
 @_typing.type_check_only
 class MemoryServiceAsyncStub(MemoryServiceStub):
@@ -65,6 +71,12 @@ class MemoryServiceAsyncStub(MemoryServiceStub):
     Status: _aio.UnaryUnaryMultiCallable[_memory_pb2.StatusRequest, _memory_pb2.StatusResponse]  # type: ignore[assignment]
     Replay: _aio.UnaryUnaryMultiCallable[_memory_pb2.ReplayRequest, _memory_pb2.ReplayResponse]  # type: ignore[assignment]
     """Rebuild the projection from LOG without re-embedding."""
+    Consolidate: _aio.UnaryUnaryMultiCallable[_memory_pb2.ConsolidateRequest, _memory_pb2.ConsolidateResponse]  # type: ignore[assignment]
+    """Run one consolidation cycle for the caller's tenant now; returns once its events are projected."""
+    Supersede: _aio.UnaryUnaryMultiCallable[_memory_pb2.SupersedeRequest, _memory_pb2.MutationResponse]  # type: ignore[assignment]
+    """Mark a memory as superseded by a later one (the cases a cycle misses)."""
+    History: _aio.UnaryUnaryMultiCallable[_memory_pb2.HistoryRequest, _memory_pb2.HistoryResponse]  # type: ignore[assignment]
+    """How a memory came to be: what changed it, and the memories it is linked to."""
 
 class MemoryServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -133,5 +145,29 @@ class MemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_memory_pb2.ReplayResponse, _abc.Awaitable[_memory_pb2.ReplayResponse]]:
         """Rebuild the projection from LOG without re-embedding."""
+
+    @_abc_1.abstractmethod
+    def Consolidate(
+        self,
+        request: _memory_pb2.ConsolidateRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_memory_pb2.ConsolidateResponse, _abc.Awaitable[_memory_pb2.ConsolidateResponse]]:
+        """Run one consolidation cycle for the caller's tenant now; returns once its events are projected."""
+
+    @_abc_1.abstractmethod
+    def Supersede(
+        self,
+        request: _memory_pb2.SupersedeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_memory_pb2.MutationResponse, _abc.Awaitable[_memory_pb2.MutationResponse]]:
+        """Mark a memory as superseded by a later one (the cases a cycle misses)."""
+
+    @_abc_1.abstractmethod
+    def History(
+        self,
+        request: _memory_pb2.HistoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_memory_pb2.HistoryResponse, _abc.Awaitable[_memory_pb2.HistoryResponse]]:
+        """How a memory came to be: what changed it, and the memories it is linked to."""
 
 def add_MemoryServiceServicer_to_server(servicer: MemoryServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,109 @@
+"""What the consolidate service's conclusions do to the memories they name.
+
+A cycle's event names several memories (a merge names the canonical one and its restatements, a
+supersession the old and the new), so the projection folds it once per memory it names, each time
+with ``target`` saying which one this is. Like the rest of the fold: pure, no index, no I/O.
+
+Each point keeps a short ``history`` of what changed it (``codememory history ID`` shows it) and the
+links both ways: ``merged_into`` / ``sources``, ``superseded_by`` / ``supersedes``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codememory.events import (
+    Envelope,
+    ImportanceDecayed,
+    MemoriesArchived,
+    MemoriesLinked,
+    MemoriesMerged,
+    MemorySuperseded,
+    event_tag,
+)
+
+MERGED, SUPERSEDED, ARCHIVED = "merged", "superseded", "archived"
+HISTORY_LIMIT = 40  # the most recent changes a point keeps; LOG keeps them all
+
+Consolidation = MemoriesMerged | MemorySuperseded | MemoriesArchived | ImportanceDecayed | MemoriesLinked
+CONSOLIDATION_EVENTS = (MemoriesMerged, MemorySuperseded, MemoriesArchived, ImportanceDecayed, MemoriesLinked)
+
+
+def consolidation_targets(event: object) -> tuple[str, ...]:
+    """The memories a consolidation event changes (empty for any other event)."""
+    match event:
+        case MemoriesMerged():
+            return (event.canonical_id, *event.merged_ids)
+        case MemorySuperseded():
+            return (event.memory_id, event.superseded_by)
+        case MemoriesArchived():
+            return event.memory_ids
+        case ImportanceDecayed():
+            return tuple(a.memory_id for a in event.adjustments)
+        case MemoriesLinked():
+            return tuple(link.memory_id for link in event.links)
+        case _:
+            return ()
+
+
+def with_history(payload: dict[str, Any], seq: int, envelope: Envelope, **detail: object) -> None:
+    """Append what ``envelope`` did to the point's history (in place; bounded)."""
+    entry = {"seq": seq, "event": event_tag(type(envelope.payload)), "at": envelope.occurred_at.timestamp()}
+    entry.update({k: v for k, v in detail.items() if v not in ("", None)})
+    history = [*payload.get("history", ()), entry]
+    payload["history"] = history[-HISTORY_LIMIT:]
+
+
+def fold_consolidation(
+    payload: dict[str, Any], target: str, seq: int, envelope: Envelope, event: Consolidation
+) -> dict[str, Any]:
+    """The payload after ``event`` for the memory ``target`` (a copy; the input is not changed)."""
+    out = dict(payload)
+    match event:
+        case MemoriesMerged() if target == event.canonical_id:
+            known = {s["memory_id"] for s in out.get("sources", ()) if isinstance(s, dict)}
+            added = [
+                {"memory_id": s.memory_id, "session_id": s.session_id, "created_at": s.created_at}
+                for s in event.sources
+                if s.memory_id not in known and s.memory_id != target
+            ]
+            out["sources"] = [*out.get("sources", ()), *added]
+            out["restated"] = 1 + len(out["sources"])
+            if event.importance is not None:
+                out["importance"] = max(float(out.get("importance", 0.5)), float(event.importance))
+            with_history(out, seq, envelope, merged=len(added))
+        case MemoriesMerged():
+            out.update(state=MERGED, merged_into=event.canonical_id)
+            with_history(out, seq, envelope, into=event.canonical_id)
+        case MemorySuperseded() if target == event.memory_id:
+            at = event.superseded_at or envelope.occurred_at.timestamp()
+            out.update(state=SUPERSEDED, superseded_by=event.superseded_by, superseded_at=at)
+            with_history(out, seq, envelope, by=event.superseded_by, reason=event.reason)
+        case MemorySuperseded():
+            out["supersedes"] = list(dict.fromkeys([*out.get("supersedes", ()), event.memory_id]))
+            with_history(out, seq, envelope, old=event.memory_id, reason=event.reason)
+        case MemoriesArchived():
+            out["state"] = ARCHIVED
+            with_history(out, seq, envelope, reason=event.reason)
+        case ImportanceDecayed():
+            for adjustment in event.adjustments:
+                if adjustment.memory_id == target:
+                    out["importance"] = float(adjustment.importance)
+        case MemoriesLinked():
+            for link in event.links:
+                if link.memory_id == target:
+                    out["links"] = list(link.neighbours)
+                    out["code_links"] = list(link.code)
+    return out
+
+
+__all__ = [
+    "ARCHIVED",
+    "CONSOLIDATION_EVENTS",
+    "MERGED",
+    "SUPERSEDED",
+    "Consolidation",
+    "consolidation_targets",
+    "fold_consolidation",
+    "with_history",
+]
