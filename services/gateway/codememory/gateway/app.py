@@ -21,14 +21,14 @@ from codememory.gateway.codecore import CodeCore
 from codememory.gateway.coderpc import CodeServicer
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.deadletters import LogDeadLetters
-from codememory.gateway.follower import Follower
+from codememory.bus.follower import Follower
 from codememory.gateway.indexes import IndexGenerations, code_projection
 from codememory.gateway.replay import Replayer
 from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server, set_serving
 from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
-from codememory.gateway.tasks import cancelling, stop_task
+from codememory.bus.tasks import cancelling, stop_task
 from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
 from codememory.projection import LiveProjection

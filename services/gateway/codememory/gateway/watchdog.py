@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from codememory.gateway.follower import Follower
+from codememory.bus.follower import Follower
 
 log = structlog.get_logger(__name__)
 

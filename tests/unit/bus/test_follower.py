@@ -12,7 +12,7 @@ from nats.errors import ConnectionClosedError
 
 from codememory.events import LogRecord
 from codememory.gateway import follower as follower_module
-from codememory.gateway.follower import Follower
+from codememory.bus.follower import Follower
 
 
 class FakeLive:

@@ -1,4 +1,4 @@
-"""Stopping the gateway's background tasks for sure, although nats-py loses cancellations.
+"""Stopping background tasks (followers, schedulers) for sure, although nats-py loses cancellations.
 
 nats-py swallows a ``CancelledError`` that arrives while it flushes a command (``Client._flush_pending``:
 a follower cancelled while it subscribes carries on and then waits for LOG forever) and turns one that

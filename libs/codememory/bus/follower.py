@@ -1,4 +1,4 @@
-"""A task that follows LOG into one live projection, and can be restarted by the watchdog.
+"""A task that follows LOG into one live projection, and can be restarted by a watchdog.
 
 Each replica follows LOG with its own ordered consumer per projection (nothing shared on the server).
 An error while following (a transient store failure, a connection lost mid-batch) is logged and the
@@ -16,7 +16,7 @@ import structlog
 from nats.js.client import JetStreamContext
 
 from codememory.bus import follow
-from codememory.gateway.tasks import cancelling, stop_task
+from codememory.bus.tasks import cancelling, stop_task
 from codememory.projection import LiveProjection
 
 log = structlog.get_logger(__name__)
@@ -39,7 +39,7 @@ class Follower:
         return self._task is not None and not self._task.done()
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"gateway-follow-{self.name}")
+        self._task = asyncio.create_task(self._run(), name=f"follow-{self.name}")
 
     async def restart(self) -> None:
         await self.stop()
