@@ -5,6 +5,8 @@ reads it with ``codememory.githistory.read_commit``), but a git hook is the user
 written by hand or by another tool (pre-commit, husky). So the rule is the same as for agent
 configs: merge, never clobber.
 
+- A bare ``codememory`` is written as this installation's absolute path: git runs hooks with the
+  committer's PATH, which need not include the virtualenv.
 - The hook file is found with ``git rev-parse --git-path hooks``, which honours ``core.hooksPath``.
 - Our lines live in ONE block between two marker comments. A second install finds the markers and
   writes nothing (to change the command: uninstall, then install); ``uninstall_post_commit``
@@ -25,6 +27,7 @@ import subprocess
 from pathlib import Path
 
 from codememory.agents.errors import HookConfigError
+from codememory.agents.executable import resolve_command
 from codememory.agents.jsonfile import write_atomic
 from codememory.githistory.errors import NotAGitRepositoryError
 
@@ -66,7 +69,7 @@ def block(command: str = DEFAULT_COMMAND) -> str:
 def install_post_commit(repo_root: Path, command: str = DEFAULT_COMMAND) -> Path:
     """Add our block to the post-commit hook (creating it if needed); return the hook's path."""
     path = post_commit_path(repo_root)
-    ours = block(command)
+    ours = block(resolve_command(command))  # a bare `codememory` as its absolute path
     if path.exists():
         text = path.read_text(encoding="utf-8", errors="surrogateescape")
         if BEGIN in text:

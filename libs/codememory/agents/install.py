@@ -7,6 +7,11 @@ nothing. Our entries are recognised purely by their command string
 (``<command> hook --agent <name>``), which is also how ``uninstall_hooks`` finds exactly them and
 nothing else. The whole merge happens on a copy; the file is written once, atomically, at the end,
 so a validation error part-way through leaves it byte-for-byte as it was.
+
+The default command, a bare ``codememory``, is written as this installation's absolute path
+(``executable.resolve_command``): the agent's PATH may never have seen the virtualenv. Handlers
+written earlier with the bare name are rewritten to the path by the next install, and uninstalling
+recognises both spellings.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from codememory.agents.errors import HookConfigError, UnknownAgentError
+from codememory.agents.executable import resolve_command
 from codememory.agents.jsonfile import load_config, render, write_atomic
 from codememory.agents.specs import SPECS, AgentSpec, EventHook
 
@@ -44,7 +50,10 @@ def config_path(agent: str, project_dir: Path) -> Path:
 
 
 def install_hooks(agent: str, project_dir: Path, *, command: str = "codememory") -> InstallResult:
-    """Register ``<command> hook --agent <agent>`` for every event codememory needs."""
+    """Register ``<command> hook --agent <agent>`` for every event codememory needs.
+
+    A bare ``codememory`` command is written as the absolute path of this installation's script.
+    """
     spec = _spec(agent)
     path = _target(spec, project_dir)
     original = load_config(path)
@@ -52,7 +61,8 @@ def install_hooks(agent: str, project_dir: Path, *, command: str = "codememory")
     hooks = _hooks_table(data, path)
     if hooks is None:
         hooks = data["hooks"] = {}
-    hook_command = spec.hook_command(command)
+    hook_command = spec.hook_command(resolve_command(command))
+    bare_command = spec.hook_command(command)
 
     added: list[str] = []
     present: list[str] = []
@@ -62,6 +72,9 @@ def install_hooks(agent: str, project_dir: Path, *, command: str = "codememory")
             raise HookConfigError(path, f"'hooks.{event.event}' must be an array")
         if entries is not None and _has_command(spec, entries, hook_command):
             present.append(event.event)
+            continue
+        if entries is not None and _upgrade(spec, entries, bare_command, hook_command):
+            added.append(event.event)  # our bare-name handler, now naming codememory by its path
             continue
         if entries is None:
             entries = hooks[event.event] = []
@@ -92,15 +105,17 @@ def uninstall_hooks(agent: str, project_dir: Path, *, command: str = "codememory
     hooks = _hooks_table(data, path)
     if hooks is None:
         return InstallResult(spec.name, path, (), (), False)
-    hook_command = spec.hook_command(command)
+    spellings = dict.fromkeys([spec.hook_command(command), spec.hook_command(resolve_command(command))])
 
     removed: list[str] = []
     for event, entries in list(hooks.items()):
         # Skip non-lists such as a key we do not own; Gemini's "hooks.disabled" holds strings.
-        if not isinstance(entries, list) or not _has_command(spec, entries, hook_command):
+        if not isinstance(entries, list) or not any(_has_command(spec, entries, c) for c in spellings):
             continue
         removed.append(event)
-        kept = _without_command(spec, entries, hook_command)
+        kept = entries
+        for hook_command in spellings:
+            kept = _without_command(spec, kept, hook_command)
         if kept:
             hooks[event] = kept
         else:
@@ -153,6 +168,16 @@ def _handlers(spec: AgentSpec, entries: list[Any]) -> list[Any]:
 
 def _has_command(spec: AgentSpec, entries: list[Any], hook_command: str) -> bool:
     return any(_is_ours(handler, hook_command) for handler in _handlers(spec, entries))
+
+
+def _upgrade(spec: AgentSpec, entries: list[Any], old: str, new: str) -> bool:
+    """Rewrite our handlers that run ``old`` to run ``new`` instead (in place); True if any did."""
+    if _normalise(old) == _normalise(new):
+        return False
+    found = [handler for handler in _handlers(spec, entries) if _is_ours(handler, old)]
+    for handler in found:
+        handler["command"] = new
+    return bool(found)
 
 
 def _without_command(spec: AgentSpec, entries: list[Any], hook_command: str) -> list[Any]:

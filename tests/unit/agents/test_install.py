@@ -19,8 +19,10 @@ from codememory.agents import (
     supported_agents,
     uninstall_hooks,
 )
+from codememory.agents.executable import resolve_command
 
 AGENTS = ("claude", "cursor", "codex", "gemini")
+CODEMEMORY = resolve_command("codememory")  # the default: this installation's script by absolute path
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -77,7 +79,8 @@ def test_fresh_project_gets_every_event(agent: str, tmp_path: Path) -> None:
     assert text.startswith('{\n  "')  # 2-space indentation
     data = _read(result.path)
     for event in spec.events:
-        assert _commands(agent, data, event.event) == [f"codememory hook --agent {agent}"]
+        assert _commands(agent, data, event.event) == [f"{CODEMEMORY} hook --agent {agent}"]
+    assert CODEMEMORY.startswith("/") and CODEMEMORY.endswith("/codememory")
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -90,7 +93,7 @@ def test_existing_settings_and_hooks_are_kept(agent: str, tmp_path: Path) -> Non
     result = install_hooks(agent, tmp_path)
 
     after = _read(path)
-    ours = f"codememory hook --agent {agent}"
+    ours = f"{CODEMEMORY} hook --agent {agent}"
     for key in ("env", "permissions", "model"):
         assert after[key] == before[key]
     assert list(after)[: len(before)] == list(before)  # key order kept
@@ -121,7 +124,7 @@ def test_existing_equivalent_entry_is_recognised(agent: str, tmp_path: Path) -> 
     path = tmp_path / SPECS[agent].relative_path
     path.parent.mkdir(parents=True)
     event = SPECS[agent].events[-1].event
-    entry = _foreign_entry(agent, f"codememory  hook --agent {agent}")  # extra space: same command
+    entry = _foreign_entry(agent, f"{CODEMEMORY}  hook --agent {agent}")  # extra space: same command
     path.write_text(json.dumps({"hooks": {event: [entry]}}), encoding="utf-8")
 
     result = install_hooks(agent, tmp_path)
@@ -129,6 +132,22 @@ def test_existing_equivalent_entry_is_recognised(agent: str, tmp_path: Path) -> 
     assert result.events_present == (event,)
     assert event not in result.events_added
     assert len(_read(path)["hooks"][event]) == 1
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_bare_codememory_handler_is_rewritten_to_the_absolute_path(agent: str, tmp_path: Path) -> None:
+    path = tmp_path / SPECS[agent].relative_path
+    path.parent.mkdir(parents=True)
+    event = SPECS[agent].events[-1].event
+    bare = _foreign_entry(agent, f"codememory hook --agent {agent}")  # as written before the fix
+    path.write_text(json.dumps({"hooks": {event: [bare]}}), encoding="utf-8")
+
+    result = install_hooks(agent, tmp_path)
+
+    assert event in result.events_added
+    assert _commands(agent, _read(path), event) == [f"{CODEMEMORY} hook --agent {agent}"]
+    assert uninstall_hooks(agent, tmp_path).changed
+    assert _read(path)["hooks"] == {}
 
 
 @pytest.mark.parametrize("agent", AGENTS)
