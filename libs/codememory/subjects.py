@@ -8,6 +8,7 @@ sanitised token), the rest names the kind. Stdlib only, because the hook process
     cm.dlq.<service>                    what a service could not process, with the reason (stream DLQ)
     cm.redrive.<service>                dead letters put back for that service once fixed (stream REDRIVE)
     cm.rpc.<tenant>.context             the hook's session-context request (core NATS request-reply)
+    cm.rpc.<tenant>.consolidate         run a consolidation cycle now (the gateway asks the service)
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ LOG_ALL = "cm.log.>"
 DLQ_ALL = "cm.dlq.>"
 REDRIVE_ALL = "cm.redrive.>"
 CONTEXT_REQUESTS = "cm.rpc.*.context"
+CONSOLIDATE_REQUESTS = "cm.rpc.*.consolidate"
 
 
 def token(value: str) -> str:
@@ -52,6 +54,10 @@ def redrive(service: str) -> str:
 
 def context_request(tenant: str) -> str:
     return f"cm.rpc.{token(tenant)}.context"
+
+
+def consolidate_request(tenant: str) -> str:
+    return f"cm.rpc.{token(tenant)}.consolidate"
 
 
 def tenant_of(subject: str) -> str:

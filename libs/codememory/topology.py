@@ -65,8 +65,9 @@ GRAPH = Service(
     ),
 )
 GATEWAY = Service(name="gateway", follows_log=True, serves_grpc=True)
+CONSOLIDATE = Service(name="consolidate", follows_log=True)
 
-SERVICES: tuple[Service, ...] = (INGEST, EMBED, GRAPH, GATEWAY)
+SERVICES: tuple[Service, ...] = (INGEST, EMBED, GRAPH, GATEWAY, CONSOLIDATE)
 
 
 def service(name: str) -> Service:

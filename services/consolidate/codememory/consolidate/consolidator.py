@@ -1,0 +1,109 @@
+"""Runs cycles: on request and on a schedule, one at a time per tenant, and appends their events.
+
+A requested cycle first lets the view catch up with LOG as it is now and waits (``wait_s`` at most)
+for the vectors of new memories, so ``codememory consolidate`` right after a store sees that store.
+The cycle reads the view under the projection's lock (the follower folds nothing meanwhile), its
+events go to LOG with ids derived from their inputs, and the view folds them before the next cycle
+of the tenant starts. No NATS here: LOG comes in as an ``EventLog``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from collections.abc import Callable
+
+import msgspec
+import structlog
+
+from codememory.consolidate.cycle import run_cycle
+from codememory.consolidate.policy import DERIVED_TYPES, ConsolidationPolicy
+from codememory.consolidate.view import ConsolidationView
+from codememory.cycles import CycleReport
+from codememory.events import EventLog, new_envelope
+from codememory.projection import LiveProjection
+
+log = structlog.get_logger(__name__)
+
+
+class Consolidator:
+    def __init__(
+        self,
+        live: LiveProjection[ConsolidationView],
+        event_log: EventLog,
+        policy: ConsolidationPolicy,
+        *,
+        wait_s: float = 20.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.live = live
+        self._log = event_log
+        self.policy = policy
+        self._wait_s = wait_s
+        self._clock = clock
+        self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    def _unembedded(self, tenant: str) -> int:
+        view = self.live.projection.tenants.get(tenant)
+        if view is None:
+            return 0
+        return sum(
+            1
+            for m in view.memories.values()
+            if m.vector is None and m.state == "active" and m.memory_type not in DERIVED_TYPES
+        )
+
+    async def _settle(self, tenant: str) -> None:
+        """Let the view reach LOG's end, then wait (bounded) for new memories' vectors."""
+        deadline = time.monotonic() + self._wait_s
+        await self.live.wait_for(await self._log.last_seq(), self._wait_s)
+        while self._unembedded(tenant) and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        if self._unembedded(tenant):
+            log.info("consolidate_without_vectors", tenant=tenant, missing=self._unembedded(tenant))
+
+    async def run(self, tenant: str, trigger: str = "request") -> CycleReport:
+        async with self._locks[tenant]:
+            started = time.perf_counter()
+            if trigger == "request":
+                await self._settle(tenant)
+            async with self.live.lock:
+                view = self.live.projection.tenant(tenant)
+                up_to = self.live.seq
+                out = await asyncio.to_thread(
+                    run_cycle, view, tenant, self.policy, now=self._clock(), up_to_seq=up_to, trigger=trigger
+                )
+            envelopes = [new_envelope(event, event_id=eid, tenant=tenant) for eid, event in out.events]
+            appended = await self._log.append(envelopes)
+            last = max((a.seq for a in appended), default=up_to)
+            await self.live.wait_for(last, self._wait_s)
+            report = CycleReport(
+                cycle_id=out.cycle_id,
+                up_to_seq=up_to,
+                last_seq=last,
+                took_ms=round((time.perf_counter() - started) * 1000, 1),
+                merged=out.counts.get("merged", 0),
+                superseded=out.counts.get("superseded", 0),
+                archived=out.counts.get("archived", 0),
+                decayed=out.counts.get("decayed", 0),
+                insights=out.counts.get("insights", 0),
+                summaries=out.counts.get("summaries", 0),
+                linked=out.counts.get("linked", 0),
+            )
+            log.info("consolidation_cycle", tenant=tenant, trigger=trigger, **msgspec.structs.asdict(report))
+            return report
+
+    def due(self) -> list[str]:
+        """Tenants with events the last cycle did not see."""
+        tenants = self.live.projection.tenants
+        return [name for name, tenant in tenants.items() if tenant.activity_seq > tenant.done_up_to]
+
+    async def run_due(self) -> list[CycleReport]:
+        reports = []
+        for tenant in self.due():
+            try:
+                reports.append(await self.run(tenant, "schedule"))
+            except Exception:  # one tenant's failure never stops the others' cycles
+                log.exception("consolidation_failed", tenant=tenant)
+        return reports

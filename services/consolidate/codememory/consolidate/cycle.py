@@ -1,0 +1,236 @@
+"""One consolidation cycle for one tenant: the view in, the events that record its conclusions out.
+
+Pure: no NATS, no clock of its own (``now`` comes in), deterministic event ids derived from the
+inputs, so two replicas that run the same cycle produce the same events and LOG stores them once.
+Order: restatements merge first (a merged memory takes no further part), then supersession among what
+is current, links for what is new, decay and expiry, then lessons and summaries of finished sessions,
+and last ``consolidation.completed`` with the counts and the LOG position the cycle saw.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from codememory.consolidate.decay import adjustments, expiries
+from codememory.consolidate.duplicates import Merge, find_merges
+from codememory.consolidate.insights import Lesson, corrections, finished, fixes, summary
+from codememory.consolidate.links import find_links
+from codememory.consolidate.policy import DERIVED_TYPES, ConsolidationPolicy
+from codememory.consolidate.supersession import find_supersessions
+from codememory.consolidate.view import Remembered, TenantView
+from codememory.events import (
+    ConsolidationCompleted,
+    Event,
+    ImportanceAdjustment,
+    ImportanceDecayed,
+    InsightDerived,
+    MemoriesArchived,
+    MemoriesLinked,
+    MemoriesMerged,
+    MemoryLinks,
+    MemorySource,
+    MemorySuperseded,
+    SessionSummarized,
+    deterministic_id,
+)
+
+CHUNK = 500  # memories named by one event at most (an event stays well under NATS's payload limit)
+COUNTS = ("merged", "superseded", "archived", "decayed", "insights", "summaries", "linked")
+
+
+@dataclass
+class CycleOutput:
+    cycle_id: str
+    events: list[tuple[str, Event]] = field(default_factory=list)  # (event id, event)
+    counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def add(self, event_id: str, event: Event, count: str = "", n: int = 1) -> None:
+        self.events.append((event_id, event))
+        if count:
+            self.counts[count] += n
+
+
+def _by_repo(memories: list[Remembered]) -> dict[str, list[Remembered]]:
+    groups: dict[str, list[Remembered]] = defaultdict(list)
+    for memory in memories:
+        groups[memory.repo].append(memory)
+    return groups
+
+
+def _merge_events(out: CycleOutput, tenant: str, merges: list[Merge]) -> None:
+    for merge in merges:
+        ids = tuple(m.memory_id for m in merge.merged)
+        sources = tuple(
+            MemorySource(
+                memory_id=m.memory_id,
+                session_id=m.session_id,
+                created_at=m.created_at,
+                memory_type=m.memory_type,
+            )
+            for m in merge.merged
+        )
+        event = MemoriesMerged(
+            canonical_id=merge.canonical.memory_id,
+            merged_ids=ids,
+            sources=sources,
+            importance=max(m.importance for m in (merge.canonical, *merge.merged)),
+            similarity=round(merge.similarity, 4),
+            cycle_id=out.cycle_id,
+        )
+        out.add(
+            deterministic_id(tenant, "merged", merge.canonical.memory_id, *ids), event, "merged", len(ids)
+        )
+
+
+def _lesson_event(
+    tenant: str, session_id: str, repo: str, lesson: Lesson, cycle_id: str
+) -> tuple[str, Event]:
+    insight_id = deterministic_id(tenant, "insight", lesson.kind, *lesson.evidence)
+    event = InsightDerived(
+        insight_id=insight_id,
+        kind=lesson.kind,
+        title=lesson.title,
+        situation=lesson.situation,
+        what_worked=lesson.what_worked,
+        evidence_ids=lesson.evidence,
+        session_id=session_id,
+        repo=repo,
+        paths=lesson.paths,
+        cycle_id=cycle_id,
+    )
+    return insight_id, event
+
+
+def _repo_events(
+    out: CycleOutput,
+    view: TenantView,
+    tenant: str,
+    repo: str,
+    group: list[Remembered],
+    policy: ConsolidationPolicy,
+) -> None:
+    """Merges, supersessions, links and conventions among one repository's current memories."""
+    new = [m for m in group if m.vector_seq > view.done_up_to]
+    merges = find_merges(new, group, policy)
+    _merge_events(out, tenant, merges)
+    gone = {m.memory_id for merge in merges for m in merge.merged}
+    group = [m for m in group if m.memory_id not in gone]
+    new = [m for m in new if m.memory_id not in gone]
+    for found in find_supersessions(new, group, policy):
+        superseded = MemorySuperseded(
+            memory_id=found.old.memory_id,
+            superseded_by=found.new.memory_id,
+            superseded_at=found.new.created_at,
+            reason=found.reason,
+            similarity=round(found.similarity, 4),
+            cycle_id=out.cycle_id,
+        )
+        event_id = deterministic_id(tenant, "superseded", found.old.memory_id, found.new.memory_id)
+        out.add(event_id, superseded, "superseded")
+    unlinked = [m for m in new if m.memory_id not in view.links_done]
+    links = find_links(unlinked, group, view.files.get(repo, set()), policy)
+    items = [MemoryLinks(memory_id=k, neighbours=v[0], code=v[1]) for k, v in sorted(links.items())]
+    for start in range(0, len(items), CHUNK):
+        chunk = tuple(items[start : start + CHUNK])
+        event_id = deterministic_id(tenant, "linked", out.cycle_id, *(link.memory_id for link in chunk))
+        out.add(event_id, MemoriesLinked(links=chunk, cycle_id=out.cycle_id), "linked", len(chunk))
+    for merge in merges:
+        sessions = {m.session_id for m in (merge.canonical, *merge.merged) if m.session_id}
+        if len(sessions) < 2 or merge.canonical.memory_type not in policy.stated_types:
+            continue
+        lesson = Lesson(
+            kind="convention",
+            title=merge.canonical.text.splitlines()[0][:160],
+            situation=f"stated in {len(sessions)} sessions",
+            what_worked=merge.canonical.text,
+            evidence=(merge.canonical.memory_id,),
+            paths=merge.canonical.paths,
+        )
+        insight_id, insight = _lesson_event(tenant, merge.canonical.session_id, repo, lesson, out.cycle_id)
+        if insight_id not in view.derived:
+            out.add(insight_id, insight, "insights")
+
+
+def _decay_events(
+    out: CycleOutput, view: TenantView, tenant: str, now: float, policy: ConsolidationPolicy
+) -> None:
+    everything = list(view.memories.values())
+    moved = adjustments(everything, now, view.files, policy)
+    for start in range(0, len(moved), CHUNK):
+        chunk = tuple(
+            ImportanceAdjustment(memory_id=k, importance=v) for k, v in moved[start : start + CHUNK]
+        )
+        event_id = deterministic_id(tenant, "decayed", out.cycle_id, str(start))
+        out.add(event_id, ImportanceDecayed(adjustments=chunk, cycle_id=out.cycle_id), "decayed", len(chunk))
+    for expiry in expiries(everything, now, policy):
+        for start in range(0, len(expiry.memory_ids), CHUNK):
+            ids = expiry.memory_ids[start : start + CHUNK]
+            archived = MemoriesArchived(memory_ids=ids, reason=expiry.reason, cycle_id=out.cycle_id)
+            out.add(deterministic_id(tenant, "archived", *ids), archived, "archived", len(ids))
+
+
+def _session_events(
+    out: CycleOutput, view: TenantView, tenant: str, now: float, policy: ConsolidationPolicy
+) -> None:
+    """Lessons and a summary of each session that finished since it was last looked at."""
+    for session in view.sessions.values():
+        summary_id = deterministic_id(tenant, "summary", session.session_id)
+        if summary_id in view.derived or not finished(session, now, policy):
+            continue
+        for lesson in (*fixes(session.steps), *corrections(session.steps, policy)):
+            insight_id, insight = _lesson_event(
+                tenant, session.session_id, session.repo, lesson, out.cycle_id
+            )
+            if insight_id not in view.derived:
+                out.add(insight_id, insight, "insights")
+        text = summary(session, policy)
+        if not text:
+            continue
+        paths = tuple(dict.fromkeys(p for s in session.steps if s.kind == "edit" for p in s.paths))[:20]
+        summarized = SessionSummarized(
+            summary_id=summary_id,
+            session_id=session.session_id,
+            summary=text,
+            repo=session.repo,
+            paths=paths,
+            memory_ids=tuple(s.event_id for s in session.steps)[:200],
+            cycle_id=out.cycle_id,
+        )
+        out.add(summary_id, summarized, "summaries")
+
+
+def run_cycle(
+    view: TenantView,
+    tenant: str,
+    policy: ConsolidationPolicy,
+    *,
+    now: float,
+    up_to_seq: int,
+    trigger: str = "schedule",
+) -> CycleOutput:
+    out = CycleOutput(deterministic_id(tenant, "cycle", str(up_to_seq)))
+    current = [
+        m
+        for m in view.memories.values()
+        if m.state == "active" and m.vector is not None and m.memory_type not in DERIVED_TYPES
+    ]
+    for repo, group in _by_repo(current).items():
+        _repo_events(out, view, tenant, repo, group, policy)
+    _decay_events(out, view, tenant, now, policy)
+    _session_events(out, view, tenant, now, policy)
+    counts = {k: out.counts.get(k, 0) for k in COUNTS}
+    completed = ConsolidationCompleted(
+        cycle_id=out.cycle_id,
+        trigger="request" if trigger == "request" else "schedule",
+        up_to_seq=up_to_seq,
+        merged=counts["merged"],
+        superseded=counts["superseded"],
+        archived=counts["archived"],
+        decayed=counts["decayed"],
+        insights=counts["insights"],
+        summaries=counts["summaries"],
+        linked=counts["linked"],
+    )
+    out.add(deterministic_id(tenant, "completed", out.cycle_id, trigger), completed)
+    return out

@@ -1,0 +1,78 @@
+"""Decay and expiry: what nobody uses fades, what is used or tied to live code stays.
+
+A memory's importance halves every ``decay_half_life_days`` (``stated_half_life_days`` for what
+someone stated or a cycle derived) since it was last used: created, or returned by recall or session
+context (``memories.recalled``). A memory that names a file that still exists in its repository does
+not decay. Importance never falls below ``decay_floor``; changes smaller than ``decay_step`` wait.
+
+Observations nobody ever recalled are archived after ``observation_ttl_days``; reads and searches,
+the most numerous and least useful, after ``unused_read_ttl_days``. Archived memories leave recall
+(history still shows them); LOG keeps them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from codememory.consolidate.policy import ConsolidationPolicy
+from codememory.consolidate.view import Remembered
+
+DAY = 86400.0
+_READS = ("read", "search")
+
+
+@dataclass(frozen=True)
+class Expiry:
+    memory_ids: tuple[str, ...]
+    reason: str
+
+
+def decayed_importance(
+    memory: Remembered, now: float, live_files: set[str], policy: ConsolidationPolicy
+) -> float:
+    if any(path in live_files for path in memory.paths):
+        return memory.base_importance
+    stated = memory.memory_type not in ("observation", "failure", "subagent")
+    half_life = policy.stated_half_life_days if stated else policy.decay_half_life_days
+    idle_days = max(0.0, now - max(memory.created_at, memory.last_access)) / DAY
+    factor: float = 0.5 ** (idle_days / half_life)
+    return max(policy.decay_floor, memory.base_importance * factor)
+
+
+def adjustments(
+    memories: Iterable[Remembered], now: float, files: dict[str, set[str]], policy: ConsolidationPolicy
+) -> list[tuple[str, float]]:
+    """(memory id, new importance) for every current memory whose importance moved by ``decay_step``."""
+    out = []
+    for memory in memories:
+        if memory.state != "active":
+            continue
+        value = round(decayed_importance(memory, now, files.get(memory.repo, set()), policy), 3)
+        if abs(value - memory.importance) >= policy.decay_step:
+            out.append((memory.memory_id, value))
+    return out
+
+
+def expiries(memories: Iterable[Remembered], now: float, policy: ConsolidationPolicy) -> list[Expiry]:
+    """Observations to archive, reads and searches first (two groups, each with its reason)."""
+    reads: list[str] = []
+    stale: list[str] = []
+    for memory in memories:
+        if memory.state != "active" or memory.memory_type != "observation" or memory.accesses:
+            continue
+        age_days = (now - memory.created_at) / DAY
+        if memory.kind in _READS and age_days >= policy.unused_read_ttl_days:
+            reads.append(memory.memory_id)
+        elif age_days >= policy.observation_ttl_days:
+            stale.append(memory.memory_id)
+    out = []
+    if reads:
+        out.append(
+            Expiry(tuple(reads), f"a read or search nobody recalled in {policy.unused_read_ttl_days:g} days")
+        )
+    if stale:
+        out.append(
+            Expiry(tuple(stale), f"an observation nobody recalled in {policy.observation_ttl_days:g} days")
+        )
+    return out

@@ -1,0 +1,89 @@
+"""Restatements: memories that say the same thing become one canonical memory with its sources.
+
+Two memories are restatements when their vectors are at least ``duplicate_similarity`` alike and
+neither states a value the other does not (``4 spaces`` and ``2 spaces`` are alike in meaning but
+say different things: that is supersession's business) nor the later says it changed something.
+Restatements are grouped transitively. The canonical memory of a group is, in order: one that is
+already canonical (it keeps its place), one someone stated rather than one observed, a statement
+rather than a question, the one closest to all the others (the medoid: the best wording of what the
+group has in common), the earliest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from codememory.consolidate.policy import ConsolidationPolicy
+from codememory.consolidate.similarity import matrix, similar_pairs
+from codememory.consolidate.terms import has_cue, is_question, new_values
+from codememory.consolidate.view import Remembered
+
+
+@dataclass(frozen=True)
+class Merge:
+    canonical: Remembered
+    merged: tuple[Remembered, ...]
+    similarity: float  # the lowest similarity that joined the group
+
+
+def restatement(a: Remembered, b: Remembered, policy: ConsolidationPolicy) -> bool:
+    """Whether two memories alike enough in meaning also say the same thing."""
+    if is_question(a.text) != is_question(b.text):
+        return False
+    earlier, later = (a, b) if a.created_at <= b.created_at else (b, a)
+    return (
+        not new_values(earlier.text, later.text)
+        and not new_values(later.text, earlier.text)
+        and not has_cue(later.text, policy.change_cues)
+    )
+
+
+def _canonical(group: list[Remembered], policy: ConsolidationPolicy) -> Remembered:
+    sims = matrix(group) @ matrix(group).T
+    centrality = {m.memory_id: float(np.mean(sims[i])) for i, m in enumerate(group)}
+    return min(
+        group,
+        key=lambda m: (
+            -m.restated,
+            m.memory_type not in policy.stated_types,
+            is_question(m.text),
+            -round(centrality[m.memory_id], 3),
+            m.created_at,
+            m.memory_id,
+        ),
+    )
+
+
+def find_merges(
+    new: Sequence[Remembered], group: Sequence[Remembered], policy: ConsolidationPolicy
+) -> list[Merge]:
+    """Groups of restatements among ``group`` that include at least one of ``new``."""
+    parent: dict[str, str] = {}
+    weakest: dict[str, float] = {}
+
+    def root(key: str) -> str:
+        while parent.get(key, key) != key:
+            key = parent[key]
+        return key
+
+    by_id = {m.memory_id: m for m in group}
+    for pair in similar_pairs(new, group, policy.duplicate_similarity):
+        if not restatement(pair.new, pair.other, policy):
+            continue
+        a, b = root(pair.new.memory_id), root(pair.other.memory_id)
+        if a != b:
+            parent[b] = a
+            weakest[a] = min(weakest.get(a, 1.0), weakest.get(b, 1.0), pair.similarity)
+    groups: dict[str, list[Remembered]] = {}
+    for key in parent:
+        groups.setdefault(root(key), []).append(by_id[key])
+    merges = []
+    for top, members in groups.items():
+        everyone = list({m.memory_id: m for m in [by_id[top], *members]}.values())
+        canonical = _canonical(everyone, policy)
+        merged = tuple(sorted((m for m in everyone if m is not canonical), key=lambda m: m.created_at))
+        merges.append(Merge(canonical, merged, weakest.get(top, policy.duplicate_similarity)))
+    return merges

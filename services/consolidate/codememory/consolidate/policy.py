@@ -1,0 +1,91 @@
+"""The thresholds and word lists a consolidation cycle decides by, in one typed object.
+
+Every rule of the cycle is general: similarities between memory vectors, the overlap of the words
+that name a memory's subject, and short lists of cue words that a change or a correction is
+expressed with. Nothing keys on a data set's ids or wording; every value here can be set from the
+environment (``CODEMEMORY_CONSOLIDATE_<KEY>``, see ``settings``) and is documented in the README.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# how people say that a rule changed ("from now on", "switch to", "instead") — checked as phrases
+CHANGE_CUES = (
+    "instead",
+    "from now on",
+    "going forward",
+    "no longer",
+    "not anymore",
+    "anymore",
+    "switch",
+    "switched",
+    "change",
+    "changed",
+    "rather than",
+    "replace",
+    "replaced",
+    "stop using",
+    "moving to",
+    "move to",
+    "moved to",
+    "now use",
+    "now we",
+    "update:",
+    "actually",
+    "rename",
+    "renamed",
+)
+# how a user corrects the agent ("no,", "don't", "that's wrong")
+CORRECTION_CUES = (
+    "no,",
+    "no.",
+    "don't",
+    "do not",
+    "dont",
+    "never",
+    "wrong",
+    "not what",
+    "stop",
+    "revert",
+    "undo",
+    "instead",
+    "actually",
+    "that's not",
+    "you should",
+    "please don't",
+)
+# memory types someone stated (they can merge, supersede and be supersede); the rest were observed
+STATED_TYPES = ("prompt", "note", "decision", "preference", "fact", "rule", "convention")
+OBSERVED_TYPES = ("observation", "failure", "subagent")
+DERIVED_TYPES = ("insight", "summary")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConsolidationPolicy:
+    duplicate_similarity: float = 0.9  # cosine at or above which two memories saying the same merge
+    supersede_similarity: float = 0.55  # cosine at or above which a later stated memory may supersede
+    subject_overlap: float = 0.5  # share of the shorter memory's subject words the two must share
+    max_superseded: int = 2  # earlier memories one memory may supersede in a cycle
+    link_similarity: float = 0.6  # cosine at or above which two memories are linked as neighbours
+    links_per_memory: int = 5
+    decay_half_life_days: float = 30.0  # observations: importance halves per this many days unused
+    stated_half_life_days: float = 180.0  # what someone stated fades far slower
+    decay_floor: float = 0.05
+    decay_step: float = 0.05  # an importance change smaller than this is not worth an event
+    observation_ttl_days: float = 30.0  # session observations nobody recalled are archived after this
+    unused_read_ttl_days: float = 3.0  # reads and searches nobody recalled go first
+    session_idle_hours: float = 12.0  # a session with no event for this long counts as finished
+    summary_items: int = 6  # prompts, files and commands a session summary names at most
+    change_cues: tuple[str, ...] = CHANGE_CUES
+    correction_cues: tuple[str, ...] = CORRECTION_CUES
+    stated_types: tuple[str, ...] = STATED_TYPES
+
+    def __post_init__(self) -> None:
+        for name in ("duplicate_similarity", "supersede_similarity", "subject_overlap", "link_similarity"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1")
+        if self.supersede_similarity > self.duplicate_similarity:
+            raise ValueError("supersede_similarity must not exceed duplicate_similarity")
+        if min(self.decay_half_life_days, self.stated_half_life_days, self.session_idle_hours) <= 0:
+            raise ValueError("half lives and the idle time must be positive")

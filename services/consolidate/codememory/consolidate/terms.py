@@ -1,0 +1,82 @@
+"""The words of a memory that name its subject, the values it states, and the cues it carries.
+
+Two memories are about the same subject when they share most of their subject words (stemmed,
+stop words left out); a later one changes the earlier when it states a value the earlier did not
+(a number, an identifier, a quoted name) or says so with a change cue. Pure string work.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|[A-Za-z0-9_][A-Za-z0-9_.:/\-]*")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "ies", "ied", "ed", "es", "er", "ly", "s")
+_STOP_WORDS = """a an the and or but if then else of to in on at by for with from as is are was were be been
+being it its this that these those there here we our us you your they them their he she i me my mine
+do does did done have has had will would should shall can could may might must not no yes all any
+each every some more most less least very just also only so than too use uses used using please let
+lets make sure always now new old keep want need like what which who whom when where why how about
+into over under again once because while though get got go going one two thing things file files
+code okay ok thanks"""
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _is_value(token: str) -> bool:
+    """A value, not a word: quoted, or with a digit, an inner dot/slash/underscore/colon, or camelCase."""
+    return (
+        token[0] in "`\"'"
+        or any(ch.isdigit() for ch in token)
+        or any(ch in token.strip(".:-/") for ch in "._/:")
+        or _CAMEL.search(token) is not None
+    )
+
+
+@lru_cache(maxsize=65536)
+def analyse(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(subject words, values) of a text: stemmed lowercase words without stop words, and values."""
+    subject: set[str] = set()
+    values: set[str] = set()
+    for raw in _TOKEN.findall(text):
+        token = raw.rstrip(".:-/,;")
+        if not token:
+            continue
+        if _is_value(token):
+            values.add(token.strip("`\"'").lower())
+            continue
+        word = token.lower()
+        if len(word) >= 3 and word not in _STOP and word.isalpha():
+            subject.add(_stem(word))
+    return frozenset(subject), frozenset(values)
+
+
+def subject_overlap(a: str, b: str) -> float:
+    """Shared subject words over the smaller subject (0 when either has none)."""
+    sa, sb = analyse(a)[0], analyse(b)[0]
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / min(len(sa), len(sb))
+
+
+def new_values(earlier: str, later: str) -> frozenset[str]:
+    """Values the later text states that the earlier did not."""
+    return analyse(later)[1] - analyse(earlier)[1]
+
+
+def has_cue(text: str, cues: tuple[str, ...]) -> bool:
+    """Whether the text says one of ``cues`` as words (``switch`` matches "switch", not "switchboard")."""
+    lowered = " " + " ".join(text.lower().split()) + " "
+    return any(re.search(rf"(?<![a-z]){re.escape(cue)}(?![a-z])", lowered) for cue in cues)
+
+
+def is_question(text: str) -> bool:
+    """A question states no rule: it cannot supersede or be the canonical wording of one."""
+    return text.rstrip().endswith("?")

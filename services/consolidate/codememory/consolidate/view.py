@@ -1,0 +1,199 @@
+"""What the consolidate service knows: every tenant's memories, sessions and files, folded from LOG.
+
+Each replica folds all of LOG itself (its own ordered consumer, like the gateway), so a cycle reads
+memory in process and never asks another service. The view is a projection (``codememory.projection``):
+its position lives in memory and it is rebuilt from LOG on start. It folds the cycle's own events
+too, so a memory merged or superseded by one cycle is not a candidate for the next, and a replayed
+cycle result changes nothing twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from codememory.consolidate.sessions import SessionLog, step_of
+from codememory.events import (
+    ConsolidationCompleted,
+    Envelope,
+    FileDeleted,
+    ImportanceDecayed,
+    InsightDerived,
+    MemoriesArchived,
+    MemoriesLinked,
+    MemoriesMerged,
+    MemoriesRecalled,
+    MemoryDeprecated,
+    MemoryEmbedded,
+    MemoryForgotten,
+    MemoryRefined,
+    MemorySuperseded,
+    SessionEnded,
+    SessionSummarized,
+    SymbolsExtracted,
+)
+from codememory.memory import memory_from_envelope, text_digest
+from codememory.projection import Decoded
+
+
+@dataclass(kw_only=True)
+class Remembered:
+    """One memory as a cycle sees it."""
+
+    memory_id: str
+    seq: int
+    text: str
+    memory_type: str
+    repo: str
+    session_id: str
+    created_at: float
+    paths: tuple[str, ...]
+    importance: float
+    base_importance: float  # as stated or drafted; decay starts from it
+    digest: str
+    state: str = "active"
+    vector: np.ndarray | None = None
+    vector_seq: int = 0  # when its vector arrived: a cycle compares what is new since the last one
+    restated: int = 1  # 1 + the restatements merged into it
+    accesses: int = 0
+    last_access: float = 0.0
+    kind: str = ""  # the tool kind of an observation (read, search, edit ...)
+
+
+@dataclass
+class TenantView:
+    memories: dict[str, Remembered] = field(default_factory=dict)
+    sessions: dict[str, SessionLog] = field(default_factory=dict)
+    files: dict[str, set[str]] = field(default_factory=dict)  # repo -> paths that exist
+    derived: set[str] = field(default_factory=set)  # insight and summary ids already in LOG
+    done_up_to: int = 0  # the LOG position the last completed cycle saw
+    activity_seq: int = 0  # the last event a cycle has work from (memories, vectors, session steps)
+    links_done: set[str] = field(default_factory=set)
+
+
+def _unit(vector: tuple[float, ...]) -> np.ndarray:
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm > 0 else array
+
+
+class ConsolidationView:
+    """LOG folded per tenant; implements ``codememory.projection.Projection``."""
+
+    def __init__(self) -> None:
+        self.tenants: dict[str, TenantView] = {}
+        self._seq = 0
+        self._poisoned = 0
+
+    @property
+    def last_seq(self) -> int:
+        return self._seq
+
+    @property
+    def poisoned(self) -> int:
+        return self._poisoned
+
+    def skip(self, seq: int) -> None:
+        self._seq = max(self._seq, seq)
+        self._poisoned += 1
+
+    def save_position(self, seq: int) -> None:
+        self._seq = max(self._seq, seq)
+
+    def apply_batch(self, decoded: Decoded) -> int:
+        applied = 0
+        for seq, envelope in decoded:
+            if seq <= self._seq:
+                continue
+            self.apply(seq, envelope)
+            self._seq = seq
+            applied += 1
+        return applied
+
+    def tenant(self, name: str) -> TenantView:
+        return self.tenants.setdefault(name, TenantView())
+
+    def apply(self, seq: int, envelope: Envelope) -> None:
+        view = self.tenant(envelope.tenant)
+        draft = memory_from_envelope(envelope)
+        event = envelope.payload
+        step = step_of(seq, envelope)
+        if step is not None or draft is not None or isinstance(event, MemoryEmbedded | SessionEnded):
+            view.activity_seq = seq
+        if step is not None:
+            session = view.sessions.setdefault(step.session_id, SessionLog(step.session_id, step.repo))
+            session.add(step)
+        if draft is not None:
+            if draft.memory_id not in view.memories:
+                view.memories[draft.memory_id] = Remembered(
+                    memory_id=draft.memory_id,
+                    seq=seq,
+                    text=draft.text,
+                    memory_type=draft.memory_type,
+                    repo=draft.repo,
+                    session_id=draft.session_id,
+                    created_at=draft.created_at,
+                    paths=draft.paths,
+                    importance=draft.importance,
+                    base_importance=draft.importance,
+                    digest=text_digest(draft.text),
+                    kind=getattr(event, "kind", ""),
+                )
+            if isinstance(event, InsightDerived | SessionSummarized):
+                view.derived.add(draft.memory_id)
+            return
+        self._apply_change(view, seq, envelope)
+
+    def _apply_change(self, view: TenantView, seq: int, envelope: Envelope) -> None:
+        event = envelope.payload
+        memories = view.memories
+        match event:
+            case MemoryEmbedded() if (m := memories.get(event.memory_id)) and m.digest == event.text_digest:
+                m.vector, m.vector_seq = _unit(event.vector), seq
+            case MemoryRefined() if m := memories.get(event.memory_id):
+                if event.text:
+                    m.text, m.digest, m.vector = event.text, text_digest(event.text), None
+                if event.importance is not None:
+                    m.importance = m.base_importance = float(event.importance)
+            case MemoryDeprecated() if m := memories.get(event.memory_id):
+                m.state = "deprecated"
+            case MemoryForgotten():
+                memories.pop(event.memory_id, None)
+            case MemoriesMerged():
+                for merged in event.merged_ids:
+                    if (m := memories.get(merged)) is not None:
+                        m.state = "merged"
+                if (c := memories.get(event.canonical_id)) is not None:
+                    c.restated += len(event.merged_ids)
+                    if event.importance is not None:
+                        c.importance = max(c.importance, event.importance)
+            case MemorySuperseded() if m := memories.get(event.memory_id):
+                m.state = "superseded"
+            case MemoriesArchived():
+                for archived in event.memory_ids:
+                    if (m := memories.get(archived)) is not None:
+                        m.state = "archived"
+            case ImportanceDecayed():
+                for adjustment in event.adjustments:
+                    if (m := memories.get(adjustment.memory_id)) is not None:
+                        m.importance = adjustment.importance
+            case MemoriesRecalled():
+                for access in event.accesses:
+                    if (m := memories.get(access.memory_id)) is not None:
+                        m.accesses += 1
+                        m.last_access = max(m.last_access, access.at)
+            case SessionEnded():
+                session = view.sessions.get(event.session_id)
+                if session is not None:
+                    session.ended = True
+            case SymbolsExtracted():
+                view.files.setdefault(event.repo, set()).add(event.path)
+            case FileDeleted():
+                view.files.get(event.repo, set()).discard(event.path)
+            case MemoriesLinked():
+                view.links_done.update(link.memory_id for link in event.links)
+            case ConsolidationCompleted():
+                view.done_up_to = max(view.done_up_to, event.up_to_seq)
+            case _:
+                pass
