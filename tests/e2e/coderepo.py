@@ -63,6 +63,9 @@ FILES = {
 }
 
 
+REPO = "example.com/acme/shop"  # the identity of the repository ``make_repo`` builds: its remote
+
+
 def git(root: Path, *args: str, when: str = "", env: dict[str, str] | None = None) -> str:
     env = {
         **(env or os.environ),
@@ -81,6 +84,7 @@ def make_repo(root: Path) -> list[str]:
     """Three commits: the first version, a change to ``Gateway.charge``, a rename. Returns their shas."""
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
+    git(root, "remote", "add", "origin", f"https://{REPO}.git")
     for path, text in FILES.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)

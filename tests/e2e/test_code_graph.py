@@ -12,7 +12,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from coderepo import PAY_V2, git, make_repo  # type: ignore[import-not-found]
+from coderepo import PAY_V2, REPO, git, make_repo  # type: ignore[import-not-found]
 from conftest_paths import BIN  # type: ignore[import-not-found]
 
 from codememory.v1 import code_pb2 as cpb
@@ -25,7 +25,7 @@ def repo(stack, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[st
     root = tmp_path_factory.mktemp("code") / "shop"
     shas = make_repo(root)
     summary = stack.cli_json("index", str(root), "--history")
-    assert summary["repo"] == "shop"
+    assert summary["repo"] == REPO
     return root, shas
 
 
@@ -38,16 +38,14 @@ def _code(stack) -> code_pb2_grpc.CodeServiceStub:  # type: ignore[no-untyped-de
 
 
 def _graph(stack, *args: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
-    return stack.cli_json("graph", *args, "--repo", "shop")
+    return stack.cli_json("graph", *args, "--repo", REPO)
 
 
 def test_index_reports_languages_and_skips_ignored_and_unchanged_files(stack, repo) -> None:  # type: ignore[no-untyped-def]
     root, _ = repo
     again = stack.cli_json("index", str(root))
     assert again["skipped_unchanged"] >= 9 and again["parsed"] == 0
-    hashes = _code(stack).IndexedFiles(
-        cpb.IndexedFilesRequest(repo="shop"), metadata=_meta(stack), timeout=10
-    )
+    hashes = _code(stack).IndexedFiles(cpb.IndexedFilesRequest(repo=REPO), metadata=_meta(stack), timeout=10)
     files = set(hashes.content_hashes)
     assert {"shop/pay.py", "web/client.ts", "svc/main.go", "core/src/lib.rs", "app/Shop.java"} <= files
     assert "README.txt" in files  # degraded to a file node
@@ -101,14 +99,14 @@ def test_history_changed_between_and_as_of(stack, repo) -> None:  # type: ignore
 def test_search_code_ranks_the_right_symbol(stack, repo) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + 60
     while True:
-        hits = stack.cli_json("search-code", "charge a card for a payment", "--repo", "shop")["hits"]
+        hits = stack.cli_json("search-code", "charge a card for a payment", "--repo", REPO)["hits"]
         if (hits and hits[0]["dense"] > 0) or time.monotonic() > deadline:
             break
         time.sleep(0.5)
     assert hits[0]["qualname"] == "shop.pay.Gateway.charge"
     assert hits[0]["dense"] > 0 and hits[0]["lexical"] > 0
     other = _code(stack).SearchCode(
-        cpb.SearchCodeRequest(query="charge a card", repo="shop"),
+        cpb.SearchCodeRequest(query="charge a card", repo=REPO),
         metadata=(("authorization", "Bearer tok-alpha"),),
         timeout=10,
     )
@@ -122,7 +120,7 @@ def test_an_edit_reported_by_a_hook_updates_the_graph_and_flags_memories(stack, 
     stored = stack.stub().Store(
         pb.StoreRequest(
             text=f"Gateway.charge rounds amounts to cents ({marker})",
-            scope=pb.Scope(repo="shop", paths=["shop/pay.py"]),
+            scope=pb.Scope(repo=REPO, paths=["shop/pay.py"]),
             created_at=written.isoformat(),
         ),
         metadata=_meta(stack),
@@ -146,7 +144,7 @@ def test_an_edit_reported_by_a_hook_updates_the_graph_and_flags_memories(stack, 
         assert time.monotonic() < deadline, "the edit never reached the graph"
         time.sleep(0.3)
     response = stack.stub().Recall(
-        pb.RecallRequest(query=f"how are amounts rounded {marker}", repo="shop", working_set=["shop/api.py"]),
+        pb.RecallRequest(query=f"how are amounts rounded {marker}", repo=REPO, working_set=["shop/api.py"]),
         metadata=_meta(stack),
         timeout=10,
     )
@@ -169,7 +167,7 @@ def test_bad_code_facts_are_refused_with_a_clear_error(stack) -> None:  # type: 
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     with pytest.raises(grpc.RpcError) as caught:
         _code(stack).SymbolInfo(
-            cpb.SymbolInfoRequest(repo="shop", symbol="no.such.symbol"), metadata=_meta(stack)
+            cpb.SymbolInfoRequest(repo=REPO, symbol="no.such.symbol"), metadata=_meta(stack)
         )
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND
 
@@ -189,6 +187,33 @@ def test_the_post_commit_hook_records_each_commit(stack, repo) -> None:  # type:
     while last.sha != head:
         assert time.monotonic() < deadline, "the post-commit hook did not record the commit"
         time.sleep(0.3)
-        last = _code(stack).LastCommit(cpb.LastCommitRequest(repo="shop"), metadata=_meta(stack), timeout=10)
+        last = _code(stack).LastCommit(cpb.LastCommitRequest(repo=REPO), metadata=_meta(stack), timeout=10)
     info = _graph(stack, "symbol", "shop.refunds.refund")
     assert info["symbol"]["path"] == "shop/refunds.py"
+
+
+def test_two_repositories_in_folders_named_alike_stay_two(stack, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+    """Indexing with history one repository in ``a/repo``, then another in ``b/repo``: two repositories;
+    a linked worktree of the first is the first (its files are already known)."""
+    base = tmp_path_factory.mktemp("alike")
+    summaries = []
+    for side in ("a", "b"):
+        root = base / side / "repo"
+        root.mkdir(parents=True)
+        git(root, "init", "-q", "-b", "main")
+        (root / "mod.py").write_text(f"def only_in_{side}():\n    return 1\n")
+        git(root, "add", "mod.py")
+        git(root, "commit", "-q", "-m", f"first of {side}", when="2026-01-05T10:00:00Z")
+        summaries.append(stack.cli_json("index", str(root), "--history"))
+    a, b = summaries
+    assert (a["repo"], b["repo"]) == (
+        str((base / "a" / "repo").resolve()),
+        str((base / "b" / "repo").resolve()),
+    )
+    assert (a["commits"], b["commits"]) == (1, 1)
+    for side, summary in zip("ab", summaries, strict=True):
+        info = stack.cli_json("graph", "symbol", f"mod.only_in_{side}", "--repo", summary["repo"])
+        assert info["symbol"]["path"] == "mod.py"
+    git(base / "a" / "repo", "worktree", "add", "-q", str(base / "wt"), "-b", "wip")
+    again = stack.cli_json("index", str(base / "wt"), "--history")
+    assert (again["repo"], again["parsed"], again["commits"]) == (a["repo"], 0, 0)

@@ -44,13 +44,16 @@ def _with_conn(work: Callable[[Connection], Any]) -> Any:
 
 def _indexing(work: Callable[[Connection], Any]) -> None:
     """``_with_conn`` for the commands that parse code: a path or walk failure is one clear line."""
-    from codememory.cli.recording import NotAWorkTreeError
+    from codememory.cli.recording import FactStreamError, NotAWorkTreeError
     from codememory.code import IndexingError  # tree-sitter: only for the commands that parse
+    from codememory.githistory import GitHistoryError
 
     try:
         _with_conn(work)
-    except (IndexingError, NotAWorkTreeError) as exc:
+    except (IndexingError, NotAWorkTreeError, GitHistoryError) as exc:
         _fail(str(exc))
+    except FactStreamError as exc:
+        _fail(f"nothing recorded: reading the facts failed: {exc}")
 
 
 def _repo(repo: str) -> str:

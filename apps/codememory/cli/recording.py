@@ -7,13 +7,17 @@ they come. The gateway validates, redacts and appends them to LOG.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import grpc
 
 from codememory.cli.client import Connection
 from codememory.codefacts import CodeFact, encode_fact
 from codememory.events import SymbolsExtracted
-from codememory.hookclient.message import find_git
+from codememory.hookclient.gitrepo import find_git, repository_identity
 from codememory.v1 import code_pb2 as cpb
 
 
@@ -21,30 +25,68 @@ class NotAWorkTreeError(ValueError):
     """The path is not inside a directory codememory can index."""
 
 
+class FactStreamError(RuntimeError):
+    """Finding or encoding the facts failed while they were being streamed; nothing was recorded."""
+
+
 def repository_of(path: Path) -> tuple[str, Path]:
-    """(repo name, root): the git work tree holding ``path``, named as the hooks name it; else the dir."""
+    """(repo identity, root): the git work tree holding ``path``, identified as the hooks identify it
+    (``hookclient.gitrepo``); a folder outside git is its own root, identified by its resolved path."""
     resolved = path.resolve()
     if not resolved.is_dir():
         raise NotAWorkTreeError(f"not a directory: {path}")
     name, root, _ = find_git(str(resolved))
     if root:
         return name, Path(root)
-    return resolved.name, resolved
+    return repository_identity(str(resolved)), resolved
 
 
 def record(
     conn: Connection, facts: Iterable[CodeFact], *, on_sent: Callable[[CodeFact], None] | None = None
 ) -> int:
-    """Stream ``facts`` to the gateway; returns how many it recorded."""
+    """Stream ``facts`` to the gateway; returns how many it recorded.
+
+    When producing the facts fails mid-stream, gRPC cancels the call (RecordCode is all or nothing, so
+    nothing is appended) and reports only ``Exception iterating requests!``; the cause is raised here
+    instead, as ``FactStreamError``, and gRPC's own log line about it is silenced.
+    """
+    failures: list[Exception] = []
 
     def messages() -> Iterator[cpb.CodeFact]:
-        for fact in facts:
-            yield cpb.CodeFact(event_json=encode_fact(fact))
-            if on_sent is not None:
-                on_sent(fact)
+        try:
+            for fact in facts:
+                yield cpb.CodeFact(event_json=encode_fact(fact))
+                if on_sent is not None:
+                    on_sent(fact)
+        except Exception as exc:
+            failures.append(exc)
+            raise
 
-    response = conn.code.RecordCode(messages(), metadata=conn.metadata)
+    with _quiet_request_errors():
+        try:
+            response = conn.code.RecordCode(messages(), metadata=conn.metadata)
+        except grpc.RpcError:
+            if failures:
+                cause = failures[0]
+                raise FactStreamError(f"{type(cause).__name__}: {cause}") from cause
+            raise
     return int(response.recorded)
+
+
+@contextmanager
+def _quiet_request_errors() -> Iterator[None]:
+    logger = logging.getLogger("grpc._channel")
+    silence = _DropRequestIteratorErrors()
+    logger.addFilter(silence)
+    try:
+        yield
+    finally:
+        logger.removeFilter(silence)
+
+
+class _DropRequestIteratorErrors(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "iterating requests" not in record.getMessage()
 
 
 def known_hashes(conn: Connection, repo: str) -> dict[str, str]:

@@ -10,7 +10,6 @@ and always skips ``.git``.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,9 +17,9 @@ from pathlib import Path
 
 from codememory.code import gitignore
 from codememory.code.errors import NotARepositoryError, WalkError
+from codememory.hookclient.gitrepo import repository_identity
 
 _CHUNK = 1 << 16
-_REMOTE = re.compile(r"[:/]([^/:]+)/([^/]+?)(?:\.git)?/*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +109,5 @@ def _walk_plain(directory: Path, base: str, layers: list[gitignore.IgnoreFile]) 
 
 
 def repo_name(root: Path) -> str:
-    """``owner/name`` of the ``origin`` remote when there is one, else the directory's name."""
-    url = _git(root, "config", "--get", "remote.origin.url") if root.is_dir() else None
-    if url:
-        match = _REMOTE.search(url)
-        if match:
-            return f"{match.group(1)}/{match.group(2)}"
-    return root.resolve().name
+    """The repository's identity (``hookclient.gitrepo``: its remote, else its main work tree's path)."""
+    return repository_identity(str(root))

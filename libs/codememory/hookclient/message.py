@@ -3,8 +3,9 @@
 The message is stamped once, at receipt: ``received_at`` and the ``dedupe_key`` derived from it
 travel with the message into the spool, so a re-publish after a failure carries the same
 ``Nats-Msg-Id`` and JetStream stores it once. Redaction happens here, before the message exists
-anywhere else (stream or spool). Repository and branch are read from ``.git`` directly, without
-a ``git`` subprocess, because a fork+exec would cost more than the whole hook budget.
+anywhere else (stream or spool). Repository (its identity, see ``gitrepo``) and branch are read
+from ``.git`` directly, without a ``git`` subprocess: a fork+exec would cost more than the whole
+hook budget.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import time
 
 from codememory import subjects
+from codememory.hookclient.gitrepo import find_git
 from codememory.hookclient.trim import trim_string, trim_value
 from codememory.redaction import redact, strip_private
 from codememory.subjects import token as subject_token
@@ -89,39 +91,6 @@ def dedupe_key(agent: str, received_at: str, raw: bytes) -> str:
     """First 32 hex chars of sha256(agent NUL received_at NUL raw stdin)."""
     hexdigest: str = _sha256(agent.encode() + b"\0" + received_at.encode() + b"\0" + raw).hexdigest()
     return hexdigest[:32]
-
-
-def find_git(cwd: str) -> tuple[str, str, str]:
-    """(repo name, repo root, branch) of the git work tree holding ``cwd``; ``''`` when unknown."""
-    try:
-        directory = os.path.abspath(cwd)
-        for _ in range(128):
-            dotgit = os.path.join(directory, ".git")
-            if os.path.isdir(dotgit):
-                return os.path.basename(directory), directory, _branch(dotgit)
-            if os.path.isfile(dotgit):  # worktree or submodule: "gitdir: <path>"
-                with open(dotgit, encoding="utf-8") as fh:
-                    line = fh.readline().strip()
-                gitdir = line[len("gitdir:") :].strip() if line.startswith("gitdir:") else ""
-                branch = _branch(os.path.join(directory, gitdir)) if gitdir else ""
-                return os.path.basename(directory), directory, branch
-            parent = os.path.dirname(directory)
-            if parent == directory:
-                break
-            directory = parent
-    except (OSError, ValueError):
-        pass
-    return "", "", ""
-
-
-def _branch(gitdir: str) -> str:
-    try:
-        with open(os.path.join(gitdir, "HEAD"), encoding="utf-8") as fh:
-            head = fh.readline().strip()
-    except (OSError, ValueError):
-        return ""
-    prefix = "ref: refs/heads/"
-    return head[len(prefix) :] if head.startswith(prefix) else ""  # detached HEAD -> ''
 
 
 def _working_dir(payload: dict[str, object]) -> str:

@@ -88,13 +88,13 @@ def test_not_a_directory_is_a_typed_error(tmp_path: Path) -> None:
     assert isinstance(caught.value, IndexingError)
 
 
-def test_repo_name_from_origin_or_directory(tmp_path: Path) -> None:
+def test_repo_name_is_the_repository_identity(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     root.mkdir()
-    assert repo_name(root) == "proj"
+    assert repo_name(root) == str(root.resolve())
     _git(root, "init", "-q")
-    assert repo_name(root) == "proj"
+    assert repo_name(root) == str(root.resolve())
     _git(root, "remote", "add", "origin", "git@github.com:acme/widgets.git")
-    assert repo_name(root) == "acme/widgets"
+    assert repo_name(root) == "github.com/acme/widgets"
     _git(root, "remote", "set-url", "origin", "https://github.com/acme/gadgets")
-    assert repo_name(root) == "acme/gadgets"
+    assert repo_name(root) == "github.com/acme/gadgets"

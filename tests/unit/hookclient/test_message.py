@@ -15,7 +15,6 @@ from codememory.hookclient.message import (
     HookMessage,
     build_message,
     dedupe_key,
-    find_git,
     format_received_at,
     subject_token,
 )
@@ -138,52 +137,20 @@ def test_record_round_trip() -> None:
         HookMessage.from_record({"subject": 1, "msg_id": "x", "message": {}})
 
 
-def _git(root: Path, head: str) -> None:
-    (root / ".git").mkdir(parents=True)
-    (root / ".git" / "HEAD").write_text(head)
-
-
-def test_find_git_walks_up_and_reads_the_branch(tmp_path: Path) -> None:
-    repo = tmp_path / "myrepo"
-    _git(repo, "ref: refs/heads/feature/x\n")
-    (repo / "src" / "pkg").mkdir(parents=True)
-    assert find_git(str(repo / "src" / "pkg")) == ("myrepo", str(repo), "feature/x")
-
-
-def test_find_git_detached_head(tmp_path: Path) -> None:
-    _git(tmp_path / "r", "0123456789abcdef0123456789abcdef01234567\n")
-    assert find_git(str(tmp_path / "r")) == ("r", str(tmp_path / "r"), "")
-
-
-def test_find_git_worktree_file(tmp_path: Path) -> None:
-    gitdir = tmp_path / "main" / ".git" / "worktrees" / "wt"
-    gitdir.mkdir(parents=True)
-    (gitdir / "HEAD").write_text("ref: refs/heads/wip\n")
-    worktree = tmp_path / "wt"
-    worktree.mkdir()
-    (worktree / ".git").write_text(f"gitdir: {gitdir}\n")
-    assert find_git(str(worktree)) == ("wt", str(worktree), "wip")
-
-
-def test_find_git_outside_any_repo(tmp_path: Path) -> None:
-    if any((p / ".git").exists() for p in [tmp_path, *tmp_path.parents]):
-        pytest.skip("tmp dir is inside a git repo")
-    assert find_git(str(tmp_path)) == ("", "", "")
-    assert find_git("/no/such/dir/anywhere") == ("", "", "")
-
-
 def test_message_uses_payload_cwd_then_workspace_roots(tmp_path: Path) -> None:
-    _git(tmp_path / "proj", "ref: refs/heads/main\n")
+    (tmp_path / "proj" / ".git").mkdir(parents=True)
+    (tmp_path / "proj" / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "proj" / ".git" / "config").write_text('[remote "origin"]\n\turl = git@host.org:a/proj.git\n')
     claude = {"hook_event_name": "Stop", "cwd": str(tmp_path / "proj")}
     decoded = body(build_message("claude", json.dumps(claude).encode(), tenant="local", max_field=16384))
     assert (decoded["repo"], decoded["repo_root"], decoded["branch"]) == (
-        "proj",
+        "host.org/a/proj",
         str(tmp_path / "proj"),
         "main",
     )
     cursor = {"hook_event_name": "stop", "cwd": "", "workspace_roots": [str(tmp_path / "proj")]}
     decoded = body(build_message("cursor", json.dumps(cursor).encode(), tenant="local", max_field=16384))
-    assert decoded["repo"] == "proj"
+    assert decoded["repo"] == "host.org/a/proj"
     assert decoded["user"] == (os.environ.get("USER") or os.environ.get("LOGNAME") or decoded["user"])
 
 
