@@ -16,7 +16,9 @@ def main() -> None:
 
         main_and_exit(argv[1:])  # flushes stdout and leaves without interpreter teardown
     from codememory.cli.commands import app
+    from codememory.mcp.cli import register as register_mcp
 
+    register_mcp(app)
     app()
 
 
