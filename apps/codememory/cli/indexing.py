@@ -1,7 +1,8 @@
 """``codememory index`` and ``record-commit``: find code facts on this machine and record them.
 
-Index streams a repository (unchanged files skipped by content hash, which the gateway reports), then
-optionally its git history since the last commit recorded. The post-commit hook records HEAD and the
+Index streams a repository (unchanged files skipped by content hash, which the gateway reports, unless
+the repository's source roots renamed their module: ``rootcache``), then optionally its git history
+since the last commit recorded. The post-commit hook records HEAD and the
 files it changed, read from the commit itself, so what is recorded is what was committed.
 """
 
@@ -19,14 +20,18 @@ import typer
 from codememory.cli.client import Connection
 from codememory.cli.recording import known_hashes, last_commit, record, repository_of
 from codememory.cli.render import print_json
+from codememory.cli.rootcache import load_roots, save_roots, stale_paths
+from codememory.code.roots import SourceRoots
 from codememory.code.summary import IndexProgress
 from codememory.codefacts import CodeFact
 from codememory.events import FileDeleted
+from codememory.settings import default_home
 
 
 def index_repository_into(
     conn: Connection, path: Path, repo: str, *, history: bool, workers: int, json_out: bool
 ) -> None:
+    from codememory.code.discovery import discover_roots
     from codememory.code.indexer import index_repository
     from codememory.code.summary import IndexSummary
 
@@ -35,11 +40,16 @@ def index_repository_into(
     started = time.perf_counter()
     summary = IndexSummary()
     known = known_hashes(conn, repo)
-    facts = index_repository(root, repo, known, workers=workers, summary=summary, progress=_progress())
+    roots = discover_roots(root)
+    stale = stale_paths(load_roots(default_home(), repo), roots) if known else None
+    facts = index_repository(
+        root, repo, known, workers=workers, summary=summary, progress=_progress(), roots=roots, stale=stale
+    )
     recorded = record(conn, facts)
+    save_roots(default_home(), repo, roots)
     commits = 0
     if history and (root / ".git").exists():
-        commits = record(conn, _history(conn, root, repo))
+        commits = record(conn, _history(conn, root, repo, roots))
         recorded += commits
     if sys.stderr.isatty():
         sys.stderr.write("\n")
@@ -49,6 +59,7 @@ def index_repository_into(
         **summary.as_dict(),
         "commits": commits,
         "recorded": recorded,
+        "roots": {"python": [d or "." for d, _ in roots.python], "declared_in": list(roots.sources)},
         "seconds": round(time.perf_counter() - started, 3),
     }
     if json_out:
@@ -73,21 +84,36 @@ def _progress() -> Callable[[IndexProgress], None] | None:
     return show
 
 
-def _history(conn: Connection, root: Path, repo: str) -> Iterator[CodeFact]:
-    from codememory.githistory import extractor_spans, read_history
+def _history(conn: Connection, root: Path, repo: str, roots: SourceRoots) -> Iterator[CodeFact]:
+    """Commits since the last one recorded; from the first when that one is not in this history (a
+    rewritten history: commits already recorded are recorded once, their ids are their shas)."""
+    from codememory.githistory import UnknownRevisionError, extractor_spans, read_history
+    from codememory.githistory.gitproc import resolve
 
     since = last_commit(conn, repo) or None
-    yield from read_history(root, repo, since=since, symbols_of=extractor_spans(repo))
+    if since is not None:
+        try:
+            resolve(root, since)
+        except UnknownRevisionError:
+            typer.echo(
+                f"{since[:12]}, the last commit recorded for {repo}, is not in this history:"
+                " recording it all",
+                err=True,
+            )
+            since = None
+    yield from read_history(root, repo, since=since, symbols_of=extractor_spans(repo, roots))
 
 
 def record_head_commit(conn: Connection, path: Path, repo: str) -> None:
     from codememory.code import extract_file
+    from codememory.code.discovery import discover_roots
     from codememory.githistory import extractor_spans, head_commit, read_commit
 
     name, root = repository_of(path)
     repo = repo or name
+    roots = load_roots(default_home(), repo) or discover_roots(root)  # the names the index used
     sha = head_commit(root)
-    commit = read_commit(root, repo, sha, symbols_of=extractor_spans(repo))
+    commit = read_commit(root, repo, sha, symbols_of=extractor_spans(repo, roots))
     facts: list[CodeFact] = []
     for change in commit.files:
         if change.status == "renamed" and change.old_path:
@@ -97,7 +123,8 @@ def record_head_commit(conn: Connection, path: Path, repo: str) -> None:
             continue
         source = _blob(root, sha, change.path)
         if source is not None:
-            facts.append(msgspec.structs.replace(extract_file(repo, change.path, source), commit=sha))
+            fact = extract_file(repo, change.path, source, roots)
+            facts.append(msgspec.structs.replace(fact, commit=sha))
     recorded = record(conn, [*facts, commit])
     typer.echo(f"recorded {sha[:12]} ({len(commit.files)} files, {recorded} facts)")
 

@@ -6,12 +6,14 @@ spans, and attributes each call, base class and type use to the innermost enclos
 cannot read (unsupported language, binary, not UTF-8, over ``MAX_BYTES``) degrade to a file node with
 ``parsed=False``; a syntax error still yields whatever tree-sitter recovered.
 
-Qualnames are ``module + "." + nesting`` (see ``modules``). A later definition of a qualname already
-defined in the file (a Java overload, a property setter, a conditional redefinition) is kept as its
-own symbol named ``qualname#2``, ``#3``... (``name`` unchanged), so its lines and its digest still
-belong to a symbol; the first definition keeps the plain qualname that references resolve to. So no
-two symbols of one file share a qualname (``codefacts`` refuses a fact where they do). A function the
-language scopes to its file (Go's ``init``, see ``LanguageSpec.file_scoped``) is named under the file's
+Qualnames are ``module + "." + nesting``; the module is named under the repository's source roots
+(``roots``: the names code imports), else from the path (``modules``). A later definition of a
+qualname already defined in the file (a Java overload, a property setter, a conditional
+redefinition) is kept as its own symbol named ``qualname#2``, ``#3``... (``name`` unchanged), so
+its lines and its digest still belong to a symbol; the first definition keeps the plain qualname
+that references resolve to. So no two symbols of one file share a qualname (``codefacts`` refuses a
+fact where they do). A function the language scopes to its file (Go's ``init``, see
+``LanguageSpec.file_scoped``) is named under the file's
 symbol, so files that share a namespace do not share it either.
 """
 
@@ -21,12 +23,14 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+import msgspec
 from tree_sitter import Node, QueryCursor
 
 from codememory.code import registry
 from codememory.code.languages import language_of
-from codememory.code.modules import file_symbol_name, module_name
+from codememory.code.modules import file_symbol_name
 from codememory.code.nodes import after_first_line, body_of, first_line, header_start, inside_braces
+from codememory.code.roots import SourceRoots
 from codememory.code.spec import ImportContext, LanguageSpec, line_of, node_text
 from codememory.code.text import content_hash, digest, excerpt, one_line
 from codememory.events import CodeRef, ImportRef, Symbol, SymbolsExtracted
@@ -42,6 +46,7 @@ _REF_KINDS: dict[str, RefKind] = {
     "ref.type": "references",
     "ref.imported": "references",
 }
+_NO_ROOTS = SourceRoots()
 _AS_WRITTEN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*!?$")
 
 
@@ -61,8 +66,9 @@ def degraded(repo: str, path: str, source: bytes, language: str = "") -> Symbols
     )
 
 
-def extract_file(repo: str, path: str, source: bytes) -> SymbolsExtracted:
-    """Symbols, imports and references of ``source`` (``path`` is repo-relative, posix)."""
+def extract_file(repo: str, path: str, source: bytes, roots: SourceRoots | None = None) -> SymbolsExtracted:
+    """Symbols, imports and references of ``source`` (``path`` is repo-relative, posix); ``roots`` are
+    the repository's source roots (``discovery``), without which module names come from the path."""
     language = language_of(path)
     if not language or len(source) > MAX_BYTES or b"\0" in source:
         return degraded(repo, path, source, language)
@@ -72,12 +78,15 @@ def extract_file(repo: str, path: str, source: bytes) -> SymbolsExtracted:
         return degraded(repo, path, source, language)
     spec = registry.spec(language)
     root = registry.parser(language).parse(source).root_node
-    return _Extraction(repo, path, source, spec, root).run()
+    return _Extraction(repo, path, source, spec, root, roots or _NO_ROOTS).run()
 
 
 class _Extraction:
-    def __init__(self, repo: str, path: str, source: bytes, spec: LanguageSpec, root: Node) -> None:
+    def __init__(
+        self, repo: str, path: str, source: bytes, spec: LanguageSpec, root: Node, roots: SourceRoots
+    ) -> None:
         self.repo, self.path, self.source, self.spec, self.root = repo, path, source, spec, root
+        self.roots = roots
         self.defs: list[_Def] = []
         self.uses: list[tuple[RefKind, Node, str, str]] = []  # (kind, node, capture, text as written)
         self.import_nodes: list[Node] = []
@@ -85,7 +94,7 @@ class _Extraction:
 
     def run(self) -> SymbolsExtracted:
         self._collect()
-        module = module_name(self.spec.name, self.path, self.declared)
+        module = self.roots.module_name(self.spec.name, self.path, self.declared)
         file_qual = file_symbol_name(self.spec.name, self.path, module)
         symbols = self._symbols(module, file_qual)
         names = {s.qualname for s in symbols}
@@ -93,6 +102,7 @@ class _Extraction:
         imports: list[ImportRef] = []
         for node in self.import_nodes:
             imports.extend(self.spec.imports(node, ctx))
+        imports = [self._rooted(imp) for imp in imports]
         return SymbolsExtracted(
             repo=self.repo,
             path=self.path,
@@ -103,6 +113,10 @@ class _Extraction:
             imports=tuple(imports),
             refs=tuple(self._refs(names, file_qual, _bindings(imports))),
         )
+
+    def _rooted(self, imp: ImportRef) -> ImportRef:
+        spec = self.roots.import_spec(self.spec.name, self.path, imp.module)
+        return imp if spec == imp.module else msgspec.structs.replace(imp, module=spec)
 
     def _collect(self) -> None:
         for _, captures in QueryCursor(registry.query(self.spec.name)).matches(self.root):

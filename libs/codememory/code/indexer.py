@@ -1,10 +1,12 @@
 """A whole repository -> a stream of ``SymbolsExtracted`` / ``FileDeleted``, in parallel, incrementally.
 
 Why it exists: a first index of a large repository must use every core, and a re-index must cost
-little more than reading the files: a file whose content hash equals ``known[path]`` is skipped, and a
-known path that is gone yields ``FileDeleted``. The parent only walks and decodes; workers read, hash
-and parse chunks of files (reading in the workers keeps file bytes off the pipe) and send results back
-as msgpack. Results come out in walk order whatever the worker timing, so the output is stable.
+little more than reading the files. The file list is taken first (``git ls-files`` is fast) so the
+repository's source roots (``discovery``) name every module before the first file is parsed; a file
+whose content hash equals ``known[path]`` is skipped, and a known path that is gone yields
+``FileDeleted``. The parent only walks and decodes; workers read, hash and parse chunks of files
+(reading in the workers keeps file bytes off the pipe) and send results back as msgpack. Results
+come out in walk order whatever the worker timing, so the output is stable.
 
 Workers start from a forkserver, not by forking the caller: the CLI holds gRPC channels (C threads)
 when it indexes, and forking those is unsafe. As with any non-fork start method, the calling script
@@ -27,8 +29,10 @@ from typing import NamedTuple
 
 import msgspec
 
+from codememory.code.discovery import discover_roots
 from codememory.code.extract import MAX_BYTES, extract_file
 from codememory.code.languages import language_of
+from codememory.code.roots import SourceRoots
 from codememory.code.summary import IndexProgress, IndexSummary
 from codememory.code.text import content_hash
 from codememory.code.walk import walk_repository
@@ -47,7 +51,7 @@ def _hash_large(absolute: str) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()[:32]
 
 
-def _one(repo: str, item: _Item, encoder: msgspec.msgpack.Encoder) -> bytes:
+def _one(repo: str, item: _Item, encoder: msgspec.msgpack.Encoder, roots: SourceRoots) -> bytes:
     path, absolute, known = item
     try:
         with open(absolute, "rb") as handle:
@@ -64,7 +68,7 @@ def _one(repo: str, item: _Item, encoder: msgspec.msgpack.Encoder) -> bytes:
         return _UNREADABLE
     if known and content_hash(source) == known:
         return _SKIPPED
-    return encoder.encode(extract_file(repo, path, source))
+    return encoder.encode(extract_file(repo, path, source, roots))
 
 
 class ChunkResult(NamedTuple):
@@ -76,11 +80,11 @@ class ChunkResult(NamedTuple):
     results: list[bytes]
 
 
-def extract_chunk(repo: str, items: list[_Item]) -> ChunkResult:
+def extract_chunk(repo: str, items: list[_Item], roots: SourceRoots | None = None) -> ChunkResult:
     """Worker entry point: each item as an encoded event (or a skipped / unreadable marker)."""
     started = time.process_time()
     encoder = msgspec.msgpack.Encoder()
-    out = [_one(repo, item, encoder) for item in items]
+    out = [_one(repo, item, encoder, roots or SourceRoots()) for item in items]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return ChunkResult(time.process_time() - started, peak, os.getpid(), out)
 
@@ -93,22 +97,32 @@ def index_repository(
     workers: int = 2,
     progress: Callable[[IndexProgress], None] | None = None,
     summary: IndexSummary | None = None,
+    roots: SourceRoots | None = None,
+    stale: Callable[[str], bool] | None = None,
 ) -> Iterator[SymbolsExtracted | FileDeleted]:
-    """Stream the repository's facts; ``summary`` (if given) is filled in as results are yielded."""
+    """Stream the repository's facts; ``summary`` (if given) is filled in as results are yielded.
+
+    Module names come from ``roots`` (discovered from the work tree when not given); a file for which
+    ``stale(path)`` is true is parsed again even when its content is known (its module name changed).
+    """
     totals = summary if summary is not None else IndexSummary()
     started = time.perf_counter()
     decoder = msgspec.msgpack.Decoder(SymbolsExtracted)
     seen: set[str] = set()
     parent, worker_pids = os.getpid(), set[int]()
+    files = list(walk_repository(root))
+    if roots is None:
+        roots = discover_roots(root, [f.path for f in files])
 
     def items() -> Iterator[_Item]:
-        for found in walk_repository(root):
+        for found in files:
             seen.add(found.path)
             totals.files_seen += 1
             totals.bytes_read += found.size
-            yield (found.path, str(found.absolute), known.get(found.path, ""))
+            again = stale is not None and stale(found.path)
+            yield (found.path, str(found.absolute), "" if again else known.get(found.path, ""))
 
-    for chunk in _chunks(repo, items(), workers):
+    for chunk in _chunks(repo, items(), workers, roots):
         totals.worker_cpu_seconds += chunk.cpu_seconds
         if chunk.pid != parent:
             worker_pids.add(chunk.pid)
@@ -142,7 +156,7 @@ def _batches(items: Iterator[_Item]) -> Iterator[list[_Item]]:
         yield batch
 
 
-def _chunks(repo: str, items: Iterator[_Item], workers: int) -> Iterator[ChunkResult]:
+def _chunks(repo: str, items: Iterator[_Item], workers: int, roots: SourceRoots) -> Iterator[ChunkResult]:
     """Encoded results chunk by chunk, in walk order.
 
     In this process when ``workers`` <= 1 or the repository is smaller than two rounds of chunks
@@ -153,14 +167,14 @@ def _chunks(repo: str, items: Iterator[_Item], workers: int) -> Iterator[ChunkRe
     first = list(islice(batches, 2 * workers))
     if workers <= 1 or len(first) < 2 * workers:
         for batch in chain(first, batches):
-            yield extract_chunk(repo, batch)
+            yield extract_chunk(repo, batch, roots)
         return
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__])
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         in_flight: deque[Future[ChunkResult]] = deque()
         for batch in chain(first, batches):
-            in_flight.append(pool.submit(extract_chunk, repo, batch))
+            in_flight.append(pool.submit(extract_chunk, repo, batch, roots))
             if len(in_flight) >= workers * 3:
                 yield in_flight.popleft().result()
         while in_flight:

@@ -17,6 +17,7 @@ import ast
 from collections.abc import Callable, Sequence
 
 from codememory.code import extract_file, language_of
+from codememory.code.roots import SourceRoots
 
 SymbolSpans = Callable[[str, bytes], Sequence[tuple[str, int, int]]]
 
@@ -69,8 +70,8 @@ python_spans: SymbolSpans = PythonSpans()
 class ExtractorSpans:
     """Adapter over ``codememory.code.extract_file`` (tree-sitter), for the languages it supports."""
 
-    def __init__(self, repo: str) -> None:
-        self._repo = repo
+    def __init__(self, repo: str, roots: SourceRoots | None = None) -> None:
+        self._repo, self._roots = repo, roots
 
     def supports(self, path: str) -> bool:
         return language_of(path) != ""
@@ -79,13 +80,14 @@ class ExtractorSpans:
         if not self.supports(path):
             return ()
         try:
-            event = extract_file(self._repo, path, content)
+            event = extract_file(self._repo, path, content, self._roots)
         except Exception:  # one unparsable file must not stop a history backfill
             return ()
         # The module symbol spans the whole file; the FileChange path already says the file changed.
         return [(s.qualname, s.start_line, s.end_line) for s in event.symbols if s.kind != "module"]
 
 
-def extractor_spans(repo: str) -> SymbolSpans:
-    """The tree-sitter provider (``codememory.code``): the one the services use."""
-    return ExtractorSpans(repo)
+def extractor_spans(repo: str, roots: SourceRoots | None = None) -> SymbolSpans:
+    """The tree-sitter provider (``codememory.code``): the one the services use; ``roots`` name the
+    modules as the indexer named them (``codememory.code.discovery``)."""
+    return ExtractorSpans(repo, roots)

@@ -111,7 +111,7 @@ def _remote_url(config: str) -> str:
             lines = fh.read().splitlines()
     except OSError:
         return ""
-    section, urls = "", {}
+    section, urls = "", dict[str, str]()
     for raw in lines:
         line = raw.strip()
         if line.startswith("["):

@@ -17,13 +17,15 @@ from pathlib import Path
 
 import structlog
 
+from codememory.code.discovery import cached_roots
+from codememory.code.roots import SourceRoots
 from codememory.codefacts import CodeFact
 from codememory.events import Envelope, FileDeleted, SymbolsExtracted, ToolObserved
-from codememory.hookclient.message import find_git
+from codememory.hookclient.gitrepo import find_git
 
 log = structlog.get_logger(__name__)
 
-Extract = Callable[[str, str, bytes], SymbolsExtracted]
+Extract = Callable[[str, str, bytes, SourceRoots | None], SymbolsExtracted]
 MAX_FILE_BYTES = 2_000_000
 
 
@@ -40,6 +42,7 @@ class EditedFiles:
     """Turns edit observations into facts; remembers the hash it last extracted per file."""
 
     extract: Extract
+    roots_of: Callable[[Path], SourceRoots] = cached_roots  # module names as ``codememory index`` names them
     _last: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
     def facts(self, envelope: Envelope) -> list[CodeFact]:
@@ -53,13 +56,14 @@ class EditedFiles:
             return []  # not in a work tree: nothing to tie the file to
         repo = event.repo or name
         found: list[CodeFact] = []
+        roots = self.roots_of(Path(root))
         for path in paths:
             located = _locate(Path(root), path)
             if located is None:
                 continue
             relative, absolute = located
             try:
-                fact = self._fact(envelope.tenant, repo, relative, absolute)
+                fact = self._fact(envelope.tenant, repo, relative, absolute, roots)
             except Exception as exc:  # a file the parser chokes on is skipped, never the whole batch
                 log.warning("extract_failed", path=relative, reason=f"{type(exc).__name__}: {exc}")
                 continue
@@ -71,7 +75,9 @@ class EditedFiles:
         """Drop what was extracted (the facts were not recorded: a redelivery must extract again)."""
         self._last.clear()
 
-    def _fact(self, tenant: str, repo: str, relative: str, absolute: Path) -> CodeFact | None:
+    def _fact(
+        self, tenant: str, repo: str, relative: str, absolute: Path, roots: SourceRoots
+    ) -> CodeFact | None:
         key = (tenant, repo, relative)
         try:
             too_large = absolute.stat().st_size > MAX_FILE_BYTES  # still a file node, unparsed
@@ -85,7 +91,7 @@ class EditedFiles:
         if self._last.get(key) == digest:
             return None
         self._last[key] = digest
-        return self.extract(repo, relative, source)
+        return self.extract(repo, relative, source, roots)
 
 
 def _locate(root: Path, path: str) -> tuple[str, Path] | None:

@@ -1,0 +1,66 @@
+"""Discovered roots end to end: a monorepo indexed and folded has the import edges its code declares."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from codememory.code.discovery import cached_roots, discover_roots
+from codememory.code.indexer import index_repository
+from codememory.codegraph import CodeGraph
+from codememory.codegraph.queries import dependents
+from codememory.codegraph.views import NodeRef
+from codememory.events import new_envelope
+
+FILES = {
+    "pyproject.toml": '[tool.hatch.build]\ndev-mode-dirs = ["libs", "services/api"]\n',
+    "libs/acme/events/__init__.py": "from acme.events.catalogue import Stored\n",
+    "libs/acme/events/catalogue.py": "class Stored:\n    pass\n",
+    "services/api/acme/api/main.py": (
+        "from acme.events.catalogue import Stored\n\ndef run():\n    return Stored()\n"
+    ),
+    "services/worker/acme/worker/main.py": (
+        "from acme.events import Stored\nfrom acme.worker.jobs import job\n"
+    ),
+    "services/worker/acme/worker/jobs.py": "def job():\n    pass\n",
+    "tests/helpers.py": "def make():\n    pass\n",
+    "tests/a/util.py": "",
+    "tests/a/test_one.py": "from helpers import make\nfrom util import x\n",
+    "tests/b/util.py": "",
+    "tests/b/test_two.py": "from util import x\n",
+}
+
+
+def repo(root: Path) -> Path:
+    for path, text in FILES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def test_declared_then_inferred_then_unique(tmp_path: Path) -> None:
+    roots = discover_roots(repo(tmp_path))
+    names = {p: roots.module_name("python", p) for p in FILES if p.endswith(".py")}
+    assert names["services/api/acme/api/main.py"] == "acme.api.main"  # declared
+    assert names["services/worker/acme/worker/jobs.py"] == "acme.worker.jobs"  # inferred from imports
+    assert names["tests/helpers.py"] == "helpers"
+    assert names["tests/a/test_one.py"] == "test_one"
+    # two files the roots would both call ``util`` keep their path names
+    assert (names["tests/a/util.py"], names["tests/b/util.py"]) == ("tests.a.util", "tests.b.util")
+    assert len(set(names.values())) == len(names)
+    assert cached_roots(tmp_path) == roots
+
+
+def test_every_importer_is_a_dependent_of_the_library_module(tmp_path: Path) -> None:
+    events = list(index_repository(repo(tmp_path), "mono", {}, workers=1))
+    graph = CodeGraph("t")
+    at = datetime(2026, 11, 1, tzinfo=UTC)
+    for seq, event in enumerate(events, 1):
+        graph.apply(new_envelope(event, event_id=str(seq), tenant="t", occurred_at=at), seq)
+    found = dependents(graph, NodeRef(kind="file", name="libs/acme/events/catalogue.py", repo="mono"))
+    files = {d.node.name for d in found if d.node.kind == "file"}
+    assert files == {"libs/acme/events/__init__.py", "services/api/acme/api/main.py"}
+    callers = {d.node.name for d in found if d.edge == "calls"}
+    assert callers == {"acme.api.main.run"}
+    worker = dependents(graph, NodeRef(kind="file", name="services/worker/acme/worker/jobs.py", repo="mono"))
+    assert {d.node.name for d in worker} == {"services/worker/acme/worker/main.py"}
