@@ -81,6 +81,7 @@ def launch(home: Path, *up_args: str, env: dict[str, str] | None = None, timeout
         "CODEMEMORY_UP_GRPC_LISTEN": "127.0.0.1:0",
         "CODEMEMORY_GATEWAY_TOKENS": "tok-alpha=alpha,tok-beta=beta",
         "HF_HUB_OFFLINE": "1",
+        "CODEMEMORY_CONSOLIDATE_INTERVAL_S": "0",  # cycles only when a test asks: tests share a stack
         **(env or {}),
     }
     full_env.pop("CODEMEMORY_NATS_URL", None)

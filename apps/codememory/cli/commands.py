@@ -13,6 +13,7 @@ import typer
 
 from codememory.cli.client import connect
 from codememory.cli.codecmds import register as register_code_commands
+from codememory.cli.consolidatecmds import register as register_consolidate_commands
 from codememory.cli.opscmds import register as register_ops_commands
 from codememory.cli.render import as_dict, console, hits_table, print_json
 from codememory.runtime.home import NotRunningError, read_runtime
@@ -111,6 +112,9 @@ def recall(
     until: float = 0.0,
     limit: int = 10,
     include_deprecated: bool = False,
+    include_history: Annotated[
+        bool, typer.Option(help="Also restatements merged into a canonical memory, and archived ones")
+    ] = False,
     working: Annotated[
         list[str] | None, typer.Option("--working", help="A file or symbol you are working on (repeatable)")
     ] = None,
@@ -129,6 +133,7 @@ def recall(
         since=since,
         until=until,
         include_deprecated=include_deprecated,
+        include_history=include_history,
         working_set=working or [],
     )
     response = as_dict(_call("Recall", request))
@@ -277,3 +282,4 @@ def import_cmd(source: Annotated[Path, typer.Argument(help="JSON lines file, - f
 
 register_code_commands(app)
 register_ops_commands(app)
+register_consolidate_commands(app)

@@ -23,6 +23,8 @@ import structlog
 from codememory.bus.app import service_app, service_broker
 from codememory.bus.durable import DurableSettings
 from codememory.bus.streams import StreamSettings
+from codememory.consolidate.settings import ConsolidateSettings
+from codememory.consolidate.wiring import ConsolidateWiring
 from codememory.embed.main import ModelSlot
 from codememory.embed.main import create_router as embed_router
 from codememory.embed.settings import EmbedSettings
@@ -41,7 +43,7 @@ from codememory.runtime.home import Runtime, clear_runtime, local_token, write_r
 from codememory.runtime.natsd import NatsServer, nats_server_from_env
 from codememory.runtime.supervisor import processes_file, write_processes
 from codememory.settings import default_home, env_bool, env_int, env_str, stream_replicas
-from codememory.topology import EMBED, GATEWAY, GRAPH, INGEST, SERVICES, parse_scale
+from codememory.topology import CONSOLIDATE, EMBED, GATEWAY, GRAPH, INGEST, SERVICES, parse_scale
 
 log = structlog.get_logger(__name__)
 
@@ -130,20 +132,22 @@ async def _run_single(settings: StackSettings, nats_url: str) -> None:
     model = ModelSlot(MiniLmEmbedder)
     gateway = gateway_wiring(gateway_settings, broker, lambda: load_query_embedder(gateway_settings))
     ingest, embed, graph = IngestSettings.from_env(), EmbedSettings.from_env(), GraphSettings.from_env()
+    consolidate = ConsolidateWiring(ConsolidateSettings.from_env(), broker)
     app = service_app(
-        [INGEST, EMBED, GRAPH, GATEWAY],
+        [INGEST, EMBED, GRAPH, GATEWAY, CONSOLIDATE],
         broker,
         [
             lambda js: ingest_router(ingest, js),
             lambda js: embed_router(embed, js, model),
             lambda js: graph_router(graph, js),
             gateway.router,
+            consolidate.router,
         ],
         streams=StreamSettings(replicas=stream_replicas()),
         durable=DurableSettings(batch=embed.batch, max_deliver=embed.max_deliver),
         on_startup=[model.load, *gateway.on_startup],
-        after_startup=gateway.after_startup,
-        on_shutdown=gateway.on_shutdown,
+        after_startup=[*gateway.after_startup, *consolidate.after_startup],
+        on_shutdown=[*consolidate.on_shutdown, *gateway.on_shutdown],
         title="codememory up",
     )
     try:

@@ -16,19 +16,20 @@ from grpc_health.v1 import health
 from nats.js.client import JetStreamContext
 
 from codememory.bus import JetStreamEventLog
+from codememory.bus.follower import Follower
+from codememory.bus.tasks import cancelling, stop_task
 from codememory.embedding import Embedder
+from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.coderpc import CodeServicer
-from codememory.gateway.core import GatewayCore
+from codememory.gateway.core import Consolidation, GatewayCore
 from codememory.gateway.deadletters import LogDeadLetters
-from codememory.bus.follower import Follower
 from codememory.gateway.indexes import IndexGenerations, code_projection
 from codememory.gateway.replay import Replayer
 from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server, set_serving
 from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
-from codememory.bus.tasks import cancelling, stop_task
 from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
 from codememory.projection import LiveProjection
@@ -37,11 +38,20 @@ from codememory.v1 import memory_pb2 as pb
 
 log = structlog.get_logger(__name__)
 
+ACCESS_FLUSH_S = 2.0  # how often what recall returned is appended to LOG (memories.recalled)
+
 
 class GatewayApp:
-    def __init__(self, js: JetStreamContext, settings: GatewaySettings, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        js: JetStreamContext,
+        settings: GatewaySettings,
+        embedder: Embedder,
+        consolidation: Consolidation | None = None,
+    ) -> None:
         self.settings = settings
         self.event_log = JetStreamEventLog(js)
+        self.accesses = AccessRecorder(self.event_log)
         self.encoder = SparseEncoder()
         self.dead_letters = LogDeadLetters(js)
         self.generations = IndexGenerations(
@@ -57,6 +67,8 @@ class GatewayApp:
             weights=settings.weights,
             write_wait_s=settings.write_wait_ms / 1000,
             clean_text=clean_text,
+            consolidation=consolidation,
+            accesses=self.accesses,
         )
         fresh_code = code_projection(settings.data_dir, 0, embedder.dim, self.encoder)
         self.code_live = LiveProjection(fresh_code, name="code", poison=self.dead_letters)
@@ -112,6 +124,7 @@ class GatewayApp:
             self._every(self.settings.centrality_every_s, self._refresh_centrality), "gateway-centrality"
         )
         self._spawn(self._every(self.settings.optimize_every_s, self._optimize), "gateway-optimize")
+        self._spawn(self._every(ACCESS_FLUSH_S, self._record_accesses), "gateway-accesses")
         log.info("gateway_started", port=self.port, projection_seq=self.live.seq)
         return self
 
@@ -151,6 +164,9 @@ class GatewayApp:
         if refreshed:
             log.info("centrality_refreshed", graphs=refreshed)
 
+    async def _record_accesses(self) -> None:
+        await self.accesses.flush()
+
     async def _optimize(self) -> None:
         """Off the query path: Qdrant Edge builds HNSW only when asked; ask every few thousand events."""
         if self.live.unoptimized < self.settings.optimize_after_events:
@@ -178,6 +194,10 @@ class GatewayApp:
         await self._server.stop(grace=2.0)
         stopped = await asyncio.gather(*(stop_task(t) for t in self._tasks))
         await asyncio.gather(*(f.stop() for f in self.followers))
+        try:
+            await asyncio.wait_for(self.accesses.flush(), 2.0)
+        except Exception as exc:  # LOG gone at shutdown: those accesses are not recorded
+            log.warning("accesses_not_flushed", error=repr(exc))
         left = [t.get_name() for t, ok in zip(self._tasks, stopped, strict=True) if not ok]
         log.info("gateway_tasks_stopped", left=left)
         async with self.live.lock, self.code_live.lock:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from codememory.cycles import CycleReport
 from codememory.events import MemoryScope
-from codememory.gateway.core import NewMemory
+from codememory.gateway.core import MemoryHistory, NewMemory
 from codememory.recall import RecallHit, RecallQuery
 from codememory.v1 import memory_pb2 as pb
 
@@ -38,6 +39,13 @@ def memory_message(payload: Mapping[str, object]) -> pb.Memory:
         state=str(payload.get("state", "")),
         agent=str(payload.get("agent", "")),
         tenant=str(payload.get("tenant", "")),
+        superseded_by=str(payload.get("superseded_by", "")),
+        superseded_at=_num(payload.get("superseded_at")),
+        supersedes=_strs(payload.get("supersedes")),
+        merged_into=str(payload.get("merged_into", "")),
+        restated=int(_num(payload.get("restated"), 1.0)),
+        links=_strs(payload.get("links")),
+        code_links=_strs(payload.get("code_links")),
     )
 
 
@@ -70,6 +78,7 @@ def recall_query(tenant: str, request: pb.RecallRequest) -> RecallQuery:
         since=request.since,
         until=request.until,
         include_deprecated=request.include_deprecated,
+        include_history=request.include_history,
         cwd=request.cwd,
     )
 
@@ -87,4 +96,36 @@ def new_memory(request: pb.StoreRequest) -> NewMemory:
         metadata=dict(request.metadata),
         memory_id=request.memory_id,
         created_at=request.created_at,
+    )
+
+
+def history_message(found: MemoryHistory) -> pb.HistoryResponse:
+    entries = [
+        pb.HistoryEntry(
+            seq=int(_num(e.get("seq"))),
+            event=str(e.get("event", "")),
+            at=_num(e.get("at")),
+            detail={str(k): str(v) for k, v in e.items() if k not in ("seq", "event", "at")},
+        )
+        for e in found.entries
+    ]
+    return pb.HistoryResponse(
+        memory=memory_message(found.payload),
+        entries=entries,
+        related=[memory_message(r) for r in found.related],
+    )
+
+
+def consolidate_message(report: CycleReport) -> pb.ConsolidateResponse:
+    return pb.ConsolidateResponse(
+        cycle_id=report.cycle_id,
+        up_to_seq=report.up_to_seq,
+        merged=report.merged,
+        superseded=report.superseded,
+        archived=report.archived,
+        decayed=report.decayed,
+        insights=report.insights,
+        summaries=report.summaries,
+        linked=report.linked,
+        took_ms=report.took_ms,
     )

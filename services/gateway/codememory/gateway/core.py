@@ -13,8 +13,9 @@ import asyncio
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
+from codememory.cycles import CycleReport
 from codememory.embedding import Embedder
 from codememory.events import (
     Event,
@@ -24,12 +25,14 @@ from codememory.events import (
     MemoryRefined,
     MemoryScope,
     MemoryStored,
+    MemorySuperseded,
     deterministic_id,
     new_envelope,
 )
+from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
 from codememory.lexical import SparseEncoder
-from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection
+from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MemoryProjection
 from codememory.projection import LiveProjection
 from codememory.recall import Recaller, RecallHit, RecallQuery, SessionContext, Weights, build_context
 from codememory.vectorstore import IndexFilter, StoredPoint
@@ -57,6 +60,19 @@ class Written:
     seq: int
 
 
+class Consolidation(Protocol):
+    """Asks the consolidate service to run a cycle for a tenant now (``consolidation.py``: over NATS)."""
+
+    async def run(self, tenant: str) -> CycleReport: ...
+
+
+@dataclass(frozen=True)
+class MemoryHistory:
+    payload: dict[str, object]
+    entries: list[dict[str, object]]
+    related: list[dict[str, object]]
+
+
 class GatewayCore:
     def __init__(
         self,
@@ -68,6 +84,8 @@ class GatewayCore:
         weights: Weights | None = None,
         write_wait_s: float = 5.0,
         clean_text: Callable[[str], str] = lambda text: text,
+        consolidation: Consolidation | None = None,
+        accesses: AccessRecorder | None = None,
     ) -> None:
         self.live = live
         self._log = event_log
@@ -76,6 +94,8 @@ class GatewayCore:
         self.weights = weights or Weights()
         self._write_wait_s = write_wait_s
         self._clean = clean_text
+        self._consolidation = consolidation
+        self.accesses = accesses
 
     def _recaller(self) -> Recaller:
         return Recaller(self.live.projection.index, self.embedder, self.encoder, self.weights)
@@ -90,14 +110,20 @@ class GatewayCore:
         recaller = self._recaller()
 
         def work() -> T:
-            hits = recaller.recall(query)
-            return then([h for h in hits if h.payload.get("tenant") == query.tenant])
+            hits = [h for h in recaller.recall(query) if h.payload.get("tenant") == query.tenant]
+            if self.accesses is not None:
+                self.accesses.note(query.tenant, (h.memory_id for h in hits), session_id=query.session_id)
+            return then(hits)
 
         return await asyncio.to_thread(work)
 
     async def context(self, tenant: str, **scope: str | int) -> SessionContext:
         recaller = self._recaller()
-        return await asyncio.to_thread(lambda: build_context(recaller, tenant=tenant, **scope))  # type: ignore[arg-type]
+        found = await asyncio.to_thread(lambda: build_context(recaller, tenant=tenant, **scope))  # type: ignore[arg-type]
+        if self.accesses is not None:
+            session = scope.get("session_id", "")
+            self.accesses.note(tenant, found.memory_ids, session_id=str(session), purpose="context")
+        return found
 
     async def _write(self, tenant: str, event: Event, event_id: str) -> int:
         envelope = new_envelope(event, event_id=event_id, tenant=tenant)
@@ -145,13 +171,11 @@ class GatewayCore:
         found = await asyncio.to_thread(self.live.projection.index.get, [memory_id])
         return found[0] if found else None
 
-    async def _owned(self, tenant: str, memory_id: str) -> StoredPoint:
+    async def _owned(
+        self, tenant: str, memory_id: str, states: Sequence[str] = (ACTIVE, DEPRECATED)
+    ) -> StoredPoint:
         point = await self._point(memory_id)
-        if (
-            point is None
-            or point.payload.get("tenant") != tenant
-            or point.payload.get("state") not in (ACTIVE, DEPRECATED)
-        ):
+        if point is None or point.payload.get("tenant") != tenant or point.payload.get("state") not in states:
             raise NotFound(f"no memory {memory_id}")
         return point
 
@@ -207,3 +231,50 @@ class GatewayCore:
     async def count(self) -> int:
         flt = IndexFilter(any_of={"state": [ACTIVE, DEPRECATED]})
         return await asyncio.to_thread(self.live.projection.index.count, flt)
+
+    async def supersede(self, tenant: str, memory_id: str, superseded_by: str, reason: str) -> Written:
+        """Mark ``memory_id`` as replaced by the later ``superseded_by`` (both the caller's, both current)."""
+        if memory_id == superseded_by:
+            raise InvalidArgument("a memory cannot supersede itself")
+        await self._owned(tenant, memory_id)
+        later = await self._owned(tenant, superseded_by)
+        created = later.payload.get("created_at")
+        event = MemorySuperseded(
+            memory_id=memory_id,
+            superseded_by=superseded_by,
+            superseded_at=float(created) if isinstance(created, int | float) else 0.0,
+            reason=self._clean(reason) or "a person said so",
+        )
+        seq = await self._write(
+            tenant, event, deterministic_id(tenant, "superseded", memory_id, superseded_by)
+        )
+        return Written(memory_id, seq)
+
+    async def history(self, tenant: str, memory_id: str) -> MemoryHistory:
+        """The memory in any state but forgotten, what changed it, and the memories it names."""
+        point = await self._owned(tenant, memory_id, LIVE_STATES)
+        payload = dict(point.payload)
+        created = {
+            "seq": payload.get("created_seq", 0),
+            "event": "created",
+            "at": payload.get("created_at", 0.0),
+        }
+        entries = [created, *(e for e in payload.get("history", ()) if isinstance(e, dict))]
+        names = [payload.get(k) for k in ("merged_into", "superseded_by")]
+        names += list(payload.get("supersedes", ()))
+        names += [s.get("memory_id") for s in payload.get("sources", ()) if isinstance(s, dict)]
+        ids = list(dict.fromkeys(str(n) for n in names if n))
+        found = await asyncio.to_thread(self.live.projection.index.get, ids) if ids else []
+        related = [dict(p.payload) for p in found if p.payload.get("tenant") == tenant]
+        return MemoryHistory(payload, entries, related)
+
+    async def consolidate(self, tenant: str) -> CycleReport:
+        """Run a cycle now and return once the projection has applied its events."""
+        if self._consolidation is None:
+            raise NotReady("no consolidate service is configured")
+        report = await self._consolidation.run(tenant)
+        if report.error:
+            raise NotReady(f"consolidation failed: {report.error}")
+        if not await self.live.wait_for(report.last_seq, max(self._write_wait_s, 30.0)):
+            raise NotReady(f"consolidation wrote up to {report.last_seq} but it is not yet applied")
+        return report

@@ -19,7 +19,14 @@ import structlog
 
 from codememory.codegraph import GraphError, InvalidQueryError, UnknownNodeError
 from codememory.codesearch import CodeSearchError, InvalidCodeInputError
-from codememory.gateway.convert import hit_message, memory_message, new_memory, recall_query
+from codememory.gateway.convert import (
+    consolidate_message,
+    history_message,
+    hit_message,
+    memory_message,
+    new_memory,
+    recall_query,
+)
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import GatewayError, InvalidArgument, NotFound, NotReady, Unauthenticated
 from codememory.gateway.status import StatusSource
@@ -201,3 +208,22 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         self, tenant: str, request: pb.ReplayRequest, context: grpc.aio.ServicerContext
     ) -> pb.ReplayResponse:
         return await self._replay()
+
+    @rpc
+    async def Consolidate(
+        self, tenant: str, request: pb.ConsolidateRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ConsolidateResponse:
+        return consolidate_message(await self.core.consolidate(tenant))
+
+    @rpc
+    async def Supersede(
+        self, tenant: str, request: pb.SupersedeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.MutationResponse:
+        written = await self.core.supersede(tenant, request.memory_id, request.superseded_by, request.reason)
+        return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
+
+    @rpc
+    async def History(
+        self, tenant: str, request: pb.HistoryRequest, context: grpc.aio.ServicerContext
+    ) -> pb.HistoryResponse:
+        return history_message(await self.core.history(tenant, request.memory_id))

@@ -20,6 +20,7 @@ from faststream.nats import NatsBroker, NatsRouter
 from codememory.bus.app import BrokerJetStream
 from codememory.embedding import Embedder, load_default_embedder, query_embedder
 from codememory.gateway.app import GatewayApp
+from codememory.gateway.consolidation import NatsConsolidation
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.responder import context_router
 from codememory.gateway.settings import GatewaySettings
@@ -73,7 +74,8 @@ class GatewayWiring:
         settings = self.settings if listen is None else replace(self.settings, listen=listen)
         js = BrokerJetStream(self._broker)()
         # opening the shards takes a while: off the event loop, where the broker's subscribers already fetch
-        app = await asyncio.to_thread(GatewayApp, js, settings, self._embedder)
+        consolidation = NatsConsolidation(self._broker.connection)
+        app = await asyncio.to_thread(GatewayApp, js, settings, self._embedder, consolidation)
         self.app = await app.start()
         return self.app
 

@@ -1,0 +1,94 @@
+"""Consolidation from the command line: run a cycle now, supersede by hand, and a memory's history.
+
+``consolidate`` waits until the cycle's events are projected, so a recall right after it already
+ranks the current rule first. ``history`` shows what changed a memory (merges, supersession, refines)
+and the memories it is linked to, newest change last.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import grpc
+import typer
+
+from codememory.cli.client import connect
+from codememory.cli.render import as_dict, console, print_json
+from codememory.runtime.home import NotRunningError
+from codememory.settings import default_home
+from codememory.v1 import memory_pb2 as pb
+
+Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+
+def _call(method: str, request: Any, timeout: float = 30.0) -> Any:
+    try:
+        with connect(default_home(), timeout=timeout) as conn:
+            return getattr(conn.stub, method)(request, metadata=conn.metadata, timeout=conn.timeout)
+    except NotRunningError as exc:
+        typer.echo(f"codememory: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    except grpc.RpcError as exc:
+        typer.echo(f"codememory: {exc.code().name}: {exc.details()}", err=True)
+        raise typer.Exit(1) from exc
+
+
+def _day(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M") if seconds else "-"
+
+
+def consolidate_cmd(json_out: Json = False) -> None:
+    """Run one consolidation cycle now and wait until its results are recallable."""
+    response = as_dict(_call("Consolidate", pb.ConsolidateRequest(), timeout=180.0))
+    if json_out:
+        print_json(response)
+        return
+    counts = ("merged", "superseded", "archived", "decayed", "insights", "summaries", "linked")
+    done = ", ".join(f"{response.get(k, 0)} {k}" for k in counts)
+    typer.echo(
+        f"cycle {response.get('cycle_id', '')[:8]} up to log seq {response.get('up_to_seq', 0)}: {done}"
+    )
+
+
+def supersede_cmd(
+    old: Annotated[str, typer.Argument(help="The earlier memory's id")],
+    new: Annotated[str, typer.Argument(help="The later memory's id, which replaces it")],
+    reason: str = "",
+    json_out: Json = False,
+) -> None:
+    """Mark OLD as superseded by NEW: recall puts NEW first and shows OLD only as history."""
+    response = _call("Supersede", pb.SupersedeRequest(memory_id=old, superseded_by=new, reason=reason))
+    if json_out:
+        print_json(as_dict(response))
+    else:
+        typer.echo(f"{old} superseded by {new} (log seq {response.seq})")
+
+
+def history_cmd(memory_id: str, json_out: Json = False) -> None:
+    """How a memory came to be: what changed it, and the memories it names."""
+    response = as_dict(_call("History", pb.HistoryRequest(memory_id=memory_id)))
+    if json_out:
+        print_json(response)
+        return
+    memory = response.get("memory", {})
+    console.print(f"[bold]{memory.get('id')}[/bold] ({memory.get('type')}, {memory.get('state')})")
+    console.print(memory.get("text", ""), markup=False)
+    for entry in response.get("entries", []):
+        detail = " ".join(f"{k}={v}" for k, v in sorted(entry.get("detail", {}).items()))
+        typer.echo(
+            f"  {_day(float(entry.get('at', 0)))}  seq {entry.get('seq', 0):>6}  {entry['event']}  {detail}"
+        )
+    for related in response.get("related", []):
+        when = _day(float(related.get("created_at", 0)))
+        text = " ".join(str(related.get("text", "")).split())[:100]
+        typer.echo(f"  related {related.get('id')} [{related.get('state')}, {when}] {text}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("consolidate")(consolidate_cmd)
+    app.command("supersede")(supersede_cmd)
+    app.command("history")(history_cmd)
+
+
+__all__ = ["register"]

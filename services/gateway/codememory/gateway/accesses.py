@@ -1,0 +1,71 @@
+"""What recall and session context returned, recorded as ``memories.recalled`` events in batches.
+
+Importance decays unless a memory keeps being used (the consolidate service reads these), so every
+hit a caller received is noted here: from the recall worker threads (a deque append is thread-safe)
+and appended to LOG by ``flush`` every few seconds, one event per tenant, never on the query path.
+A failed append keeps the accesses for the next flush (bounded: the oldest go first).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import deque
+from collections.abc import Iterable
+from typing import Literal
+
+import structlog
+
+from codememory.events import EventLog, MemoriesRecalled, MemoryAccess, new_envelope
+
+log = structlog.get_logger(__name__)
+
+MAX_PENDING = 100_000
+PER_EVENT = 1000
+
+
+class AccessRecorder:
+    def __init__(self, event_log: EventLog) -> None:
+        self._log = event_log
+        self._pending: deque[tuple[str, MemoryAccess]] = deque(maxlen=MAX_PENDING)
+
+    def note(
+        self, tenant: str, memory_ids: Iterable[str], *, session_id: str = "", purpose: str = "recall"
+    ) -> None:
+        at = time.time()
+        kind: Literal["recall", "context"] = "context" if purpose == "context" else "recall"
+        for memory_id in memory_ids:
+            self._pending.append(
+                (tenant, MemoryAccess(memory_id=memory_id, session_id=session_id, purpose=kind, at=at))
+            )
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    async def flush(self) -> int:
+        """Append what was noted; returns how many accesses were recorded."""
+        taken: list[tuple[str, MemoryAccess]] = []
+        while self._pending:
+            taken.append(self._pending.popleft())
+        if not taken:
+            return 0
+        by_tenant: dict[str, list[MemoryAccess]] = {}
+        for tenant, access in taken:
+            by_tenant.setdefault(tenant, []).append(access)
+        envelopes = [
+            new_envelope(
+                MemoriesRecalled(accesses=tuple(accesses[i : i + PER_EVENT])),
+                event_id=str(uuid.uuid4()),
+                tenant=tenant,
+            )
+            for tenant, accesses in by_tenant.items()
+            for i in range(0, len(accesses), PER_EVENT)
+        ]
+        try:
+            await self._log.append(envelopes)
+        except Exception as exc:
+            self._pending.extendleft(reversed(taken))
+            log.warning("accesses_not_recorded", pending=len(self._pending), error=repr(exc))
+            return 0
+        return len(taken)

@@ -1,0 +1,106 @@
+"""Consolidation end to end: a real stack, the real model, ``codememory consolidate`` and recall after it.
+
+A stack of its own: a cycle consolidates every memory of its tenant, which would change what the
+shared stack's other tests recall.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from conftest import Stack, launch, shutdown  # type: ignore[import-not-found]
+
+REPO = "shop"
+
+
+@pytest.fixture(scope="module")
+def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    running = launch(tmp_path_factory.mktemp("consolidation"))
+    yield running
+    shutdown(running)
+
+
+def _store(stack: Stack, text: str, session: str, when: str, kind: str = "decision") -> str:
+    memory_id = str(uuid.uuid4())
+    stack.cli(
+        "import",
+        "-",
+        stdin=(
+            '{"id": "%s", "text": "%s", "type": "%s", "repo": "%s", "session": "%s", "time": "%s"}\n'
+            % (memory_id, text, kind, REPO, session, when)
+        ).encode(),
+    )
+    return memory_id
+
+
+def test_consolidation_supersedes_merges_and_replays(own_stack: Stack) -> None:
+    old = _store(
+        own_stack, "Use 4 spaces for indentation in Python files.", "s1", "2026-01-10T10:00:00+00:00"
+    )
+    _store(
+        own_stack,
+        "The payment service talks to Stripe through the gateway module.",
+        "s1",
+        "2026-01-10T10:05:00+00:00",
+    )
+    new = _store(
+        own_stack, "From now on indent Python files with 2 spaces.", "s2", "2026-02-10T10:00:00+00:00"
+    )
+    restated = [
+        _store(
+            own_stack, "We lint the code with ruff, not flake8.", "s3", "2026-01-12T09:00:00+00:00", "prompt"
+        ),
+        _store(
+            own_stack,
+            "Remember: we lint the code with ruff and not flake8.",
+            "s4",
+            "2026-01-20T09:00:00+00:00",
+            "prompt",
+        ),
+        _store(
+            own_stack, "Lint the code with ruff, not with flake8.", "s5", "2026-02-01T09:00:00+00:00", "note"
+        ),
+    ]
+    manual_old = _store(own_stack, "Deploys happen on Tuesdays.", "s6", "2026-01-05T09:00:00+00:00")
+    manual_new = _store(own_stack, "Ship releases whenever main is green.", "s7", "2026-02-05T09:00:00+00:00")
+
+    report = own_stack.cli_json("consolidate")
+    assert report["superseded"] >= 1 and report["merged"] >= 2, report
+
+    hits = own_stack.cli_json("recall", "how should I indent python files", "--repo", REPO)["hits"]
+    assert hits[0]["memory"]["id"] == new
+    before = {h["memory"]["id"]: h["memory"] for h in hits}
+    if old in before:  # history, ranked below the rule that replaced it, with the link both ways
+        assert before[old]["state"] == "superseded" and before[old]["superseded_by"] == new
+
+    history = own_stack.cli_json("history", old)
+    assert history["memory"]["state"] == "superseded"
+    assert "memory.superseded" in [e["event"] for e in history["entries"]]
+    assert [r["id"] for r in history["related"]] == [new]
+
+    lint = own_stack.cli_json("recall", "which linter do we use", "--repo", REPO)["hits"]
+    lint_ids = [h["memory"]["id"] for h in lint if h["memory"]["id"] in restated]
+    assert len(lint_ids) == 1, lint  # the canonical memory once
+    canonical = next(h["memory"] for h in lint if h["memory"]["id"] in restated)
+    assert canonical["restated"] == 3
+    with_history = own_stack.cli_json("recall", "which linter do we use", "--repo", REPO, "--include-history")
+    assert {h["memory"]["id"] for h in with_history["hits"]} >= set(restated)
+
+    own_stack.cli("supersede", manual_old, manual_new, "--reason", "release policy changed")
+    assert own_stack.cli_json("history", manual_old)["memory"]["superseded_by"] == manual_new
+
+    replayed = own_stack.cli_json("replay")  # the log alone rebuilds every conclusion: no cycle runs
+    assert replayed["digest_before"] == replayed["digest_after"]
+    assert own_stack.cli_json("history", old)["memory"]["state"] == "superseded"
+    again = own_stack.cli_json("consolidate")  # nothing new: a second cycle concludes nothing twice
+    assert again["superseded"] == 0 and again["merged"] == 0, again
+
+
+def test_consolidate_refuses_unknown_ids_clearly(own_stack: Stack) -> None:
+    result = own_stack.cli("supersede", str(uuid.uuid4()), str(uuid.uuid4()), check=False)
+    assert result.returncode != 0 and b"NOT_FOUND" in result.stderr
+    result = own_stack.cli("history", "not-a-uuid", check=False)
+    assert result.returncode != 0 and b"INVALID_ARGUMENT" in result.stderr
