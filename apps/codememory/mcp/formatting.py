@@ -81,7 +81,7 @@ def memory_line(memory: pb.Memory, score: float | None = None, suspect: str = ""
 
 def node_line(node: cpb.GraphNode) -> str:
     """A symbol as ``kind qualname path:start-end signature``, a file as ``file path``, and so on."""
-    via = f" (via {node.via}, depth {node.depth})" if node.via else ""
+    via = f" (via {node.via}{f', depth {node.depth}' if node.depth > 1 else ''})" if node.via else ""
     score = f" score={node.score:.3f}" if node.score else ""
     if node.kind == "symbol":
         where = f"{node.path}:{node.start_line}-{node.end_line}"
@@ -107,7 +107,12 @@ def commit_line(commit: cpb.CommitInfo, *, max_names: int = 8) -> str:
 def code_hit_line(hit: cpb.CodeHit) -> str:
     doc = f" — {one_line(hit.docstring, 160)}" if hit.docstring else ""
     where = f"{hit.path}:{hit.start_line}-{hit.end_line}"
-    return f"- {hit.score:.3f} {hit.kind} {hit.qualname}  {where}  {one_line(hit.signature, 160)}{doc}"
+    signature = f"  {one_line(hit.signature, 160)}" if hit.signature.strip() else ""
+    return f"- {hit.score:.3f} {hit.kind} {hit.qualname}  {where}{signature}{doc}"
+
+
+def count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _names(names: Iterable[str], limit: int) -> str:
@@ -116,4 +121,4 @@ def _names(names: Iterable[str], limit: int) -> str:
     return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
 
 
-__all__ = ["Page", "code_hit_line", "commit_line", "day", "memory_line", "node_line", "one_line"]
+__all__ = ["Page", "code_hit_line", "commit_line", "count", "day", "memory_line", "node_line", "one_line"]

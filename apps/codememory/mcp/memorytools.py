@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from codememory.mcp.formatting import memory_line
+from codememory.mcp.formatting import count, memory_line
 from codememory.mcp.registry import Tool, ToolContext, integer, strings, text
 from codememory.v1 import memory_pb2 as pb
 
 _REPO = text("Only memories of this repository (default: every repository).")
+_WRAPPER = {"<codememory-context>", "</codememory-context>"}  # the hook's markers; a tool result needs none
 _ID = text("The memory's full id, as shown first on its line by recall.", minLength=1)
 
 
@@ -34,7 +35,8 @@ async def recall(ctx: ToolContext, args: Mapping[str, Any]) -> None:
     if not response.hits:
         ctx.page.add(f"No memories match {args['query']!r}.")
         return
-    ctx.page.add(f"{len(response.hits)} memories, best first (id [type, day, repo, score] text):")
+    found = count(len(response.hits), "memory", "memories")
+    ctx.page.add(f"{found}, best first (id [type, day, repo, score] text):")
     for hit in response.hits:
         ctx.page.add(memory_line(hit.memory, hit.score.total, hit.suspect))
 
@@ -96,7 +98,7 @@ async def session_context(ctx: ToolContext, args: Mapping[str, Any]) -> None:
         ctx.page.add("Nothing remembered for this project yet.")
         return
     ctx.page.add(f"What codememory knows for this project ({response.tokens} tokens):")
-    ctx.page.extend(response.context.splitlines())
+    ctx.page.extend(line for line in response.context.splitlines() if line.strip() not in _WRAPPER)
     if response.memory_ids:
         ctx.page.add("memory ids: " + " ".join(response.memory_ids))
 

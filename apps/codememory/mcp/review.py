@@ -78,6 +78,7 @@ async def review_diff(ctx: ToolContext, args: Mapping[str, Any]) -> None:
         ctx.page.add("not indexed: " + "; ".join(outside))
     ctx.page.add(f"changed symbols ({len(changed)}):" if changed else "changed symbols: none recorded")
     for symbol, deps in zip(changed, users, strict=False):
+        symbol.ClearField("via")  # found through "contains": how it was found is no news here
         ctx.page.add(node_line(symbol))
         others = [d for d in deps if d.qualname not in touched and d.key != symbol.key]
         if others:

@@ -41,7 +41,7 @@ def test_nodes_commits_and_hits() -> None:
         start_line=3, end_line=5, signature="def settle(amount)", via="calls", depth=1,
     )  # fmt: skip
     assert node_line(symbol) == (
-        "- function shop.pay.settle  shop/pay.py:3-5  def settle(amount) (via calls, depth 1)"
+        "- function shop.pay.settle  shop/pay.py:3-5  def settle(amount) (via calls)"
     )
     assert (
         node_line(cpb.GraphNode(kind="file", path="shop/api.py", score=0.5))
