@@ -65,7 +65,7 @@ DERIVED_TYPES = ("insight", "summary")
 class ConsolidationPolicy:
     duplicate_similarity: float = 0.9  # cosine at or above which two memories saying the same merge
     supersede_similarity: float = 0.55  # cosine at or above which a later stated memory may supersede
-    subject_overlap: float = 0.5  # share of the shorter memory's subject words the two must share
+    subject_overlap: float = 0.6  # share of the shorter memory's subject words the two must share
     max_superseded: int = 2  # earlier memories one memory may supersede in a cycle
     link_similarity: float = 0.6  # cosine at or above which two memories are linked as neighbours
     links_per_memory: int = 5

@@ -1,0 +1,46 @@
+"""The consolidator over an in-memory LOG: a requested cycle waits for LOG, writes, and sees its writes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from consolidatekit import Log, at_angle, unit  # type: ignore[import-not-found]
+
+from codememory.consolidate.consolidator import Consolidator
+from codememory.consolidate.policy import ConsolidationPolicy
+from codememory.consolidate.view import ConsolidationView
+from codememory.events import InMemoryEventLog
+from codememory.projection import LiveProjection
+
+
+async def _follow(event_log: InMemoryEventLog, live: LiveProjection[ConsolidationView]) -> None:
+    while True:
+        records = [r async for r in event_log.read(live.seq + 1)]
+        if records:
+            await live.apply(records)
+        await asyncio.sleep(0.01)
+
+
+async def test_a_requested_cycle_records_its_conclusions_once() -> None:
+    history = Log("t")
+    old = history.stored("The API listens on port 8080", unit(1))
+    new = history.stored("The API listens on port 9090 from now on", at_angle(0.85))
+    event_log = InMemoryEventLog()
+    await event_log.append([envelope for _, envelope in history.records])
+    live = LiveProjection(ConsolidationView(), name="consolidate")
+    consolidator = Consolidator(live, event_log, ConsolidationPolicy(), wait_s=5)
+    follower = asyncio.create_task(_follow(event_log, live))
+    try:
+        report = await consolidator.run("t")
+        assert report.superseded == 1 and not report.error
+        assert live.seq >= report.last_seq  # its own events are folded before it returns
+        assert live.projection.tenant("t").memories[old].state == "superseded"
+        assert live.projection.tenant("t").memories[new].state == "active"
+        assert consolidator.due() == []
+        again = await consolidator.run("t")
+        assert again.superseded == 0
+    finally:
+        follower.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await follower

@@ -1,0 +1,88 @@
+"""A cycle over a folded view: its events, folded back, leave nothing for the next cycle to do."""
+
+from consolidatekit import Log, at_angle, unit  # type: ignore[import-not-found]
+
+from codememory.consolidate.cycle import run_cycle
+from codememory.consolidate.policy import ConsolidationPolicy
+from codememory.consolidate.view import ConsolidationView
+from codememory.events import (
+    ConsolidationCompleted,
+    InsightDerived,
+    MemoriesMerged,
+    MemorySuperseded,
+    PromptSubmitted,
+    SessionEnded,
+    SessionSummarized,
+    ToolFailed,
+    ToolObserved,
+)
+
+POLICY = ConsolidationPolicy()
+
+
+def _history() -> tuple[Log, dict[str, str]]:
+    log = Log()
+    ids = {
+        "old": log.stored("Use 4 spaces for indentation in Python files.", unit(1), session="a"),
+        "lint1": log.stored("We lint with ruff, not flake8.", unit(0, 1), kind="prompt", session="a"),
+        "lint2": log.stored("Lint with ruff and not flake8.", unit(0.15, 0.99), kind="note", session="b"),
+        "new": log.stored("From now on indent Python files with 2 spaces.", at_angle(0.8), session="b"),
+    }
+    agent = {"session_id": "b", "agent": "claude", "repo": "r"}
+    log.add(
+        ToolFailed(tool="Bash", kind="shell", command="pytest -q", error="1 failed: test_totals", **agent)
+    )
+    log.add(
+        ToolObserved(
+            tool="Edit",
+            kind="edit",
+            paths=("shop/cart.py",),
+            summary="Edited shop/cart.py: round totals",
+            **agent,
+        )
+    )
+    log.add(ToolObserved(tool="Bash", kind="shell", command="pytest -q", summary="12 passed", **agent))
+    log.add(PromptSubmitted(prompt="No, don't round in the view, round in the model instead.", **agent))
+    log.add(SessionEnded(**agent))
+    return log, ids
+
+
+def test_a_cycle_supersedes_merges_and_learns_from_the_session() -> None:
+    log, ids = _history()
+    view = ConsolidationView()
+    view.apply_batch(log.records)
+    out = run_cycle(view.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
+    events = [e for _, e in out.events]
+    (superseded,) = [e for e in events if isinstance(e, MemorySuperseded)]
+    assert (superseded.memory_id, superseded.superseded_by) == (ids["old"], ids["new"])
+    (merged,) = [e for e in events if isinstance(e, MemoriesMerged)]
+    assert {merged.canonical_id, *merged.merged_ids} == {ids["lint1"], ids["lint2"]}
+    kinds = sorted(e.kind for e in events if isinstance(e, InsightDerived))
+    assert kinds == ["convention", "correction", "fix"]
+    fix = next(e for e in events if isinstance(e, InsightDerived) and e.kind == "fix")
+    assert "pytest -q" in fix.title and fix.paths == ("shop/cart.py",)
+    (summary,) = [e for e in events if isinstance(e, SessionSummarized)]
+    assert "shop/cart.py" in summary.summary and "pytest -q" in summary.summary
+    assert isinstance(events[-1], ConsolidationCompleted) and events[-1].superseded == 1
+
+
+def test_the_next_cycle_over_its_own_results_concludes_nothing_again() -> None:
+    log, _ = _history()
+    view = ConsolidationView()
+    view.apply_batch(log.records)
+    first = run_cycle(view.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
+    for event_id, event in first.events:
+        log.add(event, event_id=event_id)
+    view.apply_batch(log.records)
+    second = run_cycle(view.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
+    assert [type(e).__name__ for _, e in second.events] == ["ConsolidationCompleted"]
+
+
+def test_the_same_inputs_give_the_same_event_ids() -> None:
+    log, _ = _history()
+    a, b = ConsolidationView(), ConsolidationView()
+    a.apply_batch(log.records)
+    b.apply_batch(log.records)
+    first = run_cycle(a.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=a.last_seq)
+    again = run_cycle(b.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=b.last_seq)
+    assert [i for i, _ in first.events] == [i for i, _ in again.events]

@@ -1,0 +1,45 @@
+from consolidatekit import at_angle, memory, unit  # type: ignore[import-not-found]
+
+from codememory.consolidate.policy import ConsolidationPolicy
+from codememory.consolidate.supersession import find_supersessions
+
+POLICY = ConsolidationPolicy()
+
+
+def test_a_later_value_for_the_same_subject_supersedes_the_earlier() -> None:
+    old = memory("Use 4 spaces for indentation in Python files.", unit(1), created_at=1)
+    new = memory("From now on indent Python files with 2 spaces.", at_angle(0.8), created_at=2)
+    (found,) = find_supersessions([new], [old, new], POLICY)
+    assert (found.old, found.new) == (old, new)
+    assert "2" in found.reason or "changes" in found.reason
+
+
+def test_the_earlier_one_never_supersedes_the_later_even_when_it_arrives_later() -> None:
+    new = memory("The API listens on port 9090", unit(1), created_at=20, seq=1)
+    old = memory("The API listens on port 8080", at_angle(0.9), created_at=10, seq=2)  # imported afterwards
+    (found,) = find_supersessions([old], [old, new], POLICY)
+    assert (found.old, found.new) == (old, new)
+
+
+def test_a_different_subject_is_not_superseded_however_alike() -> None:
+    http = memory("The HTTP client timeout is 30 seconds", unit(1), created_at=1)
+    pool = memory("The database pool timeout is 10 seconds", at_angle(0.85), created_at=2)
+    assert find_supersessions([pool], [http, pool], POLICY) == []
+
+
+def test_a_question_or_an_observation_supersedes_nothing() -> None:
+    rule = memory("Use port 8080 for the API", unit(1), created_at=1)
+    question = memory("Should the API use port 9090?", at_angle(0.9), created_at=2, memory_type="prompt")
+    seen = memory("API started on port 9090", at_angle(0.9), created_at=3, memory_type="observation")
+    assert find_supersessions([question, seen], [rule, question, seen], POLICY) == []
+
+
+def test_a_chain_ends_at_the_latest_rule() -> None:
+    first = memory("Release branches are named release-1", unit(1), created_at=1)
+    second = memory("Release branches are named rel-2", at_angle(0.9), created_at=2)
+    third = memory("Release branches are named v3-release", at_angle(0.88), created_at=3)
+    found = {
+        (s.old.memory_id, s.new.memory_id)
+        for s in find_supersessions([second, third], [first, second, third], POLICY)
+    }
+    assert (first.memory_id, third.memory_id) in found and (second.memory_id, third.memory_id) in found

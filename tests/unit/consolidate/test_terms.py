@@ -1,0 +1,30 @@
+from codememory.consolidate.policy import CHANGE_CUES
+from codememory.consolidate.terms import analyse, has_cue, is_question, new_values, subject_overlap
+
+
+def test_values_are_numbers_identifiers_and_quoted_names_not_words() -> None:
+    subject, values = analyse("Set `max_retries` to 5 in config/http.yaml for the HTTP client")
+    assert values == {"max_retries", "5", "config/http.yaml"}
+    assert {"http", "client"} <= subject and "the" not in subject
+
+
+def test_stemming_makes_indent_and_indentation_one_subject_word() -> None:
+    assert subject_overlap("Use 4 spaces for indentation", "indent with 2 spaces") == 1.0
+
+
+def test_different_subjects_share_few_words() -> None:
+    assert subject_overlap("HTTP client timeout is 30s", "database pool timeout is 10s") < 0.5
+
+
+def test_new_values_are_those_only_the_later_states() -> None:
+    assert new_values("use port 8080", "use port 9090") == {"9090"}
+    assert new_values("use port 8080", "port 8080, as always") == frozenset()
+
+
+def test_cues_match_whole_words_only() -> None:
+    assert has_cue("From now on we switch to uv", CHANGE_CUES)
+    assert not has_cue("the switchboard handles calls", ("switch",))
+
+
+def test_questions_are_recognised() -> None:
+    assert is_question("should we use tabs?") and not is_question("use tabs.")

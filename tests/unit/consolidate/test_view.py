@@ -1,0 +1,48 @@
+from consolidatekit import Log, unit  # type: ignore[import-not-found]
+
+from codememory.consolidate.view import ConsolidationView
+from codememory.events import (
+    MemoriesMerged,
+    MemoriesRecalled,
+    MemoryAccess,
+    MemoryForgotten,
+    MemorySuperseded,
+    SessionEnded,
+    ToolFailed,
+)
+
+
+def test_memories_get_their_vectors_and_later_states() -> None:
+    log = Log()
+    a = log.stored("Use 4 spaces", unit(1))
+    b = log.stored("Use 2 spaces", unit(1, 1))
+    c = log.stored("Use ruff", unit(0, 1))
+    log.add(MemorySuperseded(memory_id=a, superseded_by=b))
+    log.add(MemoriesMerged(canonical_id=b, merged_ids=(c,)))
+    log.add(MemoriesRecalled(accesses=(MemoryAccess(memory_id=b, at=5.0),)))
+    view = ConsolidationView()
+    assert view.apply_batch(log.records) == len(log.records)
+    memories = view.tenant("t").memories
+    assert memories[a].state == "superseded" and memories[c].state == "merged"
+    assert memories[b].restated == 2 and memories[b].accesses == 1 and memories[b].vector is not None
+    assert view.apply_batch(log.records) == 0  # applied once: its position moved past them
+
+
+def test_forgetting_removes_a_memory_and_sessions_collect_their_steps() -> None:
+    log = Log()
+    a = log.stored("remember this", unit(1))
+    log.add(
+        ToolFailed(
+            session_id="s1", agent="claude", tool="Bash", kind="shell", command="make test", error="boom"
+        )
+    )
+    failed_at = log.clock
+    log.add(SessionEnded(session_id="s1", agent="claude"))
+    log.add(MemoryForgotten(memory_id=a))
+    view = ConsolidationView()
+    view.apply_batch(log.records)
+    tenant = view.tenant("t")
+    assert a not in tenant.memories
+    session = tenant.sessions["s1"]
+    assert session.ended and [s.kind for s in session.steps] == ["run_failed"]
+    assert session.steps[0].at == failed_at  # the time of its event, not of the fold
