@@ -30,6 +30,9 @@ FOLDERS = sorted(p.name for p in (ROOT / "services").iterdir() if (p / "codememo
 SERVICES = sorted(s.name for s in TOPOLOGY)
 # the durable consumers each service's replicas share: KEDA scales the service on their lag
 CONSUMERS = {s.name: {(c.stream, c.durable) for c in s.consumers} for s in TOPOLOGY if s.consumers}
+# services nothing scales out: no durable consumer whose lag KEDA could follow, no API whose load the HPA
+# could spread; they follow LOG on their own and a second replica would repeat their work (consolidate)
+SINGLETONS = {s.name for s in TOPOLOGY if not s.consumers and not s.serves_grpc}
 KUBERNETES_VERSION = "1.30"
 KEDA_SCHEMA = SHARED_DATA / "schemas" / "keda.sh_scaledobject_v1alpha1.json"
 RESTRICTED_VOLUMES = {"emptyDir", "configMap", "secret", "persistentVolumeClaim", "projected", "downwardAPI"}
@@ -166,6 +169,8 @@ def test_scaled_objects_follow_each_consumer_on_its_stream() -> None:
     assert hpa["spec"]["scaleTargetRef"]["name"] == "gateway"
     assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (2, 6)
     assert hpa["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] == 70
+    # every other service is scaled by one of them
+    assert set(scaled) | {hpa["spec"]["scaleTargetRef"]["name"]} == set(SERVICES) - SINGLETONS
 
 
 @everywhere
@@ -176,7 +181,12 @@ def test_every_workload_is_budgeted_bounded_and_locked_down(target: str) -> None
         labels = workload["spec"]["template"]["metadata"]["labels"]
         (budget,) = [b for b in budgets if selects(b["spec"]["selector"], labels)]
         if workload["kind"] == "Deployment":
-            assert budget["spec"]["minAvailable"] == 1, name
+            if name in SINGLETONS:
+                # one replica and nothing adds a second: minAvailable 1 would block every drain of its node
+                assert workload["spec"]["replicas"] == 1, name
+                assert budget["spec"]["maxUnavailable"] == 1 and "minAvailable" not in budget["spec"], name
+            else:
+                assert budget["spec"]["minAvailable"] == 1, name
             assert spec["terminationGracePeriodSeconds"] == 30
             assert {"name": "tmp", "emptyDir": {}} in spec["volumes"]
         assert spec["automountServiceAccountToken"] is False
