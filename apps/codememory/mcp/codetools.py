@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from codememory.mcp.errors import InvalidArgumentError
-from codememory.mcp.formatting import code_hit_line, commit_line, node_line, one_line
+from codememory.mcp.formatting import code_hit_line, commit_line, names, node_line, one_line
 from codememory.mcp.registry import Tool, ToolContext, integer, text
 from codememory.v1 import code_pb2 as cpb
 
@@ -87,7 +87,7 @@ async def what_changed(ctx: ToolContext, args: Mapping[str, Any]) -> None:
         return
     counts = (len(response.commits), len(response.files), len(response.symbols))
     ctx.page.add("{} commits, {} files, {} symbols changed.".format(*counts))
-    ctx.page.add("symbols: " + ", ".join(response.symbols) if response.symbols else "symbols: none recorded")
+    ctx.page.add("symbols: " + (names(response.symbols, 60) if response.symbols else "none recorded"))
     ctx.page.add("commits (oldest first):")
     for commit in response.commits:
         ctx.page.add(commit_line(commit))

@@ -96,9 +96,9 @@ def commit_line(commit: cpb.CommitInfo, *, max_names: int = 8) -> str:
     """``- <sha12> day author: message [files: ...; symbols: ...]``."""
     parts = []
     if commit.files:
-        parts.append("files: " + _names(commit.files, max_names))
+        parts.append("files: " + names(commit.files, max_names))
     if commit.symbols:
-        parts.append("symbols: " + _names(commit.symbols, max_names))
+        parts.append("symbols: " + names(commit.symbols, max_names))
     detail = f" [{'; '.join(parts)}]" if parts else ""
     author = f" {commit.author}" if commit.author else ""
     return f"- {commit.sha[:12]} {day(commit.authored_at)}{author}: {one_line(commit.message, 200)}{detail}"
@@ -115,10 +115,21 @@ def count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _names(names: Iterable[str], limit: int) -> str:
-    items = list(names)
+def names(values: Iterable[str], limit: int) -> str:
+    """At most ``limit`` names, comma-separated, and how many more there were."""
+    items = list(values)
     shown = ", ".join(items[:limit])
     return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
 
 
-__all__ = ["Page", "code_hit_line", "commit_line", "count", "day", "memory_line", "node_line", "one_line"]
+__all__ = [
+    "Page",
+    "code_hit_line",
+    "commit_line",
+    "count",
+    "day",
+    "memory_line",
+    "names",
+    "node_line",
+    "one_line",
+]

@@ -183,6 +183,7 @@ TOOLS = (
         forget,
         required=("memory_id",),
         read_only=False,
+        destructive=True,
     ),
     Tool(
         "session_context",

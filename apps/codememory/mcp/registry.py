@@ -57,6 +57,7 @@ class Tool:
     handler: Handler
     required: tuple[str, ...] = ()
     read_only: bool = True
+    destructive: bool = False
     schema: dict[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -70,7 +71,9 @@ class Tool:
         object.__setattr__(self, "schema", schema)
 
     def listed(self) -> types.Tool:
-        hints = types.ToolAnnotations(read_only_hint=self.read_only, open_world_hint=False)
+        hints = types.ToolAnnotations(
+            read_only_hint=self.read_only, destructive_hint=self.destructive, open_world_hint=False
+        )
         return types.Tool(
             name=self.name, description=self.description, input_schema=self.schema, annotations=hints
         )
