@@ -6,7 +6,9 @@ tree (the graph service through ``cached_roots``, which rediscovers at most once
 
 Order for a Python file: a declared root (``declared``) that holds it; else the root its directory's
 files are imported under (``inferred``); else its path (``modules.module_name``). Names must be
-unique: files the roots would name alike keep their path names (``SourceRoots.overrides``).
+unique: files the roots would name alike keep their path names (``SourceRoots.overrides``), and
+so does every module of a package named alike (``tests`` in each package of a monorepo); an
+import of such a name is rewritten to the one found from the importer (``SourceRoots.ambiguous``).
 """
 
 from __future__ import annotations
@@ -55,8 +57,7 @@ def discover_roots(root: Path, paths: Sequence[str] | None = None) -> SourceRoot
         js_aliases=tuple(declared.js_aliases),
         sources=tuple(declared.sources),
     )
-    overrides = _collisions(roots, py_files)
-    return roots if not overrides else _replace(roots, overrides)
+    return _collisions(roots, py_files)
 
 
 def cached_roots(root: Path) -> SourceRoots:
@@ -97,21 +98,41 @@ def _entries(files: list[str], base: str) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def _collisions(roots: SourceRoots, py_files: list[str]) -> dict[str, str]:
-    """Path names for the files the roots would name alike (repeated until every name is unique)."""
+def _collisions(roots: SourceRoots, py_files: list[str]) -> SourceRoots:
+    """The roots with path names for the files they would name alike (repeated until every name is
+    unique), and for each such name, where each of its files is found from (``ambiguous``)."""
     overrides: dict[str, str] = {}
+    ambiguous: defaultdict[str, list[tuple[str, str]]] = defaultdict(list)
+    current = roots
     for _ in range(4):
         named: defaultdict[str, list[str]] = defaultdict(list)
-        current = _replace(roots, overrides) if overrides else roots
         for path in py_files:
             named[current.module_name("python", path)].append(path)
-        clashing = [p for paths in named.values() if len(paths) > 1 for p in paths if p not in overrides]
+        clashing = {name: paths for name, paths in named.items() if len(paths) > 1}
         if not clashing:
             break
-        for path in clashing:
-            overrides[path] = module_name("python", path)
-    return overrides
+        for name, paths in clashing.items():
+            for path in paths:
+                if path in overrides:
+                    continue
+                overrides[path] = module_name("python", path)
+                ambiguous[name].append((_scope(path, name), overrides[path]))
+                if path.endswith("/__init__.py"):  # a package named alike: its whole tree by path
+                    package = path[: -len("__init__.py")]
+                    for inner in py_files:
+                        if inner.startswith(package) and inner not in overrides:
+                            overrides[inner] = module_name("python", inner)
+        current = msgspec.structs.replace(
+            roots,
+            overrides=dict(sorted(overrides.items())),
+            ambiguous={name: tuple(sorted(found)) for name, found in sorted(ambiguous.items())},
+        )
+    return current
 
 
-def _replace(roots: SourceRoots, overrides: dict[str, str]) -> SourceRoots:
-    return msgspec.structs.replace(roots, overrides=dict(sorted(overrides.items())))
+def _scope(path: str, name: str) -> str:
+    """The directory ``name`` is found from: ``path`` without the segments that spell ``name``."""
+    parts = path.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return "/".join(parts[: max(0, len(parts) - len(name.split(".")))])

@@ -12,7 +12,8 @@ The rule, general and deterministic:
    a.b`` gives ``a.b``), by a regular expression over the source (no parse: this runs over every
    Python file before indexing starts).
 2. For each file, the longest suffix of its dotted path that is imported names its root (the
-   directories before that suffix).
+   directories before that suffix); a root is never inside a package (a directory with
+   ``__init__.py``), where it would break the package's relative imports.
 3. Each directory takes the root most of its files named (ties: the shallower root), so one file
    whose name happens to match a standard module (``types.py``) does not re-root its package.
 4. A directory none of whose files is imported takes its nearest ancestor's root.
@@ -60,13 +61,12 @@ def _dotted(path: str) -> list[str]:
 def infer_python_roots(paths: Iterable[str], imported: set[str]) -> dict[str, str]:
     """Directory -> its inferred root directory, for every directory holding one of ``paths``."""
     paths = list(paths)
+    packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
     named: dict[str, str] = {}  # file -> root named by its longest imported suffix
     for path in paths:
         parts = _dotted(path)
         directories = path.split("/")[:-1]
-        for start in range(len(parts)):
-            if start > len(directories):
-                break
+        for start in range(min(len(parts), _base(directories, packages) + 1)):
             if ".".join(parts[start:]) in imported:
                 named[path] = "/".join(directories[:start])
                 break
@@ -86,6 +86,15 @@ def infer_python_roots(paths: Iterable[str], imported: set[str]) -> dict[str, st
         if nearest is not None:
             out[directory] = nearest
     return out
+
+
+def _base(directories: list[str], packages: set[str]) -> int:
+    """How many directories lead to the file's base: its first ancestor that is not a package (a
+    root inside a package would break the package's relative imports; pytest roots tests there)."""
+    depth = len(directories)
+    while depth > 0 and "/".join(directories[:depth]) in packages:
+        depth -= 1
+    return depth
 
 
 def _nearest(directory: str, decided: dict[str, str]) -> str | None:

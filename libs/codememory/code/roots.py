@@ -12,7 +12,9 @@ Naming with roots (a file under no root keeps ``modules.module_name``):
 - python: the path below the longest declared root directory holding it, dotted, after that root's
   module prefix (``"services/gateway" -> ""``: ``services/gateway/codememory/gateway/core.py`` is
   ``codememory.gateway.core``); else, for a directory whose root was inferred, its module prefix
-  (``python_dirs``); ``overrides`` name single files (a collision fallback).
+  (``python_dirs``); ``overrides`` name single files (a collision fallback: files the roots would
+  name alike keep their path names, and an import of that name from inside one of their scopes is
+  rewritten to the path name of that one, see ``ambiguous``).
 - go: the ``go.mod`` module path joined with the package directory below it, dotted
   (``github.com/acme/app/pkg/server`` -> ``github.com.acme.app.pkg.server``), as imports write it.
 - rust: a crate's ``src/`` below its name (``crates/geo/src/shape.rs`` -> ``geo_kit.shape``); the
@@ -49,6 +51,7 @@ class SourceRoots(msgspec.Struct, frozen=True):
     python: tuple[tuple[str, str], ...] = ()  # (directory, module prefix)
     overrides: dict[str, str] = {}  # python path -> module, where the roots would name two files alike
     python_dirs: dict[str, str] = {}  # directory -> module prefix of its files (inferred, exact match)
+    ambiguous: dict[str, tuple[tuple[str, str], ...]] = {}  # module -> ((scope, path name), ...)
     go: tuple[tuple[str, str], ...] = ()  # (directory of go.mod, module path)
     rust: tuple[tuple[str, str], ...] = ()  # (crate directory, crate name)
     js_base: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # (scope, baseUrl dir, its entries)
@@ -90,6 +93,8 @@ class SourceRoots(msgspec.Struct, frozen=True):
     def import_spec(self, language: str, path: str, spec: str) -> str:
         """``spec`` as the graph can resolve it: JS/TS aliases and baseUrl imports as relative paths,
         Rust ``crate::`` as the crate's name; anything else unchanged."""
+        if language == "python" and self.ambiguous and not spec.startswith("."):
+            return self._unambiguous(path, spec)
         if language == "rust" and spec.startswith("crate::") and (found := _longest(self.rust, path)):
             return found[1] + spec[len("crate") :]
         if language not in _JS or spec.startswith(".") or spec.startswith("/"):
@@ -100,6 +105,19 @@ class SourceRoots(msgspec.Struct, frozen=True):
         for scope, base, entries in self.js_base:
             if _under(path, scope) and spec.split("/", 1)[0] in entries:
                 return _relative(path, posixpath.join(base, spec) if base else spec)
+        return spec
+
+    def _unambiguous(self, path: str, spec: str) -> str:
+        """A module several files would be named (``tests.util`` in each package) as the one whose
+        scope holds the importer (its own package's, as Python finds it from there), by path name."""
+        parts = spec.split(".")
+        for end in range(len(parts), 0, -1):
+            candidates = self.ambiguous.get(".".join(parts[:end]))
+            if candidates:
+                holding = [c for c in candidates if _under(path, c[0])]
+                if not holding:
+                    return spec
+                return ".".join([max(holding, key=lambda c: len(c[0]))[1], *parts[end:]])
         return spec
 
 

@@ -26,6 +26,7 @@ __all__ = ["apply_deleted", "apply_symbols"]
 
 OWNED = frozenset({"contains", "calls", "inherits", "references"})
 FILE_OWNED = frozenset({"contains", "imports"})
+IMPORTS = frozenset({"imports"})
 
 
 def apply_symbols(graph: CodeGraph, event: SymbolsExtracted, at: float, seq: int) -> None:
@@ -92,7 +93,7 @@ def apply_symbols(graph: CodeGraph, event: SymbolsExtracted, at: float, seq: int
             graph.index[("symbol", event.repo, symbol.qualname)],
             "contains",
         )
-    repo.pending_imports[event.path] = {"": list(event.imports)}
+    repo.imports[event.path] = event.imports
     repo.pending[event.path] = {"": sorted(event.refs, key=lambda r: r.kind != "inherits")}
     _resolve_pending(graph, repo, event.path, None)
     modules = set() if had_module else {event.module} - {""}
@@ -126,22 +127,28 @@ def _resolve_pending(graph: CodeGraph, repo: RepoIndex, path: str, keys: set[str
     fidx = graph.find(("file", repo.repo, path))
     if fidx is None:
         return
-    imports = repo.pending_imports.setdefault(path, {})
-    for key in sorted(imports) if keys is None else sorted(k for k in keys if k in imports):
-        for imp in imports.pop(key):
-            target = repo.import_target(path, imp)
-            tidx = graph.find(("file", repo.repo, target)) if target else None
-            if tidx is not None and tidx != fidx:
-                graph.link(fidx, tidx, "imports")
-            elif target is None:
-                awaited = repo.import_key(imp)
-                imports.setdefault(awaited, []).append(imp)
-                repo.wait(path, awaited)
+    if keys is None or keys & repo.pending_imports.get(path, set()):
+        _link_imports(graph, repo, path, fidx)
     refs = repo.pending.setdefault(path, {})
     groups = sorted(refs) if keys is None else sorted(k for k in keys if k in refs)
     retry = [ref for key in groups for ref in refs.pop(key)]
     for ref in sorted(retry, key=lambda r: r.kind != "inherits"):  # bases first: ``self.x`` looks in them
         _resolve_ref(graph, repo, path, fidx, ref)
+
+
+def _link_imports(graph: CodeGraph, repo: RepoIndex, path: str, fidx: int) -> None:
+    """All of the file's ``imports`` edges again (an import may now name a submodule seen since)."""
+    graph.unlink_out(fidx, IMPORTS)
+    awaited: set[str] = set()
+    for imp in repo.imports.get(path, ()):
+        target, keys = repo.import_target(path, imp)
+        tidx = graph.find(("file", repo.repo, target)) if target else None
+        if tidx is not None and tidx != fidx:
+            graph.link(fidx, tidx, "imports")
+        awaited |= keys
+    repo.pending_imports[path] = awaited
+    for key in sorted(awaited):
+        repo.wait(path, key)
 
 
 def _resolve_ref(graph: CodeGraph, repo: RepoIndex, path: str, fidx: int, ref: CodeRef) -> None:

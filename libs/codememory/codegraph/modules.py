@@ -40,7 +40,8 @@ class RepoNames:
     by_name: dict[str, set[str]] = field(default_factory=dict)
     bases: dict[str, list[str]] = field(default_factory=dict)
     pending: dict[str, dict[str, list[CodeRef]]] = field(default_factory=dict)  # path -> awaited -> refs
-    pending_imports: dict[str, dict[str, list[ImportRef]]] = field(default_factory=dict)
+    imports: dict[str, tuple[ImportRef, ...]] = field(default_factory=dict)  # path -> its imports
+    pending_imports: dict[str, set[str]] = field(default_factory=dict)  # path -> module keys it awaits
     waiting: dict[str, set[str]] = field(default_factory=dict)  # awaited name -> paths
     file_syms: dict[str, set[str]] = field(default_factory=dict)
     _cache: dict[str, str | None] = field(default_factory=dict)  # lookups; cleared by any change
@@ -57,6 +58,7 @@ class RepoNames:
         self.bindings.pop(path, None)
         self.stars.pop(path, None)
         self.pending.pop(path, None)
+        self.imports.pop(path, None)
         self.pending_imports.pop(path, None)
         for qualname in self.file_syms.pop(path, set()):
             self.drop_symbol(qualname)
@@ -77,7 +79,8 @@ class RepoNames:
         self.file_lang[path] = language
         if module:
             self.file_module[path] = module
-            self.modules[module] = path
+            if not (path.endswith(".pyi") and module in self.modules):  # the stub never hides its module
+                self.modules[module] = path
             if layout_alias(module):
                 self.modules.setdefault(layout_alias(module), path)
         bindings: dict[str, str] = {}
@@ -147,18 +150,35 @@ class RepoNames:
                     return self.file_module[self.modules[tail]]
         return dotted
 
-    def import_target(self, path: str, imp: ImportRef) -> str | None:
-        """The file an import brings in, or None while it is unknown (or outside the repository)."""
-        module = self.module_of(imp.module, path)
-        if imp.name and imp.name not in ("*", "default") and f"{module}.{imp.name}" in self.modules:
-            return self.modules[f"{module}.{imp.name}"]
-        if module in self.modules:
-            return self.modules[module]
-        fact = self.symbols.get(module)
-        return fact.path if fact else None
+    def import_target(self, path: str, imp: ImportRef) -> tuple[str | None, set[str]]:
+        """The file an import brings in (None while it is unknown, or outside the repository), and the
+        module keys whose arrival could change that answer.
 
-    def import_key(self, imp: ImportRef) -> str:
-        return module_key(imp.module)
+        ``from pkg import name`` is the module ``pkg.name`` when there is one, else ``pkg``. While
+        ``pkg.name`` has not been seen and ``pkg`` does not define or import ``name``, the import is
+        linked to ``pkg`` and keeps waiting for ``pkg.name``: files arrive in any order, and the
+        submodule may come later (the fold then links the file's imports again).
+        """
+        module = self.module_of(imp.module, path)
+        named = bool(imp.name) and imp.name not in ("*", "default")
+        if named and f"{module}.{imp.name}" in self.modules:
+            return self.modules[f"{module}.{imp.name}"], set()
+        keys = {module_key(f"{module}.{imp.name}")} if named else set()
+        if module in self.modules:
+            if named and self._defines(module, imp.name):
+                keys = set()
+            return self.modules[module], keys
+        fact = self.symbols.get(module)
+        if fact is not None:
+            return fact.path, set()
+        return None, keys | {module_key(imp.module)}
+
+    def _defines(self, module: str, name: str) -> bool:
+        """``module`` defines ``name``, or binds it to something other than its own submodule."""
+        path = self.modules[module]
+        canonical = self.file_module.get(path, module)
+        bound = self.bindings.get(path, {}).get(name)
+        return f"{canonical}.{name}" in self.symbols or (bound is not None and bound != f"{canonical}.{name}")
 
     def module_key(self, module: str) -> str:
         return module_key(module)

@@ -64,3 +64,28 @@ def test_every_importer_is_a_dependent_of_the_library_module(tmp_path: Path) -> 
     assert callers == {"acme.api.main.run"}
     worker = dependents(graph, NodeRef(kind="file", name="services/worker/acme/worker/jobs.py", repo="mono"))
     assert {d.node.name for d in worker} == {"services/worker/acme/worker/main.py"}
+
+
+def test_a_package_named_alike_in_each_project_is_found_from_the_importer(tmp_path: Path) -> None:
+    files = {
+        "one/pyproject.toml": "[project]\nname = 'one'\n",
+        "one/one/__init__.py": "",
+        "one/tests/__init__.py": "",
+        "one/tests/util.py": "def x():\n    pass\n",
+        "one/tests/test_a.py": "from tests.util import x\nfrom one import y\n",
+        "two/pyproject.toml": "[project]\nname = 'two'\n",
+        "two/two/__init__.py": "",
+        "two/tests/__init__.py": "",
+        "two/tests/util.py": "def x():\n    pass\n",
+        "two/tests/test_b.py": "from tests.util import x\n",
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    roots = discover_roots(tmp_path)
+    assert roots.module_name("python", "one/tests/util.py") == "one.tests.util"  # the package's tree by path
+    assert roots.module_name("python", "one/one/__init__.py") == "one"
+    assert roots.import_spec("python", "two/tests/test_b.py", "tests.util") == "two.tests.util"
+    assert roots.import_spec("python", "elsewhere/x.py", "tests.util") == "tests.util"
+    events = {e.path: e for e in index_repository(tmp_path, "m", {}, workers=1)}
+    assert {i.module for i in events["one/tests/test_a.py"].imports} == {"one.tests.util", "one"}

@@ -79,7 +79,7 @@ def test_javascript_relative_specifiers_resolve_by_path() -> None:
     index.add_symbol("src.app.main", SymFact("main", "function", "src.app", "src/app.ts"))
     ref = CodeRef(kind="calls", source="src.app.main", target="plus")
     assert index.resolve("src/app.ts", ref) == "src.util.math.add"
-    assert index.import_target("src/app.ts", ImportRef(module="./util/math")) == "src/util/math.ts"
+    assert index.import_target("src/app.ts", ImportRef(module="./util/math"))[0] == "src/util/math.ts"
 
 
 def test_go_import_paths_match_the_package_by_suffix_and_this_methods() -> None:
