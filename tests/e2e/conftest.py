@@ -82,6 +82,7 @@ def launch(home: Path, *up_args: str, env: dict[str, str] | None = None, timeout
         "CODEMEMORY_GATEWAY_TOKENS": "tok-alpha=alpha,tok-beta=beta",
         "HF_HUB_OFFLINE": "1",
         "CODEMEMORY_CONSOLIDATE_INTERVAL_S": "0",  # cycles only when a test asks: tests share a stack
+        "CODEMEMORY_CONSOLIDATE_SUMMARY_DELAY_S": "0",
         **(env or {}),
     }
     full_env.pop("CODEMEMORY_NATS_URL", None)

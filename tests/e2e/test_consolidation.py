@@ -6,8 +6,11 @@ shared stack's other tests recall.
 
 from __future__ import annotations
 
+import json
+import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +21,10 @@ REPO = "shop"
 
 @pytest.fixture(scope="module")
 def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    running = launch(tmp_path_factory.mktemp("consolidation"))
+    # finished sessions are summarised within a second of their end (the shared stack turns it off)
+    running = launch(
+        tmp_path_factory.mktemp("consolidation"), env={"CODEMEMORY_CONSOLIDATE_SUMMARY_DELAY_S": "1"}
+    )
     yield running
     shutdown(running)
 
@@ -104,3 +110,44 @@ def test_consolidate_refuses_unknown_ids_clearly(own_stack: Stack) -> None:
     assert result.returncode != 0 and b"NOT_FOUND" in result.stderr
     result = own_stack.cli("history", "not-a-uuid", check=False)
     assert result.returncode != 0 and b"INVALID_ARGUMENT" in result.stderr
+
+
+def _claude(stack: Stack, cwd: Path, session: str, event: str, **fields: object) -> dict:  # type: ignore[type-arg]
+    payload = {"session_id": session, "cwd": str(cwd), "hook_event_name": event, **fields}
+    out = stack.hook("claude", json.dumps(payload).encode()).stdout
+    return json.loads(out) if out.strip() else {}
+
+
+def test_a_finished_session_leaves_lessons_and_a_summary_for_the_next(own_stack: Stack) -> None:
+    cwd = own_stack.home / "shopfront"
+    (cwd / ".git").mkdir(parents=True, exist_ok=True)
+    (cwd / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    session = f"sess-{uuid.uuid4().hex[:8]}"
+    _claude(own_stack, cwd, session, "UserPromptSubmit", prompt="Make the cart totals test pass")
+    bash = {"tool_name": "Bash", "tool_input": {"command": "pytest -q tests/test_cart.py"}}
+    _claude(own_stack, cwd, session, "PostToolUseFailure", error="1 failed: test_totals rounds wrong", **bash)
+    edit = {"file_path": str(cwd / "shop" / "cart.py"), "old_string": "round(t)", "new_string": "round(t, 2)"}
+    _claude(own_stack, cwd, session, "PostToolUse", tool_name="Edit", tool_input=edit, tool_response={})
+    passed = {"stdout": "12 passed in 0.3s", "stderr": "", "interrupted": False}
+    _claude(own_stack, cwd, session, "PostToolUse", tool_response=passed, **bash)
+    correction = "No, don't round in the view; round the totals in the model instead."
+    _claude(own_stack, cwd, session, "UserPromptSubmit", prompt=correction)
+    _claude(own_stack, cwd, session, "SessionEnd", reason="exit")
+
+    deadline = time.monotonic() + 60
+    while True:
+        found = own_stack.cli_json("recall", "cart totals test failed", "--type", "insight", "--limit", "20")
+        titles = [h["memory"]["text"] for h in found["hits"] if h["memory"]["scope"]["session_id"] == session]
+        if len(titles) >= 2 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert any("`pytest -q tests/test_cart.py` failed, then passed after changing" in t for t in titles), (
+        titles
+    )
+    assert any(t.startswith("No, don't round in the view") for t in titles), titles
+    summaries = own_stack.cli_json("recall", "cart totals", "--type", "summary")["hits"]
+    assert any(h["memory"]["scope"]["session_id"] == session for h in summaries)
+
+    context = _claude(own_stack, cwd, f"next-{session}", "SessionStart", source="startup")
+    injected = context["hookSpecificOutput"]["additionalContext"]
+    assert "pytest -q tests/test_cart.py" in injected  # the lesson or the summary, in the next session

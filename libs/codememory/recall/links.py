@@ -1,4 +1,6 @@
-"""Expansion by links: a top hit lends part of its score to its neighbours in the same session.
+"""Expansion by links: a top hit lends part of its score to its neighbours in the same session, and
+to the memories the consolidate service linked it to by meaning (``links``: its nearest neighbours
+from any session, recorded by ``memories.linked``).
 
 An answer is often spread over adjacent memories (a question and its reply, an edit and the failure
 that followed). Each memory keeps ``created_seq``, the LOG sequence that created it, so a session's
@@ -47,6 +49,7 @@ def session_neighbours(
     linked = [p for p in parents if isinstance(p[1].get("previous_id"), str)]
     if linked:
         _linked_neighbours(index, flt, linked, keep, executor)
+    _semantic_neighbours(index, flt, parents, keep)
     for parent_id, payload, parent_score in parents:
         if isinstance(payload.get("previous_id"), str):
             continue
@@ -100,3 +103,22 @@ def _linked_neighbours(
         parent = point.payload.get("previous_id")
         if isinstance(parent, str) and parent in score_of:
             keep(point, score_of[parent])
+
+
+def _semantic_neighbours(
+    index: VectorIndex,
+    flt: IndexFilter,
+    parents: list[tuple[str, Mapping[str, object], float]],
+    keep: Callable[[StoredPoint, float], None],
+) -> None:
+    """The memories a cycle linked each parent to, read under the caller's filter (tenant, state)."""
+    best: dict[str, float] = {}
+    own = {pid for pid, _, _ in parents}
+    for _, payload, score in parents:
+        links = payload.get("links")
+        for linked in links if isinstance(links, list | tuple) else ():
+            if isinstance(linked, str) and linked not in own:
+                best[linked] = max(best.get(linked, 0.0), score)
+    if best:
+        for point in index.scroll(msgspec.structs.replace(flt, ids=list(best))):
+            keep(point, best[point.id])

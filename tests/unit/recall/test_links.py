@@ -89,3 +89,17 @@ def test_an_executor_reads_the_same_neighbours(tmp_path: Path) -> None:
     assert {k: s for k, (_, s) in together.items()} == {k: s for k, (_, s) in alone.items()}
     assert set(together) == {str(uuid.UUID(int=i)) for i in (1, 3)}
     assert together[str(uuid.UUID(int=3))][1] == 0.7
+
+
+def test_memories_linked_by_meaning_are_neighbours_across_sessions_within_the_filter(tmp_path: Path) -> None:
+    index = EdgeVectorIndex(tmp_path / "s", 4)
+    near, gone, foreign = (str(uuid.UUID(int=n)) for n in (7, 8, 9))
+    parent = _point(1, "a", 10)
+    parent.payload["links"] = [near, gone, foreign]
+    merged = _point(8, "c", 40)
+    merged.payload["state"] = "merged"
+    index.upsert([parent, _point(7, "b", 50), merged, _point(9, "d", 60, tenant="other")])
+    flt = IndexFilter(equals={"tenant": "t"}, any_of={"state": ["active"]})
+    found = session_neighbours(index, flt, [(parent.id, parent.payload, 0.7)])
+    assert set(found) == {near}  # a merged restatement and another tenant's memory stay out
+    assert found[near][1] == 0.7

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import msgspec
 import structlog
 
-from codememory.consolidate.cycle import run_cycle
+from codememory.consolidate.cycle import CycleOutput, run_cycle, run_session_cycle, unsummarized
 from codememory.consolidate.policy import DERIVED_TYPES, ConsolidationPolicy
 from codememory.consolidate.view import ConsolidationView
 from codememory.cycles import CycleReport
@@ -25,6 +25,10 @@ from codememory.events import EventLog, new_envelope
 from codememory.projection import LiveProjection
 
 log = structlog.get_logger(__name__)
+
+
+class NotCaughtUpError(RuntimeError):
+    """The view has not read LOG to its end within ``wait_s`` (a replica that just started)."""
 
 
 class Consolidator:
@@ -57,7 +61,8 @@ class Consolidator:
     async def _settle(self, tenant: str) -> None:
         """Let the view reach LOG's end, then wait (bounded) for new memories' vectors."""
         deadline = time.monotonic() + self._wait_s
-        await self.live.wait_for(await self._log.last_seq(), self._wait_s)
+        if not await self.live.wait_for(await self._log.last_seq(), self._wait_s):
+            raise NotCaughtUpError(f"still reading LOG (at {self.live.seq}): try again shortly")
         while self._unembedded(tenant) and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
         if self._unembedded(tenant):
@@ -74,10 +79,7 @@ class Consolidator:
                 out = await asyncio.to_thread(
                     run_cycle, view, tenant, self.policy, now=self._clock(), up_to_seq=up_to, trigger=trigger
                 )
-            envelopes = [new_envelope(event, event_id=eid, tenant=tenant) for eid, event in out.events]
-            appended = await self._log.append(envelopes)
-            last = max((a.seq for a in appended), default=up_to)
-            await self.live.wait_for(last, self._wait_s)
+            last = await self._append(tenant, out) or up_to
             report = CycleReport(
                 cycle_id=out.cycle_id,
                 up_to_seq=up_to,
@@ -93,6 +95,30 @@ class Consolidator:
             )
             log.info("consolidation_cycle", tenant=tenant, trigger=trigger, **msgspec.structs.asdict(report))
             return report
+
+    async def summarize_sessions(self) -> int:
+        """Lessons and summaries of sessions that finished since the last look; returns for how many
+        tenants."""
+        written = 0
+        for tenant, view in list(self.live.projection.tenants.items()):
+            async with self._locks[tenant]:
+                now = self._clock()
+                async with self.live.lock:
+                    if not unsummarized(view, tenant, self.policy, now):
+                        continue
+                    out = await asyncio.to_thread(run_session_cycle, view, tenant, self.policy, now=now)
+                written += 1 if await self._append(tenant, out) else 0
+        return written
+
+    async def _append(self, tenant: str, out: CycleOutput) -> int:
+        """Append a cycle's events and wait until the view has folded them; returns the last sequence
+        written (0 for none)."""
+        envelopes = [new_envelope(event, event_id=eid, tenant=tenant) for eid, event in out.events]
+        if not envelopes:
+            return 0
+        last = max(a.seq for a in await self._log.append(envelopes))
+        await self.live.wait_for(last, self._wait_s)
+        return last
 
     def due(self) -> list[str]:
         """Tenants with events the last cycle did not see."""

@@ -234,3 +234,22 @@ def run_cycle(
     )
     out.add(deterministic_id(tenant, "completed", out.cycle_id, trigger), completed)
     return out
+
+
+def run_session_cycle(
+    view: TenantView, tenant: str, policy: ConsolidationPolicy, *, now: float
+) -> CycleOutput:
+    """Only the lessons and summaries of finished sessions: what a session's end asks for at once.
+    It records no ``consolidation.completed``, so the next full cycle still sees every new memory."""
+    out = CycleOutput(deterministic_id(tenant, "sessions", str(now)))
+    _session_events(out, view, tenant, now, policy)
+    return out
+
+
+def unsummarized(view: TenantView, tenant: str, policy: ConsolidationPolicy, now: float) -> bool:
+    """Whether a finished session of the tenant has no summary yet."""
+    return any(
+        finished(session, now, policy)
+        and deterministic_id(tenant, "summary", session.session_id) not in view.derived
+        for session in view.sessions.values()
+    )

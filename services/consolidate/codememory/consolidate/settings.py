@@ -1,10 +1,11 @@
 """The consolidate service's settings, from ``CODEMEMORY_CONSOLIDATE_<KEY>`` or ``CODEMEMORY_<KEY>``.
 
 ``interval_s``: how often a scheduled cycle runs for each tenant with something new (0: only on
-request). ``wait_s``: how long a requested cycle waits for LOG to be folded and for new memories'
-vectors before it runs with what it has. Every threshold of ``ConsolidationPolicy`` is a key of its
-own (``CODEMEMORY_CONSOLIDATE_DUPLICATE_SIMILARITY=0.92`` ...); the cue lists take comma-separated
-phrases (``CODEMEMORY_CONSOLIDATE_CHANGE_CUES``).
+request). ``summary_delay_s``: how often finished sessions are looked for, to summarise them and
+derive their lessons soon after they end (0: only within full cycles). ``wait_s``: how long a
+requested cycle waits for LOG to be folded and for new memories' vectors. Every threshold of
+``ConsolidationPolicy`` is a key of its own (``CODEMEMORY_CONSOLIDATE_DUPLICATE_SIMILARITY=0.92``
+...); the cue lists take comma-separated phrases (``CODEMEMORY_CONSOLIDATE_CHANGE_CUES``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class ConsolidateSettings:
     nats_url: str = "nats://127.0.0.1:4222"
     interval_s: float = 300.0
     wait_s: float = 20.0
+    summary_delay_s: float = 10.0
     log_level: str = "info"
     stream_replicas: int = 1
     policy: ConsolidationPolicy = field(default_factory=ConsolidationPolicy)
@@ -55,6 +57,7 @@ class ConsolidateSettings:
             nats_url=env_str(SERVICE, "nats_url", cls.nats_url, environ),
             interval_s=interval,
             wait_s=env_float(SERVICE, "wait_s", cls.wait_s, environ),
+            summary_delay_s=max(0.0, env_float(SERVICE, "summary_delay_s", cls.summary_delay_s, environ)),
             log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
             stream_replicas=stream_replicas(environ),
             policy=_policy(environ),

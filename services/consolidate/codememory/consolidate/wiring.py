@@ -3,7 +3,7 @@
 ``create_app`` (``main.py``) puts them on the service's own broker; ``codememory up`` on its shared
 one. Once the broker has connected, the view starts following LOG from the beginning (it lives in
 memory, like the gateway's code projection), and the schedule runs a cycle every ``interval_s`` for
-each tenant with something new.
+each tenant with something new, and summarises sessions every ``summary_delay_s`` after they end.
 """
 
 from __future__ import annotations
@@ -52,19 +52,27 @@ class ConsolidateWiring:
         self.consolidator = Consolidator(
             live, JetStreamEventLog(js), self.settings.policy, wait_s=self.settings.wait_s
         )
-        if self.settings.interval_s > 0:
-            self._schedule = asyncio.create_task(
-                self._every(self.settings.interval_s), name="consolidate-schedule"
-            )
+        ticks = [t for t in (self.settings.interval_s, self.settings.summary_delay_s) if t > 0]
+        if ticks:
+            self._schedule = asyncio.create_task(self._scheduled(min(ticks)), name="consolidate-schedule")
 
-    async def _every(self, seconds: float) -> None:
+    async def _scheduled(self, tick: float) -> None:
+        """Every ``tick``: sessions that ended get their summary; every ``interval_s``: a full cycle."""
+        interval, since_full = self.settings.interval_s, 0.0
         while True:
-            await asyncio.sleep(seconds)
-            if self.consolidator is not None:
-                try:
-                    await self.consolidator.run_due()
-                except Exception:  # the schedule outlives any one failing cycle
-                    log.exception("scheduled_consolidation_failed")
+            await asyncio.sleep(tick)
+            since_full += tick
+            consolidator = self.consolidator
+            if consolidator is None:
+                continue
+            try:
+                if interval > 0 and since_full >= interval:
+                    since_full = 0.0
+                    await consolidator.run_due()
+                elif self.settings.summary_delay_s > 0:
+                    await consolidator.summarize_sessions()
+            except Exception:  # the schedule outlives any one failing cycle
+                log.exception("scheduled_consolidation_failed")
 
     async def stop(self) -> None:
         schedule, self._schedule = self._schedule, None

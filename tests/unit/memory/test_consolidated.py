@@ -1,0 +1,89 @@
+"""Consolidation events folded into the memory projection: links both ways, history, and replay equality."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from codememory.events import (
+    Envelope,
+    ImportanceAdjustment,
+    ImportanceDecayed,
+    MemoriesArchived,
+    MemoriesLinked,
+    MemoriesMerged,
+    MemoryLinks,
+    MemoryScope,
+    MemorySource,
+    MemoryStored,
+    MemorySuperseded,
+    new_envelope,
+)
+from codememory.lexical import SparseEncoder
+from codememory.memory import MemoryProjection, Position
+from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
+
+A, B, C, D = (str(uuid.UUID(int=i)) for i in (1, 2, 3, 4))
+
+
+def _projection(path: Path) -> MemoryProjection:
+    return MemoryProjection(EdgeVectorIndex(path / "shard", 8), SparseEncoder(), Position(path / "pos.json"))
+
+
+def _env(event: object, tenant: str = "t") -> Envelope:
+    return new_envelope(event, event_id=str(uuid.uuid4()), tenant=tenant)  # type: ignore[arg-type]
+
+
+def _history() -> list[tuple[int, Envelope]]:
+    scope = MemoryScope(repo="r")
+    events = [
+        MemoryStored(memory_id=A, text="Use 4 spaces", scope=scope, importance=0.4),
+        MemoryStored(memory_id=B, text="Use 2 spaces from now on", scope=scope),
+        MemoryStored(memory_id=C, text="lint with ruff", scope=scope, importance=0.9),
+        MemoryStored(memory_id=D, text="we lint with ruff", scope=scope),
+        MemorySuperseded(memory_id=A, superseded_by=B, superseded_at=123.0, reason="a later decision"),
+        MemoriesMerged(
+            canonical_id=D, merged_ids=(C,), sources=(MemorySource(memory_id=C, session_id="s"),), importance=0.9
+        ),
+        MemoriesLinked(links=(MemoryLinks(memory_id=B, neighbours=(D,), code=("setup.cfg",)),)),
+        ImportanceDecayed(adjustments=(ImportanceAdjustment(memory_id=B, importance=0.2),)),
+        MemoriesArchived(memory_ids=(A,), reason="expired"),
+    ]
+    return [(seq, _env(event)) for seq, event in enumerate(events, start=1)]
+
+
+def _payloads(projection: MemoryProjection) -> dict[str, dict[str, object]]:
+    return {p.id: dict(p.payload) for p in projection.index.get([A, B, C, D])}
+
+
+def test_consolidation_events_link_memories_both_ways(tmp_path: Path) -> None:
+    projection = _projection(tmp_path)
+    projection.apply_batch(_history())
+    p = _payloads(projection)
+    assert p[B]["supersedes"] == [A] and p[B]["links"] == [D] and p[B]["code_links"] == ["setup.cfg"]
+    assert p[A]["superseded_by"] == B and p[A]["superseded_at"] == 123.0 and p[A]["state"] == "archived"
+    assert p[C]["state"] == "merged" and p[C]["merged_into"] == D
+    assert p[D]["restated"] == 2 and p[D]["importance"] == 0.9
+    assert [s["memory_id"] for s in p[D]["sources"]] == [C]  # type: ignore[attr-defined]
+    assert p[B]["importance"] == 0.2
+    events = [e["event"] for e in p[A]["history"]]  # type: ignore[attr-defined]
+    assert events == ["memory.superseded", "memories.archived"]
+
+
+def test_a_merge_folded_twice_counts_its_sources_once_and_replay_is_equal(tmp_path: Path) -> None:
+    live = _projection(tmp_path / "live")
+    history = _history()
+    live.apply_batch(history)
+    merge_again = (len(history) + 1, _env(history[5][1].payload))
+    live.apply_batch([merge_again])
+    assert _payloads(live)[D]["restated"] == 2
+    rebuilt = _projection(tmp_path / "rebuilt")
+    rebuilt.apply_batch([*history, merge_again])
+    assert index_digest(rebuilt.index, IndexFilter()) == index_digest(live.index, IndexFilter())
+
+
+def test_another_tenants_consolidation_changes_nothing(tmp_path: Path) -> None:
+    projection = _projection(tmp_path)
+    projection.apply_batch(_history()[:4])
+    projection.apply_batch([(5, _env(MemorySuperseded(memory_id=A, superseded_by=B), tenant="intruder"))])
+    assert _payloads(projection)[A]["state"] == "active"
