@@ -1,0 +1,688 @@
+"""Consolidation on a real stack: does the amending memory outrank the one it replaced, and do restatements
+collapse into one canonical memory, without losing what only looks similar.
+
+Data (``consolidation_data.py``, hand-written, laid out deterministically): ``data/supersession.json``
+(rules decided in one session and amended in a later one, near-miss pairs that must not supersede each
+other, among filler sessions) and ``data/duplicates.json`` (facts restated 5 to 25 times, and similar but
+unrelated memories). Their times are shifted by one offset so the newest memory is a day old now.
+
+For each weights configuration, ``codememory up`` starts in a temp home (real nats-server, ingest, embed
+with the real model, gateway, Qdrant Edge; ``CODEMEMORY_GATEWAY_WEIGHTS`` set for the single-signal
+rows), every memory of both sets is stored through gRPC ``Store`` (deterministic uuid5 ids, ISO
+``created_at``, scope repo and session, each repo's memories in time order), and the harness waits until
+LOG is embedded and projected (``Status``: caught up, nothing pending). Then, per question (``Recall``,
+limit 10, repo set):
+
+- supersession: the amendment ranks above the decision it amends (a decision absent from the top 10
+  counts as below, but the amendment has to be in the top 10), and the amendment is in the top 5;
+  near-misses: each memory is still active and in the top 5 for its own question;
+- duplicates: how many of the fact's memories (restatements, or the canonical memory they were merged
+  into) are in the top 10, whether the first of them is the canonical one (``restated`` > 1 or the id
+  they were merged into), and whether each similar-but-unrelated memory is active and in the top 5.
+
+Configurations: ``bm25`` (lexical weight only), ``dense`` (dense weight only), ``hybrid`` (the
+defaults) before and after ``MemoryService.Consolidate``; when the server answers UNIMPLEMENTED (or
+fails), the after rows say so. ``--quick``: a small subset, hybrid only, nothing written to RESULTS.md.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/bench_consolidation.py [--quick] [--configs bm25,hybrid]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from consolidation_data import DUPLICATES_PATH, SUPERSESSION_PATH
+from results import write_section
+
+from codememory.v1 import memory_pb2 as pb
+from codememory.v1 import memory_pb2_grpc
+
+BIN = Path(sys.executable).parent
+SECTION = "bench_consolidation"
+SINGLE = "recency=0,importance=0,scope=0,author=0,link=0,feedback=0"
+CONFIGS: dict[str, str] = {
+    "bm25": f"dense=0,lexical=1,{SINGLE}",
+    "dense": f"dense=1,lexical=0,{SINGLE}",
+    "hybrid": "",
+}
+SPLITS = ("dev", "heldout")
+TARGET_ABOVE, TARGET_TOP5, TARGET_RESTATED = 0.90, 0.95, 2
+
+Meta = tuple[tuple[str, str], ...]
+T = TypeVar("T")
+
+
+# ------------------------------------------------------------------------------------------ the stack
+
+
+@dataclass
+class Stack:
+    home: Path
+    process: subprocess.Popen[bytes]
+    stub: memory_pb2_grpc.MemoryServiceStub
+    meta: Meta
+    channel: grpc.Channel
+
+    def stop(self) -> None:
+        self.channel.close()
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start(home: Path, weights: str) -> Stack:
+    """``codememory up`` in ``home`` on a free loopback port, with ``weights`` for the gateway if set."""
+    env = {
+        **os.environ,
+        "CODEMEMORY_HOME": str(home),
+        "CODEMEMORY_UP_GRPC_LISTEN": "127.0.0.1:0",
+        "HF_HUB_OFFLINE": "1",
+    }
+    env.pop("CODEMEMORY_NATS_URL", None)
+    env.pop("CODEMEMORY_GATEWAY_WEIGHTS", None)
+    env.pop("CODEMEMORY_WEIGHTS", None)
+    if weights:
+        env["CODEMEMORY_GATEWAY_WEIGHTS"] = weights
+    with (home / "up.log").open("wb") as log:
+        process = subprocess.Popen(
+            [str(BIN / "codememory"), "up"], env=env, stdout=log, stderr=subprocess.STDOUT
+        )
+    deadline = time.monotonic() + 300
+    while not (home / "runtime.json").is_file():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise SystemExit(f"codememory up failed:\n{(home / 'up.log').read_text()[-3000:]}")
+        time.sleep(0.2)
+    runtime = json.loads((home / "runtime.json").read_text())
+    channel = grpc.insecure_channel(runtime["grpc_address"])
+    meta = (("authorization", f"Bearer {(home / 'token').read_text().strip()}"),)
+    stack = Stack(home, process, memory_pb2_grpc.MemoryServiceStub(channel), meta, channel)
+    try:  # runtime.json can precede the listening socket, and a gateway reading LOG refuses requests
+        grpc.channel_ready_future(channel).result(timeout=120)
+        patiently(lambda: stack.stub.Status(pb.StatusRequest(), metadata=meta, timeout=10))
+    except Exception:
+        stack.stop()
+        raise SystemExit(f"codememory up did not serve:\n{(home / 'up.log').read_text()[-3000:]}") from None
+    return stack
+
+
+def patiently(call: Callable[[], T], attempts: int = 60) -> T:
+    """``call()``, again after a second while the server answers UNAVAILABLE (starting, or catching up)."""
+    for attempt in range(attempts):
+        try:
+            return call()
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.UNAVAILABLE or attempt == attempts - 1:
+                raise
+            time.sleep(1.0)
+    raise AssertionError("unreachable")
+
+
+def wait_caught_up(stack: Stack, timeout: float = 1800) -> pb.StatusResponse:
+    """Until every projection is level with LOG and no durable consumer (embed included) has pending work."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status = patiently(lambda: stack.stub.Status(pb.StatusRequest(), metadata=stack.meta, timeout=10))
+        if (
+            status.caught_up
+            and not any(status.consumer_pending.values())
+            and status.stream_messages["HOOKS"] == 0
+        ):
+            return status
+        if time.monotonic() > deadline:
+            raise SystemExit(f"not caught up after {timeout:.0f} s: {status}")
+        time.sleep(0.5)
+
+
+def store_all(stack: Stack, memories: list[dict[str, Any]]) -> None:
+    """Every memory through ``Store``; one thread per repo, each storing its repo's memories in time order
+    (the lexical text of a memory carries the previous memory of its session, fixed in LOG order)."""
+    by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for memory in sorted(memories, key=lambda m: (m["created_at"], m["id"])):
+        by_repo[memory["repo"]].append(memory)
+
+    def store(rows: list[dict[str, Any]]) -> None:
+        for m in rows:
+            request = pb.StoreRequest(
+                text=m["text"],
+                type=m["type"],
+                memory_id=m["id"],
+                created_at=m["created_at"],
+                scope=pb.Scope(repo=m["repo"], session_id=m["session_id"]),
+            )
+            patiently(lambda r=request: stack.stub.Store(r, metadata=stack.meta, timeout=120))
+
+    with ThreadPoolExecutor(max_workers=min(4, len(by_repo))) as pool:
+        list(pool.map(store, by_repo.values()))
+
+
+# ------------------------------------------------------------------------------------------ the data
+
+
+def load() -> tuple[dict[str, Any], dict[str, Any]]:
+    return json.loads(SUPERSESSION_PATH.read_text()), json.loads(DUPLICATES_PATH.read_text())
+
+
+def shifted(
+    memories: Iterable[dict[str, Any]], newest_age: timedelta = timedelta(days=1)
+) -> list[dict[str, Any]]:
+    """The memories with every time moved by one offset, so the newest is ``newest_age`` old now."""
+    rows = list(memories)
+    times = [datetime.fromisoformat(m["created_at"].replace("Z", "+00:00")) for m in rows]
+    offset = datetime.now(UTC) - newest_age - max(times)
+    return [
+        {**m, "created_at": (t + offset).isoformat().replace("+00:00", "Z")}
+        for m, t in zip(rows, times, strict=True)
+    ]
+
+
+def quick_subset(sup: dict[str, Any], dup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A smoke run: 4 rules and 2 near-misses per split, 3 facts, 3 similar memories, the sessions that
+    hold them and 10 filler sessions per set."""
+    rules = [r for split in SPLITS for r in [r for r in sup["rules"] if r["split"] == split][::6]][:8]
+    near = [n for split in SPLITS for n in [n for n in sup["near_misses"] if n["split"] == split][::4]][:4]
+    facts = [f for f in dup["facts"] if f["restatements"] and len(f["restatements"]) <= 8][:3]
+    similar = dup["similar"][:3]
+
+    def keep(data: dict[str, Any], ids: set[str]) -> list[dict[str, Any]]:
+        sessions = {m["session_id"] for m in data["memories"] if m["id"] in ids}
+        filler = sorted({m["session_id"] for m in data["memories"]} - sessions)[:10]
+        sessions |= set(filler)
+        return [m for m in data["memories"] if m["session_id"] in sessions]
+
+    sup_ids = {i for r in rules for i in (r["decision"], r["amendment"])} | {
+        i for n in near for i in n["memories"]
+    }
+    dup_ids = {i for f in facts for i in f["restatements"]} | {s["memory"] for s in similar}
+    return (
+        {**sup, "rules": rules, "near_misses": near, "memories": keep(sup, sup_ids)},
+        {**dup, "facts": facts, "similar": similar, "memories": keep(dup, dup_ids)},
+    )
+
+
+# ------------------------------------------------------------------------------------------ measuring
+
+
+@dataclass
+class View:
+    """What the stack says about memories: active ones (Export), and per id what History or a hit said."""
+
+    active: dict[str, pb.Memory] = field(default_factory=dict)
+    known: dict[str, pb.Memory] = field(default_factory=dict)
+    history: bool | None = None  # whether the History RPC answers
+
+    @classmethod
+    def of(cls, stack: Stack) -> View:
+        rows = stack.stub.Export(pb.ExportRequest(), metadata=stack.meta, timeout=300)
+        return cls(active={m.id: m for m in rows if m.state == "active"})
+
+    def memory(self, stack: Stack, memory_id: str) -> pb.Memory | None:
+        """The memory as History shows it (any state), or as last seen in a hit; None when unknown."""
+        if memory_id in self.known:
+            return self.known[memory_id]
+        if self.history is not False:
+            try:
+                reply = stack.stub.History(
+                    pb.HistoryRequest(memory_id=memory_id), metadata=stack.meta, timeout=30
+                )
+                self.history = True
+                self.known[memory_id] = reply.memory
+                return reply.memory
+            except grpc.RpcError as exc:
+                if exc.code() == grpc.StatusCode.UNIMPLEMENTED:
+                    self.history = False
+                elif exc.code() != grpc.StatusCode.NOT_FOUND:
+                    raise
+        return self.active.get(memory_id)
+
+    def state(self, stack: Stack, memory_id: str) -> str:
+        if memory_id in self.active:
+            return "active"
+        found = self.memory(stack, memory_id)
+        return found.state if found is not None and found.state else "not active"
+
+
+def recall(
+    stack: Stack, view: View, question: str, repo: str, *, history: bool = False, limit: int = 10
+) -> list[pb.Memory]:
+    request = pb.RecallRequest(query=question, limit=limit, repo=repo, include_history=history)
+    hits = [h.memory for h in stack.stub.Recall(request, metadata=stack.meta, timeout=60).hits]
+    for memory in hits:
+        view.known.setdefault(memory.id, memory)
+    return hits
+
+
+@dataclass
+class Supersession:
+    """Per split: questions, amendment above, amendment in top 5; near-miss memories, active and top 5."""
+
+    questions: Counter[str] = field(default_factory=Counter)
+    above: Counter[str] = field(default_factory=Counter)
+    top5: Counter[str] = field(default_factory=Counter)
+    near: Counter[str] = field(default_factory=Counter)
+    near_ok: Counter[str] = field(default_factory=Counter)
+    near_inactive: Counter[str] = field(default_factory=Counter)
+    superseded_by_amendment: Counter[str] = field(default_factory=Counter)
+    rules: Counter[str] = field(default_factory=Counter)
+    misses: list[str] = field(default_factory=list)
+    near_lost: list[str] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)  # per question, for --details
+
+
+def measure_supersession(stack: Stack, view: View, data: dict[str, Any], *, after: bool) -> Supersession:
+    out = Supersession()
+    for rule in data["rules"]:
+        split = rule["split"]
+        out.rules[split] += 1
+        for question in rule["questions"]:
+            ids = [m.id for m in recall(stack, view, question, rule["repo"])]
+            amend = ids.index(rule["amendment"]) if rule["amendment"] in ids else None
+            decision_rank = ids.index(rule["decision"]) if rule["decision"] in ids else None
+            out.questions[split] += 1
+            above = amend is not None and (decision_rank is None or amend < decision_rank)
+            out.above[split] += above
+            out.top5[split] += amend is not None and amend < 5
+            out.records.append(
+                {
+                    "rule": rule["id"],
+                    "split": split,
+                    "question": question,
+                    "amendment_rank": amend,
+                    "decision_rank": decision_rank,
+                    "above": above,
+                }
+            )
+            if not above:
+                out.misses.append(
+                    f"{rule['id']} ({split}) “{question}”: amendment "
+                    f"{'absent' if amend is None else amend + 1}, decision "
+                    f"{'absent' if decision_rank is None else decision_rank + 1}"
+                )
+        if after:  # after its questions: a hit that showed the decision tells its state without History
+            decision = view.memory(stack, rule["decision"])
+            if decision is not None and decision.superseded_by == rule["amendment"]:
+                out.superseded_by_amendment[split] += 1
+    for pair in data["near_misses"]:
+        split = pair["split"]
+        for memory_id, question in zip(pair["memories"], pair["questions"], strict=True):
+            ids = [m.id for m in recall(stack, view, question, pair["repo"])]
+            active = view.state(stack, memory_id) == "active"
+            out.near[split] += 1
+            out.near_ok[split] += active and memory_id in ids[:5]
+            out.near_inactive[split] += not active
+            out.records.append(
+                {
+                    "near_miss": pair["id"],
+                    "split": split,
+                    "question": question,
+                    "memory": memory_id,
+                    "rank": ids.index(memory_id) if memory_id in ids else None,
+                    "active": active,
+                }
+            )
+            if not (active and memory_id in ids[:5]):
+                rank = ids.index(memory_id) + 1 if memory_id in ids else "absent"
+                state = "active" if active else view.state(stack, memory_id)
+                out.near_lost.append(f"{pair['id']} ({split}) “{question}”: {state}, rank {rank}")
+    return out
+
+
+@dataclass
+class Duplicates:
+    questions: int = 0
+    found: int = 0  # the fact is in the top 10 at all
+    counts: list[int] = field(default_factory=list)
+    at_most: int = 0
+    canonical_first: int = 0
+    similar: int = 0
+    similar_ok: int = 0
+    similar_inactive: int = 0
+    merged: int = 0  # restatements no longer active (merged into a canonical memory)
+    restatements: int = 0
+    worst: list[str] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)  # per question, for --details
+
+
+def canonical_ids(stack: Stack, view: View, fact: dict[str, Any]) -> set[str]:
+    """The canonical memories of a fact: restatements with ``restated`` > 1, and what they were merged into
+    (from History, or from recall with history when History is not served)."""
+    out = {i for i in fact["restatements"] if i in view.active and view.active[i].restated > 1}
+    for memory_id in fact["restatements"]:
+        if memory_id in view.active:
+            continue
+        found = view.memory(stack, memory_id)
+        if found is not None and found.merged_into:
+            out.add(found.merged_into)
+    if view.history is False:
+        ids = set(fact["restatements"])
+        for question in fact["questions"]:
+            for m in recall(stack, view, question, fact["repo"], history=True, limit=100):
+                if m.id in ids and m.merged_into:
+                    out.add(m.merged_into)
+    return out
+
+
+def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplicates:
+    out = Duplicates()
+    for fact in data["facts"]:
+        canonical = canonical_ids(stack, view, fact)
+        mine = set(fact["restatements"]) | canonical
+        out.restatements += len(fact["restatements"])
+        out.merged += sum(i not in view.active for i in fact["restatements"])
+        for question in fact["questions"]:
+            hits = [m for m in recall(stack, view, question, fact["repo"]) if m.id in mine]
+            out.questions += 1
+            out.found += bool(hits)
+            out.counts.append(len(hits))
+            out.at_most += len(hits) <= TARGET_RESTATED
+            out.canonical_first += bool(hits) and (hits[0].id in canonical or hits[0].restated > 1)
+            out.records.append(
+                {
+                    "fact": fact["id"],
+                    "question": question,
+                    "in_top10": len(hits),
+                    "first": hits[0].id if hits else None,
+                    "canonical": sorted(canonical),
+                }
+            )
+            if len(hits) > TARGET_RESTATED:
+                out.worst.append(f"{fact['id']} “{question}”: {len(hits)}")
+    for similar in data["similar"]:
+        ids = [m.id for m in recall(stack, view, similar["question"], similar["repo"])]
+        active = view.state(stack, similar["memory"]) == "active"
+        out.similar += 1
+        out.similar_ok += active and similar["memory"] in ids[:5]
+        out.similar_inactive += not active
+        out.records.append(
+            {
+                "similar": similar["id"],
+                "question": similar["question"],
+                "active": active,
+                "rank": ids.index(similar["memory"]) if similar["memory"] in ids else None,
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------------------ reporting
+
+
+def pct(n: int, d: int) -> str:
+    return f"{n}/{d} ({n / d:.0%})" if d else "–"
+
+
+def sup_rows(name: str, result: Supersession | str) -> list[str]:
+    if isinstance(result, str):
+        return [f"| {name} | {split} | {result} | | | |" for split in SPLITS]
+    r = result
+    return [
+        f"| {name} | {s} | {r.questions[s]} | {pct(r.above[s], r.questions[s])} "
+        f"| {pct(r.top5[s], r.questions[s])} | {pct(r.near_ok[s], r.near[s])} |"
+        for s in SPLITS
+    ]
+
+
+def dup_row(name: str, result: Duplicates | str, *, after: bool) -> str:
+    if isinstance(result, str):
+        return f"| {name} | {result} | | | | | |"
+    r = result
+    mean = sum(r.counts) / len(r.counts) if r.counts else 0.0
+    first = pct(r.canonical_first, r.questions) if after else "– (nothing merged yet)"
+    return (
+        f"| {name} | {pct(r.found, r.questions)} | {mean:.1f} / {max(r.counts, default=0)} "
+        f"| {pct(r.at_most, r.questions)} | {first} | {pct(r.similar_ok, r.similar)} |"
+    )
+
+
+@dataclass
+class Run:
+    name: str
+    ingest_s: float
+    memories: int
+    sup: Supersession | str
+    dup: Duplicates | str
+    after: bool = False
+    consolidate: str = ""
+
+
+def run_config(
+    name: str,
+    weights: str,
+    sup: dict[str, Any],
+    dup: dict[str, Any],
+    memories: list[dict[str, Any]],
+    tmp: Path,
+    *,
+    consolidate: bool,
+) -> list[Run]:
+    home = tmp / f"home-{name}"
+    home.mkdir()
+    print(f"== {name}: starting a stack (weights: {weights or 'defaults'})", flush=True)
+    try:
+        return _run_config(name, weights, sup, dup, memories, home, consolidate=consolidate)
+    except (Exception, SystemExit) as exc:  # one configuration failing leaves the others' rows
+        log = (home / "up.log").read_text()[-3000:] if (home / "up.log").is_file() else ""
+        print(f"   {name} failed: {exc!r}\n{log}", flush=True)
+        why = f"failed: {type(exc).__name__}"
+        return [Run(name, 0.0, 0, why, why)]
+
+
+def _run_config(
+    name: str,
+    weights: str,
+    sup: dict[str, Any],
+    dup: dict[str, Any],
+    memories: list[dict[str, Any]],
+    home: Path,
+    *,
+    consolidate: bool,
+) -> list[Run]:
+    stack = start(home, weights)
+    try:
+        started = time.perf_counter()
+        store_all(stack, memories)
+        status = wait_caught_up(stack)
+        ingest_s = time.perf_counter() - started
+        print(f"   {status.memories} memories stored and embedded in {ingest_s:.0f} s", flush=True)
+        view = View.of(stack)
+        label = f"{name} (before consolidation)" if consolidate else name
+        runs = [
+            Run(
+                label,
+                ingest_s,
+                int(status.memories),
+                measure_supersession(stack, view, sup, after=False),
+                measure_duplicates(stack, view, dup),
+            )
+        ]
+        if consolidate:
+            runs.append(consolidate_and_measure(stack, name, sup, dup, ingest_s))
+        return runs
+    finally:
+        stack.stop()
+
+
+def consolidate_and_measure(
+    stack: Stack, name: str, sup: dict[str, Any], dup: dict[str, Any], ingest_s: float
+) -> Run:
+    label = f"{name} (after Consolidate)"
+    started = time.perf_counter()
+    try:
+        reply = stack.stub.Consolidate(pb.ConsolidateRequest(), metadata=stack.meta, timeout=1800)
+    except grpc.RpcError as exc:
+        why = (
+            "not available (Consolidate is UNIMPLEMENTED on this server)"
+            if exc.code() == grpc.StatusCode.UNIMPLEMENTED
+            else f"not available (Consolidate failed: {exc.code().name}: {exc.details()})"
+        )
+        print(f"   {why}", flush=True)
+        return Run(label, ingest_s, 0, why, why, after=True, consolidate=why)
+    took = time.perf_counter() - started
+    status = wait_caught_up(stack)
+    counts = (
+        f"cycle {reply.cycle_id} up to LOG seq {reply.up_to_seq}: merged {reply.merged}, superseded "
+        f"{reply.superseded}, archived {reply.archived}, decayed {reply.decayed}, insights {reply.insights}, "
+        f"summaries {reply.summaries}, linked {reply.linked}; {reply.took_ms:.0f} ms by the server, "
+        f"{took:.1f} s for the call"
+    )
+    print(f"   {counts}", flush=True)
+    view = View.of(stack)
+    return Run(
+        label,
+        ingest_s,
+        int(status.memories),
+        measure_supersession(stack, view, sup, after=True),
+        measure_duplicates(stack, view, dup),
+        after=True,
+        consolidate=counts,
+    )
+
+
+def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: bool) -> str:
+    n_rules = {s: sum(r["split"] == s for r in sup["rules"]) for s in SPLITS}
+    n_near = {s: sum(r["split"] == s for r in sup["near_misses"]) for s in SPLITS}
+    restated = [len(f["restatements"]) for f in dup["facts"]]
+    sessions = {m["session_id"] for m in sup["memories"]}
+    special = {m["session_id"] for m in sup["memories"] if m["role"] != "filler"}
+    dup_sessions = len({m["session_id"] for m in dup["memories"]})
+    repos = len({m["repo"] for m in sup["memories"]}), len({m["repo"] for m in dup["memories"]})
+    lines = [
+        f"Supersession set: {len(sup['rules'])} rules (dev {n_rules['dev']}, held-out {n_rules['heldout']}), "
+        f"each decided in one session and amended in a later one, and {len(sup['near_misses'])} near-miss "
+        f"pairs (dev {n_near['dev']}, held-out {n_near['heldout']}) in {len(sessions)} sessions of "
+        f"{repos[0]} repos ({len(sessions - special)} of them filler only), {len(sup['memories'])} "
+        f"memories over ~90 days. Duplicate set: {len(dup['facts'])} facts restated "
+        f"{min(restated, default=0)} to {max(restated, default=0)} times ({sum(restated)} restatements: "
+        "prompts, notes and observations) "
+        f"and {len(dup['similar'])} similar but unrelated memories in {dup_sessions} sessions of "
+        f"{repos[1]} repos, "
+        f"{len(dup['memories'])} memories. Hand-written material laid out by "
+        "`benchmarks/consolidation_data.py`; "
+        "every memory stored through gRPC `Store`, recall through gRPC `Recall` (limit 10, repo set)."
+        + (" **Quick subset (smoke run).**" if quick else ""),
+        "",
+        "| configuration | split | rule questions | amendment above the superseded decision "
+        "| amendment in top 5 | near-miss memories active and in top 5 for their question |",
+        "|---|---|---|---|---|---|",
+    ]
+    for run in runs:
+        lines += sup_rows(run.name, run.sup)
+    lines += [
+        "",
+        f"Targets (issue 11): amendment above the superseded one ≥ {TARGET_ABOVE:.0%}, in the top 5 ≥ "
+        f"{TARGET_TOP5:.0%}. Above: the amendment is in the top 10 and the decision is below it or absent.",
+        "",
+        "| configuration | fact in top 10 | fact's memories in top 10 (mean / max) | at most 2 "
+        "| canonical first | similar memories active and in top 5 |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [dup_row(run.name, run.dup, after=run.after) for run in runs]
+    lines += [
+        "",
+        f"Target: at most {TARGET_RESTATED} of a fact's memories in the top 10 for a question about it, the "
+        "canonical memory (`restated` > 1, or the one restatements were merged into) first; no similar "
+        "memory lost.",
+        "",
+    ]
+    for run in runs:
+        if run.after:
+            lines.append(f"- {run.name}: {run.memories} memories active after the cycle.")
+        else:
+            lines.append(f"- {run.name}: {run.memories} memories, {run.ingest_s:.0f} s to store and embed.")
+        if run.consolidate:
+            lines.append(f"  Consolidate: {run.consolidate}.")
+        if isinstance(run.sup, Supersession) and run.after:
+            s = run.sup
+            lines.append(
+                "  Decisions marked superseded by their amendment: "
+                + ", ".join(f"{x} {pct(s.superseded_by_amendment[x], s.rules[x])}" for x in SPLITS)
+                + "; near-miss memories no longer active (false supersession): "
+                + ", ".join(f"{x} {pct(s.near_inactive[x], s.near[x])}" for x in SPLITS)
+                + "."
+            )
+        if isinstance(run.dup, Duplicates) and run.after:
+            d = run.dup
+            lines.append(
+                f"  Restatements merged: {pct(d.merged, d.restatements)}; similar memories no longer active: "
+                f"{d.similar_inactive}/{d.similar}."
+            )
+        if isinstance(run.sup, Supersession) and run.sup.misses and run.name.startswith("hybrid"):
+            shown = run.sup.misses[:12]
+            more = len(run.sup.misses) - len(shown)
+            lines.append(
+                "  Amendment not above: " + "; ".join(shown) + (f"; and {more} more" if more else "") + "."
+            )
+        if isinstance(run.sup, Supersession) and run.sup.near_lost:
+            lines.append(
+                "  Near-miss memories not active or not in the top 5: " + "; ".join(run.sup.near_lost) + "."
+            )
+    return "\n".join(lines)
+
+
+def details(runs: list[Run]) -> list[dict[str, Any]]:
+    return [
+        {
+            "configuration": run.name,
+            "consolidate": run.consolidate,
+            "supersession": run.sup.records if isinstance(run.sup, Supersession) else run.sup,
+            "duplicates": run.dup.records if isinstance(run.dup, Duplicates) else run.dup,
+        }
+        for run in runs
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a small subset, hybrid only, no RESULTS.md")
+    parser.add_argument("--configs", default="", help=f"comma list of {', '.join(CONFIGS)} (default: all)")
+    parser.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    parser.add_argument("--details", type=Path, help="write every question's ranks here (JSON)")
+    args = parser.parse_args()
+    names = [c for c in (args.configs or ("hybrid" if args.quick else ",".join(CONFIGS))).split(",") if c]
+    unknown = [n for n in names if n not in CONFIGS]
+    if unknown:
+        raise SystemExit(f"unknown configuration(s): {', '.join(unknown)}")
+    sup, dup = load()
+    if args.quick:
+        sup, dup = quick_subset(sup, dup)
+    memories = shifted([*sup["memories"], *dup["memories"]])
+    runs: list[Run] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            runs += run_config(
+                name, CONFIGS[name], sup, dup, memories, Path(tmp), consolidate=name == "hybrid"
+            )
+    if args.details:
+        args.details.write_text(json.dumps(details(runs), indent=1))
+    body = report(runs, sup, dup, args.quick)
+    if all(isinstance(run.sup, str) and run.sup.startswith("failed") for run in runs):
+        print(body)
+        raise SystemExit("every configuration failed: RESULTS.md left alone")
+    if args.quick or args.no_write:
+        print(body)
+        return
+    write_section(SECTION, "Consolidation: supersession and duplicate collapse (gRPC, real stack)", body)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1919 @@
+"""The consolidation benchmark's data: a supersession set and a duplicate set, from hand-written material.
+
+Everything here was written for this benchmark (no copied text). ``build()`` lays it out deterministically
+(a seeded ``random.Random``) as coding sessions over ~90 days:
+
+- **supersession** (``data/supersession.json``): rules decided in one session (a prompt or decision, as a
+  user types it to a coding agent) and amended in a later session of the same repo with different wording
+  (sometimes with a cue such as "instead", "from now on", "switch", sometimes only the new value), each
+  with the questions an agent would ask later whose answer is the current rule. Near-miss pairs: two
+  decisions of one repo about related but different subjects with similar wording, neither of which may
+  supersede the other. Most sessions hold neither, only filler (prompts, notes, decisions and tool
+  observations about other work in the repo).
+- **duplicates** (``data/duplicates.json``): facts restated 5 to 25 times across sessions (as prompts,
+  notes and tool observations), with questions about each, and "similar but unrelated" memories that a
+  merge must not swallow, each with its own question.
+
+Splits: the first half of each repo's rules and near-misses are ``dev`` (thresholds may be tuned on
+them), the rest ``heldout``. Times are fixed ISO-8601 strings (UTC); the harness shifts them all by one
+offset so the newest memory is a day old when it runs (recency is relative to now).
+
+    .venv/bin/python benchmarks/consolidation_data.py        # rewrite both JSON files
+    .venv/bin/python benchmarks/consolidation_data.py --check  # exit 1 when they are stale
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data"
+SUPERSESSION_PATH = DATA / "supersession.json"
+DUPLICATES_PATH = DATA / "duplicates.json"
+NAMESPACE = uuid.UUID("5d0c6f3e-2b1a-4c52-9d47-8a4f1e6b0c21")
+START = datetime(2026, 7, 6, 8, 0, tzinfo=UTC)
+DAYS = 90
+SEED = 20261124
+
+
+def memory_id(key: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, f"bench-consolidation/{key}"))
+
+
+# --------------------------------------------------------------------------------------------------
+# Rules: (repo, subject, (type, decision text), (type, amendment text), questions)
+# --------------------------------------------------------------------------------------------------
+
+Said = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Rule:
+    repo: str
+    subject: str
+    decision: Said
+    amendment: Said
+    questions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    repo: str
+    subjects: tuple[str, str]
+    memories: tuple[Said, Said]
+    questions: tuple[str, str]
+
+
+RULES: tuple[Rule, ...] = (
+    # storefront-api: a Python (FastAPI, SQLAlchemy, Postgres) backend
+    Rule(
+        "storefront-api",
+        "Python line length",
+        (
+            "prompt",
+            "set line-length = 88 in pyproject for both black and ruff, I don't want to argue about "
+            "wrapping in reviews anymore",
+        ),
+        (
+            "prompt",
+            "bump the line length to 110, at 88 our SQLAlchemy queries get wrapped into unreadable "
+            "staircases",
+        ),
+        (
+            "What line length do we use for Python code?",
+            "How long can a line be before the formatter wraps it?",
+        ),
+    ),
+    Rule(
+        "storefront-api",
+        "outbound HTTP client library",
+        (
+            "decision",
+            "Outbound calls to partner APIs use requests with one shared Session defined in "
+            "app/clients/base.py.",
+        ),
+        (
+            "prompt",
+            "let's move the partner clients over to httpx.AsyncClient instead, the handlers are all "
+            "async now and requests blocks the event loop",
+        ),
+        ("Which HTTP client library should the partner API clients use?",),
+    ),
+    Rule(
+        "storefront-api",
+        "list endpoint pagination",
+        (
+            "decision",
+            "List endpoints paginate with ?page= and ?per_page=, per_page defaults to 50 and caps at 200.",
+        ),
+        (
+            "prompt",
+            "from now on list endpoints do cursor pagination: accept ?cursor= and return next_cursor "
+            "in the body. no more page numbers, offsets get slow past page 300",
+        ),
+        ("How should a new list endpoint paginate its results?",),
+    ),
+    Rule(
+        "storefront-api",
+        "error response body format",
+        (
+            "prompt",
+            'errors should go out as {"error": "<message>"} with the right status code, keep it simple',
+        ),
+        (
+            "decision",
+            "Switch error bodies to RFC 7807 problem+json (type, title, status, detail); the "
+            "mobile team needs a stable type to branch on.",
+        ),
+        ("What format should an API error response body have?", "How do we return errors from the API?"),
+    ),
+    Rule(
+        "storefront-api",
+        "SQLAlchemy pool size for API pods",
+        ("decision", "API pods run SQLAlchemy with pool_size=10 and max_overflow=5."),
+        (
+            "prompt",
+            "make it pool_size 20 and max_overflow 0 on the API pods, the overflow connections kept "
+            "churning under load",
+        ),
+        ("What database connection pool size do the API pods use?",),
+    ),
+    Rule(
+        "storefront-api",
+        "when integration tests run",
+        ("decision", "Every PR needs unit tests. Integration tests are optional on PRs and run nightly."),
+        (
+            "prompt",
+            "integration tests have to run on every PR now, the nightly job let the checkout "
+            "regression sit for two days",
+        ),
+        ("When do the integration tests run?", "Do integration tests need to pass before merging a PR?"),
+    ),
+    Rule(
+        "storefront-api",
+        "logging library",
+        (
+            "prompt",
+            "use the stdlib logging module with the JSON formatter in app/logging.py for all new log lines",
+        ),
+        (
+            "decision",
+            "We replace stdlib logging with structlog everywhere; the middleware binds request_id "
+            "so every line carries it.",
+        ),
+        ("Which logging library do we use in the API?",),
+    ),
+    Rule(
+        "storefront-api",
+        "access token lifetime",
+        ("decision", "Access tokens expire after 60 minutes, refresh tokens after 30 days."),
+        (
+            "prompt",
+            "security review: access tokens should only live 15 minutes. refresh tokens stay as they are",
+        ),
+        ("How long is an access token valid?",),
+    ),
+    Rule(
+        "storefront-api",
+        "API versioning scheme",
+        ("decision", "Version the public API in the URL path: /v1/products, /v1/orders and so on."),
+        (
+            "prompt",
+            "no more /v2 paths. the version goes in the Accept header, "
+            "application/vnd.storefront.v2+json, the router picks the handler from it",
+        ),
+        ("How do clients select the API version?",),
+    ),
+    # billing-service: Go
+    Rule(
+        "billing-service",
+        "Go linter in CI",
+        ("prompt", "add golint to the CI lint step and fail the build on warnings"),
+        (
+            "decision",
+            "golint is deprecated: CI runs golangci-lint with the default linters plus gosec and errorlint.",
+        ),
+        ("Which linter runs on the Go code in CI?",),
+    ),
+    Rule(
+        "billing-service",
+        "invoice number format",
+        (
+            "decision",
+            "Invoice numbers look like INV-2026-000123: the year, then a 6 digit sequence that "
+            "restarts every January.",
+        ),
+        (
+            "prompt",
+            "accounting wants invoice numbers without the year: INV- plus an 8 digit zero padded "
+            "sequence that never resets",
+        ),
+        ("What format do invoice numbers have?", "Does the invoice sequence reset every year?"),
+    ),
+    Rule(
+        "billing-service",
+        "money representation",
+        (
+            "prompt",
+            "for now just keep amounts as float64 dollars in the ledger structs, we'll clean it up later",
+        ),
+        (
+            "decision",
+            "Money is int64 minor units (cents) everywhere in billing; floats only exist at the "
+            "JSON boundary and get converted there.",
+        ),
+        ("How do we represent monetary amounts in billing-service?",),
+    ),
+    Rule(
+        "billing-service",
+        "where billing events are published",
+        ("decision", "Billing events are published to the RabbitMQ exchange billing.events (topic type)."),
+        (
+            "prompt",
+            "we're dropping RabbitMQ. publish billing events to the Kafka topic billing-events-v1, "
+            "keyed by account id",
+        ),
+        ("Where are billing events published?",),
+    ),
+    Rule(
+        "billing-service",
+        "service port",
+        ("prompt", "billing-service should listen on 8080, locally and in the cluster"),
+        ("prompt", "change the HTTP port of billing-service to 9090, 8080 clashes with the envoy sidecar"),
+        ("Which port does billing-service listen on?",),
+    ),
+    Rule(
+        "billing-service",
+        "branching model",
+        (
+            "decision",
+            "We follow git flow: feature branches off develop, release branches merge develop into main.",
+        ),
+        (
+            "decision",
+            "Trunk-based from today: short-lived branches off main, squash merge, the develop "
+            "branch gets deleted.",
+        ),
+        ("What branch should I base my feature work on?", "What branching model do we use?"),
+    ),
+    Rule(
+        "billing-service",
+        "error wrapping",
+        ("prompt", "wrap errors with errors.Wrap from pkg/errors so we keep stack traces"),
+        (
+            "prompt",
+            "stop using pkg/errors, it's archived. fmt.Errorf with %w for wrapping, and errors.Is / "
+            "errors.As to check",
+        ),
+        ("How should errors be wrapped in the Go code?",),
+    ),
+    Rule(
+        "billing-service",
+        "Stripe API retries",
+        ("decision", "Retry Stripe API calls 3 times, only on 5xx responses."),
+        (
+            "prompt",
+            "stripe calls: 5 attempts with jittered backoff, and retry on 429 too, we got rate "
+            "limited during the renewal batch",
+        ),
+        ("How many times do we retry Stripe API calls?", "Which Stripe responses are retried?"),
+    ),
+    Rule(
+        "billing-service",
+        "billing database",
+        ("decision", "billing-service keeps its data in MySQL 8 (the billing schema on the shared cluster)."),
+        (
+            "decision",
+            "Billing moves to Postgres 15; every new table goes to Postgres, MySQL is read-only "
+            "until the migration finishes.",
+        ),
+        ("Which database does billing-service use?",),
+    ),
+    # web-dashboard: TypeScript, React
+    Rule(
+        "web-dashboard",
+        "package manager",
+        ("prompt", "the dashboard uses yarn v1, please commit yarn.lock and don't mix in npm"),
+        ("prompt", "switch the dashboard to pnpm. delete yarn.lock and commit pnpm-lock.yaml"),
+        ("Which package manager does the dashboard use?",),
+    ),
+    Rule(
+        "web-dashboard",
+        "global state management",
+        ("decision", "Global state lives in Redux Toolkit slices under src/store/."),
+        (
+            "decision",
+            "New global state goes in Zustand stores instead of Redux Toolkit; we migrate the old "
+            "slices one at a time when we touch them.",
+        ),
+        ("What should I use for global state in the dashboard?",),
+    ),
+    Rule(
+        "web-dashboard",
+        "unit test runner",
+        ("prompt", "write the unit tests with jest and testing-library, config is in jest.config.ts"),
+        ("prompt", "vitest replaces jest, it reuses the vite config so we drop the babel setup"),
+        ("Which test runner do the dashboard unit tests use?",),
+    ),
+    Rule(
+        "web-dashboard",
+        "component styling",
+        ("decision", "Style components with CSS modules, one Component.module.css next to each component."),
+        (
+            "decision",
+            "New components are styled with Tailwind utility classes; existing CSS modules stay "
+            "until someone touches the component.",
+        ),
+        ("How should I style a new component?",),
+    ),
+    Rule(
+        "web-dashboard",
+        "component file naming",
+        ("prompt", "name component files in kebab-case, like user-card.tsx"),
+        (
+            "prompt",
+            "component files are PascalCase, UserCard.tsx, same as the component they export. "
+            "rename as you go",
+        ),
+        ("How do we name React component files?",),
+    ),
+    Rule(
+        "web-dashboard",
+        "Prettier quotes and semicolons",
+        ("decision", "Prettier config: double quotes, semicolons on, trailing commas es5."),
+        (
+            "prompt",
+            "team vote is in: singleQuote true and semi false in .prettierrc, run prettier --write "
+            "on the whole repo in one commit",
+        ),
+        ("What quote style and semicolon setting does Prettier use?",),
+    ),
+    Rule(
+        "web-dashboard",
+        "date library",
+        ("prompt", "format dates with moment, there's a helper in src/utils/dates.ts"),
+        ("decision", "date-fns instead of moment for all date formatting, moment adds 70 kB to the bundle."),
+        ("Which library formats dates in the dashboard?",),
+    ),
+    Rule(
+        "web-dashboard",
+        "API base URL environment variable",
+        ("decision", "The dashboard reads the API base URL from REACT_APP_API_URL."),
+        (
+            "prompt",
+            "after the vite move the variable is VITE_API_BASE_URL, REACT_APP_API_URL isn't read anymore",
+        ),
+        ("Which environment variable sets the dashboard's API base URL?",),
+    ),
+    # mobile-app: React Native
+    Rule(
+        "mobile-app",
+        "minimum iOS version",
+        ("decision", "The app supports iOS 14 and later."),
+        ("prompt", "raise the iOS deployment target to 16, under 1% of sessions are on anything older"),
+        ("What is the minimum iOS version the app supports?",),
+    ),
+    Rule(
+        "mobile-app",
+        "Android minSdk",
+        ("prompt", "keep minSdkVersion at 23 in android/build.gradle"),
+        ("decision", "minSdk goes to 26 so we can use java.time without core library desugaring."),
+        ("What minSdkVersion does the Android build use?",),
+    ),
+    Rule(
+        "mobile-app",
+        "analytics SDK",
+        ("decision", "Product analytics events go to Firebase Analytics through src/analytics/track.ts."),
+        ("prompt", "analytics goes through Segment from now on. firebase stays only for crashlytics"),
+        ("Which analytics SDK do we send product events to?",),
+    ),
+    Rule(
+        "mobile-app",
+        "store release cadence",
+        ("decision", "We submit a release to both stores every second Thursday."),
+        ("prompt", "starting next sprint we ship weekly, submissions go out on Tuesdays"),
+        ("How often do we release the app to the stores, and on which day?",),
+    ),
+    Rule(
+        "mobile-app",
+        "remote image component",
+        ("prompt", "use react-native-fast-image for every remote image, it caches properly"),
+        (
+            "prompt",
+            "fast-image is unmaintained. use expo-image for remote images, it has the cache policy we need",
+        ),
+        ("Which component should render remote images?",),
+    ),
+    Rule(
+        "mobile-app",
+        "navigation setup",
+        (
+            "decision",
+            "Navigation uses react-navigation native stacks; register new screens in "
+            "src/navigation/RootStack.tsx.",
+        ),
+        (
+            "decision",
+            "We're switching navigation to expo-router: a screen is a file under app/, the route "
+            "follows the path.",
+        ),
+        ("How do I add a new screen to the navigation?",),
+    ),
+    Rule(
+        "mobile-app",
+        "feature flag provider",
+        ("prompt", "feature flags come from LaunchDarkly, wrap the client in src/flags.ts"),
+        ("decision", "Feature flags now come from our self-hosted Unleash; the LaunchDarkly contract ended."),
+        ("Which service provides feature flags in the app?",),
+    ),
+    Rule(
+        "mobile-app",
+        "network request timeout on mobile",
+        ("decision", "API requests from the app time out after 20 seconds."),
+        (
+            "prompt",
+            "cut the network timeout in the api client to 8s and show the retry banner instead of "
+            "the spinner",
+        ),
+        ("What timeout do network requests in the app use?",),
+    ),
+    # data-pipeline: Airflow, dbt, a warehouse
+    Rule(
+        "data-pipeline",
+        "orders DAG schedule",
+        ("decision", "The orders DAG runs hourly at minute 15."),
+        ("prompt", "run the orders dag every 30 minutes, finance wants fresher numbers on the dashboard"),
+        ("How often does the orders DAG run?",),
+    ),
+    Rule(
+        "data-pipeline",
+        "target warehouse",
+        ("decision", "The pipeline loads into Redshift, schema analytics."),
+        (
+            "decision",
+            "The load target is Snowflake now, database ANALYTICS and schema CORE; Redshift stays "
+            "read-only until it is decommissioned.",
+        ),
+        ("Which warehouse and schema does the pipeline load into?",),
+    ),
+    Rule(
+        "data-pipeline",
+        "dbt staging model names",
+        ("prompt", "dbt staging models are named stg_<source>_<table>, e.g. stg_shopify_orders"),
+        (
+            "prompt",
+            "staging models get a double underscore between parts: stg__shopify__orders. rename the "
+            "existing ones in one PR",
+        ),
+        ("How should a dbt staging model be named?",),
+    ),
+    Rule(
+        "data-pipeline",
+        "dataframe library",
+        ("decision", "Python transformation tasks use pandas."),
+        (
+            "decision",
+            "New transformations are written in Polars, pandas runs out of memory on the events table.",
+        ),
+        ("Which dataframe library should a new transformation use?",),
+    ),
+    Rule(
+        "data-pipeline",
+        "raw event retention",
+        ("prompt", "keep raw event files in s3 for 90 days, then the lifecycle rule deletes them"),
+        (
+            "prompt",
+            "change the lifecycle rule on the raw events bucket to 400 days, analytics needs year "
+            "over year comparisons",
+        ),
+        ("How long do we keep raw event files?",),
+    ),
+    Rule(
+        "data-pipeline",
+        "Python version on Airflow workers",
+        ("decision", "Airflow workers run Python 3.9."),
+        ("prompt", "upgrade the airflow worker image to python 3.11, the 3.9 image is end of life soon"),
+        ("Which Python version do the Airflow workers run?",),
+    ),
+    Rule(
+        "data-pipeline",
+        "DAG failure alerts",
+        ("decision", "DAG failures post to the #data-alerts Slack channel."),
+        (
+            "decision",
+            "DAG failure alerts page the PagerDuty service data-oncall instead of Slack; nobody "
+            "saw the channel over the weekend.",
+        ),
+        ("Where do DAG failure alerts go?",),
+    ),
+    Rule(
+        "data-pipeline",
+        "SQL keyword case",
+        ("prompt", "SQL style: uppercase keywords, 4 space indent, one column per line"),
+        ("prompt", "let sqlfluff decide the style, lowercase keywords, rules are in .sqlfluff"),
+        ("Should SQL keywords be uppercase or lowercase?",),
+    ),
+    # infra: Terraform, Kubernetes, CI
+    Rule(
+        "infra",
+        "Terraform state backend",
+        (
+            "decision",
+            "Terraform state lives in the S3 bucket acme-tf-state with the DynamoDB table tf-locks "
+            "for locking.",
+        ),
+        (
+            "decision",
+            "Terraform state moves to Terraform Cloud workspaces, one per environment; the S3 "
+            "backend is frozen.",
+        ),
+        ("Where is the Terraform state stored?",),
+    ),
+    Rule(
+        "infra",
+        "CI provider",
+        ("prompt", "all pipelines run on circleci, config in .circleci/config.yml"),
+        (
+            "prompt",
+            "everything runs on github actions now, port the deploy job too and delete the .circleci folder",
+        ),
+        ("Which CI system runs our pipelines?",),
+    ),
+    Rule(
+        "infra",
+        "default container memory limit",
+        ("decision", "Default container memory limit is 512Mi, request 256Mi."),
+        ("prompt", "raise the default memory limit to 1Gi, half the services got OOMKilled at 512"),
+        ("What is the default memory limit for a container?",),
+    ),
+    Rule(
+        "infra",
+        "production rollout strategy",
+        ("decision", "Deployments use RollingUpdate with maxUnavailable 1 and maxSurge 1."),
+        (
+            "prompt",
+            "production deploys go blue-green through argo rollouts from now on, staging can keep "
+            "rolling updates",
+        ),
+        ("How are production deployments rolled out?",),
+    ),
+    Rule(
+        "infra",
+        "primary AWS region",
+        ("decision", "The primary region is us-east-1."),
+        (
+            "decision",
+            "eu-west-1 becomes the primary region for GDPR; us-east-1 is the disaster recovery site.",
+        ),
+        ("Which AWS region is primary?",),
+    ),
+    Rule(
+        "infra",
+        "container base image",
+        ("prompt", "base all python service images on python:3.11-slim"),
+        (
+            "prompt",
+            "switch the base image to gcr.io/distroless/python3, slim keeps showing up with CVEs in the scan",
+        ),
+        ("Which base image do Python service containers use?",),
+    ),
+    Rule(
+        "infra",
+        "secrets store",
+        ("decision", "Secrets are kept in AWS Secrets Manager and mounted with the CSI driver."),
+        ("decision", "Secrets move to HashiCorp Vault, injected by the Vault agent sidecar."),
+        ("Where are application secrets stored?",),
+    ),
+    Rule(
+        "infra",
+        "RDS backup retention",
+        ("prompt", "set the RDS automated backup retention to 7 days"),
+        ("prompt", "auditors flagged the backups: retention on every RDS instance goes to 35 days"),
+        ("How long are RDS automated backups kept?",),
+    ),
+)
+
+NEAR_MISSES: tuple[NearMiss, ...] = (
+    NearMiss(
+        "storefront-api",
+        ("outbound HTTP timeout", "Postgres statement timeout"),
+        (
+            ("decision", "Outbound HTTP calls get a 10 second timeout, set once on the shared client."),
+            (
+                "decision",
+                "The Postgres statement_timeout for the API role is 30 seconds, set in a migration.",
+            ),
+        ),
+        (
+            "What timeout do outbound HTTP requests use?",
+            "What is the Postgres statement timeout for the API?",
+        ),
+    ),
+    NearMiss(
+        "storefront-api",
+        ("payment webhook retries", "transactional email retries"),
+        (
+            (
+                "prompt",
+                "retry failed payment webhooks 5 times with exponential backoff starting at 2 seconds",
+            ),
+            (
+                "prompt",
+                "transactional emails retry 3 times, a minute apart, then they go to the dead letter table",
+            ),
+        ),
+        ("How are failed payment webhooks retried?", "How often is a failed transactional email retried?"),
+    ),
+    NearMiss(
+        "storefront-api",
+        ("public search rate limit", "admin endpoint rate limit"),
+        (
+            ("decision", "Rate limit the public search endpoint to 100 requests per minute per IP."),
+            ("decision", "Admin endpoints are rate limited to 20 requests per minute per token."),
+        ),
+        (
+            "What is the rate limit on the public search endpoint?",
+            "What rate limit applies to admin endpoints?",
+        ),
+    ),
+    NearMiss(
+        "billing-service",
+        ("Stripe webhook handler timeout", "invoice PDF renderer timeout"),
+        (
+            (
+                "decision",
+                "The Stripe webhook handler must answer within 5 seconds; slower work goes to the job queue.",
+            ),
+            ("decision", "The invoice PDF renderer times out after 45 seconds per document."),
+        ),
+        ("How fast must the Stripe webhook handler respond?", "When does the invoice PDF renderer time out?"),
+    ),
+    NearMiss(
+        "billing-service",
+        ("invoice email sender", "dunning email sender"),
+        (
+            ("prompt", "invoice emails are sent from billing@acme-shop.com"),
+            ("prompt", "dunning reminders are sent from payments@acme-shop.com, not the billing address"),
+        ),
+        ("Which address sends invoice emails?", "Which address sends the dunning reminders?"),
+    ),
+    NearMiss(
+        "billing-service",
+        ("audit log retention", "debug log retention"),
+        (
+            ("decision", "Billing audit logs are kept for 7 years, it's a legal requirement."),
+            ("decision", "Billing debug logs are kept for 14 days in Loki."),
+        ),
+        ("How long are billing audit logs kept?", "How long do we keep billing debug logs?"),
+    ),
+    NearMiss(
+        "web-dashboard",
+        ("success toast duration", "error toast dismissal"),
+        (
+            ("decision", "Success toasts disappear after 4 seconds."),
+            ("decision", "Error toasts stay on screen until the user closes them."),
+        ),
+        ("How long do success toasts stay on screen?", "When do error toasts go away?"),
+    ),
+    NearMiss(
+        "web-dashboard",
+        ("default table page size", "audit log table page size"),
+        (
+            ("prompt", "data tables default to 25 rows per page"),
+            ("prompt", "the audit log table loads 100 rows per page, auditors scroll through a lot"),
+        ),
+        (
+            "How many rows per page does a data table show by default?",
+            "How many rows does the audit log table load per page?",
+        ),
+    ),
+    NearMiss(
+        "web-dashboard",
+        ("button color", "link color"),
+        (
+            ("decision", "Primary buttons use blue #2563EB."),
+            ("decision", "Text links use #1D4ED8 so they don't look like buttons."),
+        ),
+        ("What color are primary buttons?", "What color are text links?"),
+    ),
+    NearMiss(
+        "mobile-app",
+        ("catalog cache lifetime", "avatar cache lifetime"),
+        (
+            ("decision", "The product catalog is cached on the device for 6 hours."),
+            ("decision", "User avatars are cached on the device for 7 days."),
+        ),
+        ("How long is the product catalog cached on the device?", "How long are avatars cached?"),
+    ),
+    NearMiss(
+        "mobile-app",
+        ("Android staged rollout", "iOS phased release"),
+        (
+            (
+                "prompt",
+                "android staged rollout starts at 10% and goes to 50% after 48 hours if crash-free "
+                "sessions hold",
+            ),
+            (
+                "prompt",
+                "on iOS we use apple's automatic 7 day phased release, don't pause it unless crashes spike",
+            ),
+        ),
+        ("How does the Android staged rollout progress?", "How are iOS releases phased?"),
+    ),
+    NearMiss(
+        "mobile-app",
+        ("custom URL scheme", "universal links domain"),
+        (
+            ("decision", "Deep links use the custom scheme acmeshop://."),
+            ("decision", "Universal links are served from https://links.acme-shop.com."),
+        ),
+        ("What URL scheme do deep links use?", "Which domain serves universal links?"),
+    ),
+    NearMiss(
+        "data-pipeline",
+        ("events DAG task retries", "Shopify extractor HTTP retries"),
+        (
+            ("decision", "The events DAG retries a failed task twice, 10 minutes apart."),
+            ("decision", "The Shopify extractor retries each HTTP call 5 times with backoff."),
+        ),
+        (
+            "How does the events DAG retry failed tasks?",
+            "How many retries does the Shopify extractor make per HTTP call?",
+        ),
+    ),
+    NearMiss(
+        "data-pipeline",
+        ("events table partitioning", "orders table clustering"),
+        (
+            ("prompt", "partition the events table by event_date"),
+            ("prompt", "cluster the orders table by customer_id"),
+        ),
+        ("How is the events table partitioned?", "What is the orders table clustered by?"),
+    ),
+    NearMiss(
+        "data-pipeline",
+        ("dev warehouse size", "production dbt warehouse size"),
+        (
+            ("decision", "Dev dbt runs use the X-SMALL warehouse."),
+            ("decision", "Production dbt runs use the MEDIUM warehouse."),
+        ),
+        ("Which warehouse size do dev dbt runs use?", "Which warehouse size do production dbt runs use?"),
+    ),
+    NearMiss(
+        "infra",
+        ("production node instance type", "CI runner instance type"),
+        (
+            ("decision", "The production node pool runs m6i.xlarge instances."),
+            ("decision", "The CI runner pool runs c6i.2xlarge spot instances."),
+        ),
+        ("Which instance type does the production node pool use?", "Which instances do the CI runners use?"),
+    ),
+    NearMiss(
+        "infra",
+        ("latency alert", "error rate alert"),
+        (
+            ("prompt", "alert when API p99 latency is above 800ms for 5 minutes"),
+            ("prompt", "alert when the API error rate is above 2% for 5 minutes"),
+        ),
+        ("When does the latency alert fire?", "What error rate triggers an alert?"),
+    ),
+    NearMiss(
+        "infra",
+        ("metrics retention", "log retention"),
+        (
+            ("decision", "Prometheus keeps metrics for 15 days."),
+            ("decision", "Loki keeps application logs for 30 days."),
+        ),
+        ("How long does Prometheus keep metrics?", "How long are application logs kept in Loki?"),
+    ),
+)
+
+# --------------------------------------------------------------------------------------------------
+# Duplicates: facts restated across sessions, and similar memories that must stay separate
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fact:
+    repo: str
+    subject: str
+    count: int
+    stated: tuple[str, ...]  # how a user says it (prompts and notes)
+    observed: tuple[str, ...]  # tool observations that show it
+    questions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Similar:
+    repo: str
+    fact: str  # the subject of the fact it resembles
+    memory: Said
+    question: str
+
+
+FACTS: tuple[Fact, ...] = (
+    Fact(
+        "platform-api",
+        "linter: ruff, not flake8",
+        18,
+        (
+            "remember, we use ruff not flake8",
+            "lint with ruff",
+            "don't add a flake8 config, ruff does the linting here",
+            "run ruff check before you push, we dropped flake8",
+            "ruff is our linter. not flake8, not pylint",
+            "linting is ruff only, flake8 was removed last year",
+            "please use ruff for lint, there is no flake8 in this repo",
+            "we lint with `ruff check .`, flake8 isn't installed",
+            "no flake8 noqa comments please, ruff is the linter",
+        ),
+        (
+            "Read CONTRIBUTING.md\n## Linting\nWe lint with ruff (`ruff check .`). flake8 is not used.",
+            "Bash: make lint\nruff check app tests\nAll checks passed!",
+            "Bash: flake8 app\nbash: flake8: command not found\n(the Makefile's lint target runs ruff check)",
+            "Read Makefile\nlint:\n\truff check app tests",
+            "Read .pre-commit-config.yaml\n- repo: https://github.com/astral-sh/ruff-pre-commit\n  hooks:\n"
+            "  - id: ruff",
+        ),
+        ("Which linter does platform-api use?", "Should I add a flake8 config?"),
+    ),
+    Fact(
+        "platform-api",
+        "tests run in parallel with pytest -n auto",
+        12,
+        (
+            "run the tests with pytest -n auto, serially they take forever",
+            "tests: `make test`, which is pytest -n auto under the hood",
+            "use xdist when you run the suite, -n auto",
+            "as usual run pytest with -n auto",
+            "the full test suite runs in parallel, pytest -n auto",
+            "reminder: pytest -n auto, not plain pytest",
+        ),
+        (
+            "Bash: make test\npytest -n auto\n8 workers [1240 items]\n1240 passed in 41.8s",
+            "Read Makefile\ntest:\n\tpytest -n auto",
+            "Bash: pytest -n auto tests/\ncreated: 2/2 workers\n1236 passed, 4 skipped in 63.1s",
+        ),
+        ("How do I run the test suite?",),
+    ),
+    Fact(
+        "platform-api",
+        "timestamps stored in UTC",
+        8,
+        (
+            "store every timestamp in UTC, convert only in the frontend",
+            "timestamps go into the DB as UTC, always timezone-aware",
+            "remember: datetimes are UTC in storage, never local time",
+            "use datetime.now(UTC), we keep everything in UTC",
+            "all timestamps are UTC in the database, the UI does the conversion",
+        ),
+        ("Read app/models/base.py\ncreated_at = Column(DateTime(timezone=True), default=utcnow)  # UTC",),
+        ("Which timezone are timestamps stored in?",),
+    ),
+    Fact(
+        "platform-api",
+        "alembic migrations: one per PR, never edit merged ones",
+        6,
+        (
+            "one alembic migration per PR, and never edit a migration that's already merged",
+            "don't touch merged migrations, add a new alembic revision",
+            "schema changes go through alembic, a single revision per pull request",
+            "again: merged alembic migrations are immutable, write a new one",
+        ),
+        ("Read docs/migrations.md\nEach PR adds at most one alembic revision. Never edit merged ones.",),
+        ("How do we handle database schema migrations?", "Can I edit an existing migration?"),
+    ),
+    Fact(
+        "platform-api",
+        "secrets come from Doppler, never a committed .env",
+        6,
+        (
+            "never commit a .env, secrets come from doppler",
+            "get the secrets with doppler run, don't put them in .env files",
+            "secrets live in doppler. a .env in git would fail the pre-commit hook anyway",
+            "reminder that we don't keep secrets in the repo, doppler injects them",
+        ),
+        ("Bash: doppler run -- make dev\nInjected 23 secrets from project platform-api (config dev)",),
+        ("Where do local secrets come from?",),
+    ),
+    Fact(
+        "checkout-web",
+        "package manager: pnpm, not npm",
+        25,
+        (
+            "use pnpm, not npm",
+            "remember this repo is pnpm only",
+            "install deps with pnpm install please, npm messes up the lockfile",
+            "it's pnpm here, don't run npm install",
+            "pnpm add, not npm i",
+            "we use pnpm for everything in checkout-web",
+            "please stick to pnpm, the lockfile is pnpm-lock.yaml",
+            "again, pnpm. a package-lock.json should never show up",
+            "don't use npm or yarn, pnpm is the package manager",
+            "use pnpm for scripts too: pnpm test, pnpm build",
+        ),
+        (
+            "Bash: pnpm install\nLockfile is up to date, resolution step is skipped\nDone in 4.2s",
+            'Read package.json\n"packageManager": "pnpm@9.12.0"',
+            "Bash: npm install\nnpm error This project is configured to use pnpm",
+            "Bash: pnpm test\nTest Files  88 passed (88)\nTests  612 passed (612)",
+            "Read README.md\n## Setup\nInstall with `pnpm install` (npm and yarn are not supported).",
+        ),
+        ("Which package manager does checkout-web use?", "How do I install the dependencies?"),
+    ),
+    Fact(
+        "checkout-web",
+        "conventional commit messages",
+        10,
+        (
+            "commit messages follow conventional commits: feat:, fix:, chore:",
+            "use a conventional commit message, like fix(cart): ...",
+            "remember the commit format, feat/fix/chore prefixes",
+            "conventional commits please, commitlint will reject anything else",
+            "write the commit as conventional commits, scope is the folder name",
+            "prefix the commit message with feat: or fix:, we use conventional commits",
+        ),
+        (
+            'Bash: git commit -m "update cart"\n⧗ input: update cart\n✖ subject may not be empty '
+            "[subject-empty]\n✖ type may not be empty [type-empty] (commitlint, conventional config)",
+            "Read commitlint.config.js\nmodule.exports = { extends: ['@commitlint/config-conventional'] }",
+        ),
+        ("How should commit messages be written?",),
+    ),
+    Fact(
+        "checkout-web",
+        "named exports only",
+        7,
+        (
+            "named exports only, no export default",
+            "please don't use default exports",
+            "export the component by name, we don't do default exports",
+            "remember: no default exports in this codebase",
+            "use named exports, the lint rule import/no-default-export is on",
+        ),
+        ("Read .eslintrc.cjs\nrules: { 'import/no-default-export': 'error' }",),
+        ("Should modules use default or named exports?",),
+    ),
+    Fact(
+        "checkout-web",
+        "API calls go through src/api/client.ts",
+        14,
+        (
+            "all API calls go through src/api/client.ts, never call fetch directly",
+            "use the api client in src/api/client.ts, it adds auth and retries",
+            "don't sprinkle fetch() around, go through our api client",
+            "remember to use apiClient from src/api/client.ts for backend calls",
+            "backend requests only via src/api/client.ts",
+            "no raw fetch in components, use the shared api client",
+            "the api client handles the auth header, so always call the backend through it",
+        ),
+        (
+            "Read src/api/client.ts\nexport const apiClient = createClient({ baseUrl, auth: tokenProvider, "
+            "retries: 2 })",
+            "Grep 'fetch(' src/components\n0 matches (components call apiClient)",
+            "Read docs/frontend.md\nNever call fetch directly; use apiClient from src/api/client.ts.",
+        ),
+        ("How should a component call the backend API?",),
+    ),
+    Fact(
+        "ml-platform",
+        "experiments are logged to MLflow",
+        9,
+        (
+            "log every experiment to mlflow at https://mlflow.internal",
+            "track runs in mlflow, not in spreadsheets",
+            "remember to log params and metrics to our mlflow server",
+            "every training run gets an mlflow run, tracking uri is mlflow.internal",
+            "experiments go to mlflow, use mlflow.autolog() in the training script",
+        ),
+        (
+            "Bash: python train.py --config configs/base.yaml\nMLflow run 4f2c... logged to "
+            "https://mlflow.internal/#/experiments/12",
+            "Read train.py\nmlflow.set_tracking_uri('https://mlflow.internal')",
+        ),
+        ("Where are experiments tracked?",),
+    ),
+    Fact(
+        "ml-platform",
+        "GPU jobs go to the a100 Slurm queue, never the login node",
+        5,
+        (
+            "training goes to the a100 partition on slurm, never run it on the login node",
+            "submit gpu jobs with sbatch -p a100, the login node has no gpu",
+            "don't train on the login node, use the a100 queue",
+            "remember gpu work is sbatch --partition=a100",
+        ),
+        ("Bash: sbatch -p a100 scripts/train.sbatch\nSubmitted batch job 882134",),
+        ("Where should training jobs run?",),
+    ),
+    Fact(
+        "ml-platform",
+        "seed everything with 42",
+        11,
+        (
+            "seed everything with 42 so runs are comparable",
+            "call seed_everything(42) at the start of every script",
+            "use seed 42, we compare runs across people",
+            "remember the seed is 42 for torch, numpy and random",
+            "set the global seed to 42 before building the dataloaders",
+            "runs must be reproducible: seed_everything(42)",
+        ),
+        (
+            "Read src/utils/repro.py\ndef seed_everything(seed: int = 42) -> None:",
+            "Bash: python train.py\nGlobal seed set to 42",
+        ),
+        ("What random seed do we use?",),
+    ),
+    Fact(
+        "ml-platform",
+        "type hints required, mypy --strict",
+        16,
+        (
+            "everything needs type hints, mypy --strict has to pass",
+            "run mypy --strict before pushing",
+            "remember we type-check with mypy in strict mode",
+            "add type annotations, CI runs mypy --strict",
+            "no untyped functions, mypy is strict here",
+            "please make mypy --strict happy, no Any leaking out",
+            "mypy strict mode is enforced on src/",
+            "type hints on all public functions, mypy --strict in CI",
+        ),
+        (
+            "Bash: mypy --strict src\nSuccess: no issues found in 143 source files",
+            "Read pyproject.toml\n[tool.mypy]\nstrict = true",
+            "Bash: mypy --strict src\nsrc/data/loader.py:41: error: Function is missing a return type "
+            "annotation  [no-untyped-def]\nFound 1 error in 1 file",
+        ),
+        ("How strict is type checking in ml-platform?", "Do functions need type hints?"),
+    ),
+)
+
+SIMILAR: tuple[Similar, ...] = (
+    Similar(
+        "platform-api",
+        "linter: ruff, not flake8",
+        (
+            "note",
+            'ruff\'s isort settings: known-first-party = ["platform"] and force-sort-within-sections, '
+            "so imports sort by module path",
+        ),
+        "How is import sorting configured?",
+    ),
+    Similar(
+        "platform-api",
+        "tests run in parallel with pytest -n auto",
+        (
+            "decision",
+            "Flaky tests get @pytest.mark.flaky(reruns=2) plus a link to the ticket that tracks them.",
+        ),
+        "How do we mark a flaky test?",
+    ),
+    Similar(
+        "platform-api",
+        "timestamps stored in UTC",
+        (
+            "decision",
+            "The reporting export writes timestamps in the customer's local timezone because the "
+            "PDFs are read by their accountants.",
+        ),
+        "Which timezone does the reporting export use?",
+    ),
+    Similar(
+        "platform-api",
+        "alembic migrations: one per PR, never edit merged ones",
+        (
+            "note",
+            "data backfills are not alembic migrations, they are one-off scripts in scripts/backfills/ "
+            "run by hand",
+        ),
+        "Where do data backfill scripts go?",
+    ),
+    Similar(
+        "checkout-web",
+        "package manager: pnpm, not npm",
+        ("decision", "The Docker build runs npm ci because the node base image has no pnpm; leave it."),
+        "Which install command does the Docker build use?",
+    ),
+    Similar(
+        "checkout-web",
+        "conventional commit messages",
+        (
+            "note",
+            "release notes are generated from PR titles by release-drafter, label the PR so it lands "
+            "in the right section",
+        ),
+        "How are release notes generated?",
+    ),
+    Similar(
+        "checkout-web",
+        "named exports only",
+        (
+            "decision",
+            "Next.js page and layout files need a default export; that's the only exception to the "
+            "exports rule.",
+        ),
+        "Which files need a default export?",
+    ),
+    Similar(
+        "checkout-web",
+        "API calls go through src/api/client.ts",
+        (
+            "note",
+            "the analytics snippet calls Segment with fetch directly because it loads before the app bundle",
+        ),
+        "Why does the analytics snippet call fetch directly?",
+    ),
+    Similar(
+        "ml-platform",
+        "experiments are logged to MLflow",
+        (
+            "decision",
+            "Model artifacts over 2 GB go to the s3://ml-artifacts bucket, not MLflow's artifact store.",
+        ),
+        "Where do large model artifacts get stored?",
+    ),
+    Similar(
+        "ml-platform",
+        "GPU jobs go to the a100 Slurm queue, never the login node",
+        ("prompt", "inference benchmarks run on the t4 partition, the a100s are for training"),
+        "Which Slurm partition do inference benchmarks use?",
+    ),
+    Similar(
+        "ml-platform",
+        "seed everything with 42",
+        (
+            "note",
+            "dataset split seeds are fixed per dataset in configs/splits.yaml, separate from the training "
+            "seed",
+        ),
+        "Where are the dataset split seeds defined?",
+    ),
+    Similar(
+        "ml-platform",
+        "type hints required, mypy --strict",
+        ("decision", "Notebooks under notebooks/ are excluded from type checking."),
+        "Are notebooks type-checked?",
+    ),
+)
+
+# --------------------------------------------------------------------------------------------------
+# Filler: the other work of each repo (hand-written vocabulary, composed by templates)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Vocab:
+    files: tuple[str, ...]
+    symbols: tuple[str, ...]
+    features: tuple[str, ...]
+    tests: tuple[str, ...]
+    runs: tuple[tuple[str, str], ...]  # (command, output)
+    edits: tuple[str, ...]  # what an edit did, given a symbol
+    deps: tuple[str, ...]
+    people: tuple[str, ...] = ("Maria", "Tom", "Priya", "Jonas", "Aiko")
+
+
+PYTHON_WEB = Vocab(
+    files=(
+        "app/api/orders.py",
+        "app/api/products.py",
+        "app/services/cart.py",
+        "app/services/pricing.py",
+        "app/models/order.py",
+        "app/models/customer.py",
+        "app/search/indexer.py",
+        "app/api/deps.py",
+        "app/services/inventory.py",
+        "tests/api/test_orders.py",
+    ),
+    symbols=(
+        "compute_cart_total",
+        "apply_discount_codes",
+        "OrderRepository.list_for_customer",
+        "reserve_stock",
+        "serialize_product",
+        "get_current_customer",
+        "reindex_products",
+        "merge_guest_cart",
+        "ShippingQuote.from_rates",
+        "normalize_sku",
+    ),
+    features=(
+        "guest checkout",
+        "product search",
+        "order history endpoint",
+        "discount codes",
+        "inventory reservation",
+        "shipping quotes",
+        "wishlist endpoint",
+        "CSV product import",
+    ),
+    tests=(
+        "test_guest_checkout_merges_cart",
+        "test_discount_stacking",
+        "test_reserve_stock_race",
+        "test_search_pagination_stable",
+        "test_order_history_filters",
+    ),
+    runs=(
+        ("pytest tests/api -q", "112 passed in 9.84s"),
+        (
+            "pytest tests/services/test_cart.py -q",
+            "1 failed, 23 passed in 2.10s\nFAILED "
+            "test_cart.py::test_merge_guest_cart - AssertionError: 3 != 2",
+        ),
+        (
+            "alembic upgrade head",
+            "INFO  [alembic.runtime.migration] Running upgrade 3f1c -> 7a9e, add wishlist table",
+        ),
+        ("uvicorn app.main:app --reload", "INFO:     Application startup complete."),
+        ("git diff --stat", " app/services/cart.py | 24 +++++++++++-------\n 1 file changed"),
+    ),
+    edits=(
+        "extracted the discount loop out of {symbol}",
+        "added an early return to {symbol} for empty input",
+        "renamed a local in {symbol} for clarity",
+        "added type hints to {symbol}",
+        "moved {symbol} below its helpers",
+    ),
+    deps=("fastapi", "pydantic", "sqlalchemy", "uvicorn"),
+)
+
+GO = Vocab(
+    files=(
+        "internal/invoice/generate.go",
+        "internal/ledger/entry.go",
+        "internal/subscription/renew.go",
+        "cmd/billing/main.go",
+        "internal/tax/rates.go",
+        "internal/payment/stripe.go",
+        "internal/credit/notes.go",
+        "internal/api/handlers.go",
+    ),
+    symbols=(
+        "GenerateInvoice",
+        "Ledger.Post",
+        "RenewSubscription",
+        "ComputeTax",
+        "ProrateUpgrade",
+        "IssueCreditNote",
+        "HandleWebhook",
+        "LoadPlanCatalog",
+    ),
+    features=(
+        "proration on plan upgrades",
+        "credit notes",
+        "tax calculation for EU customers",
+        "subscription renewals",
+        "usage-based billing",
+        "invoice PDF layout",
+        "refund flow",
+    ),
+    tests=(
+        "TestProrateUpgradeMidCycle",
+        "TestComputeTaxReverseCharge",
+        "TestRenewSubscriptionGrace",
+        "TestIssueCreditNotePartial",
+    ),
+    runs=(
+        ("go test ./...", "ok  \tbilling/internal/invoice\t0.412s\nok  \tbilling/internal/ledger\t0.198s"),
+        (
+            "go test ./internal/tax -run TestComputeTax",
+            "--- FAIL: TestComputeTaxReverseCharge (0.00s)\n    rates_test.go:58: got 19.00, want 0.00",
+        ),
+        ("go vet ./...", "(no output)"),
+        ("go build ./cmd/billing", "(no output)"),
+        (
+            "git log --oneline -3",
+            "a91c2e4 proration: round per line\n7d03b1f credit notes: partial\nc1e9a0d tax: EU rates table",
+        ),
+    ),
+    edits=(
+        "split {symbol} into two functions",
+        "added a table-driven test for {symbol}",
+        "fixed the rounding in {symbol}",
+        "documented {symbol}",
+    ),
+    deps=("github.com/stripe/stripe-go", "github.com/jackc/pgx", "go.uber.org/zap"),
+)
+
+TS_WEB = Vocab(
+    files=(
+        "src/pages/Orders.tsx",
+        "src/components/OrderTable.tsx",
+        "src/components/RevenueChart.tsx",
+        "src/hooks/useFilters.ts",
+        "src/pages/Settings.tsx",
+        "src/components/Sidebar.tsx",
+        "src/lib/format.ts",
+        "src/pages/Customers.tsx",
+        "src/components/CartSummary.tsx",
+        "src/pages/Checkout.tsx",
+    ),
+    symbols=(
+        "useFilters",
+        "OrderTable",
+        "RevenueChart",
+        "formatCurrency",
+        "Sidebar",
+        "CustomerDrawer",
+        "CartSummary",
+        "usePaymentIntent",
+        "AddressForm",
+    ),
+    features=(
+        "revenue chart",
+        "orders table filters",
+        "customer drawer",
+        "settings page",
+        "dark mode",
+        "address form validation",
+        "saved carts",
+        "CSV export",
+    ),
+    tests=(
+        "OrderTable sorts by date",
+        "RevenueChart renders empty state",
+        "useFilters syncs with URL",
+        "AddressForm rejects bad postcodes",
+    ),
+    runs=(
+        ("tsc --noEmit", "Found 0 errors."),
+        (
+            "tsc --noEmit",
+            "src/components/OrderTable.tsx:88:14 - error TS2322: Type 'string | undefined' is "
+            "not assignable to type 'string'.",
+        ),
+        ("eslint src --max-warnings 0", "✔ no problems"),
+        ("git status --short", " M src/hooks/useFilters.ts\n?? src/components/CustomerDrawer.test.tsx"),
+    ),
+    edits=(
+        "memoized {symbol}",
+        "added an empty state to {symbol}",
+        "typed the props of {symbol}",
+        "moved {symbol} into its own file",
+    ),
+    deps=("react", "react-router", "recharts", "zod"),
+)
+
+MOBILE = Vocab(
+    files=(
+        "src/screens/ProductScreen.tsx",
+        "src/screens/CartScreen.tsx",
+        "src/components/PriceTag.tsx",
+        "src/api/products.ts",
+        "ios/AcmeShop/AppDelegate.mm",
+        "android/app/build.gradle",
+        "src/screens/OrderTracking.tsx",
+        "src/hooks/useBiometrics.ts",
+    ),
+    symbols=(
+        "ProductScreen",
+        "CartScreen",
+        "PriceTag",
+        "fetchProducts",
+        "useBiometrics",
+        "OrderTracking",
+        "registerPushToken",
+        "AddToCartButton",
+    ),
+    features=(
+        "order tracking map",
+        "biometric login",
+        "push notification opt-in",
+        "product gallery",
+        "offline cart",
+        "app rating prompt",
+        "dark mode",
+    ),
+    tests=(
+        "CartScreen shows empty state",
+        "PriceTag formats yen",
+        "useBiometrics falls back to PIN",
+        "OrderTracking polls until delivered",
+    ),
+    runs=(
+        ("npx jest src/screens", "Tests: 64 passed, 64 total"),
+        ("cd ios && pod install", "Pod installation complete! There are 71 dependencies from the Podfile"),
+        ("./gradlew assembleDebug", "BUILD SUCCESSFUL in 1m 12s"),
+        ("npx tsc --noEmit", "Found 0 errors."),
+    ),
+    edits=(
+        "fixed the layout of {symbol} on small screens",
+        "added accessibility labels to {symbol}",
+        "handled the loading state in {symbol}",
+        "memoized the list items in {symbol}",
+    ),
+    deps=("react-native", "react-native-reanimated", "@tanstack/react-query"),
+)
+
+DATA_VOCAB = Vocab(
+    files=(
+        "dags/orders.py",
+        "dags/events.py",
+        "models/marts/fct_orders.sql",
+        "models/marts/dim_customers.sql",
+        "extract/shopify.py",
+        "extract/stripe_export.py",
+        "models/staging/schema.yml",
+        "dags/common.py",
+    ),
+    symbols=(
+        "fct_orders",
+        "dim_customers",
+        "extract_shopify_orders",
+        "load_to_warehouse",
+        "dedupe_events",
+        "fct_refunds",
+        "build_sessions",
+    ),
+    features=(
+        "refunds mart",
+        "customer lifetime value model",
+        "sessionization",
+        "Stripe export ingestion",
+        "late-arriving events",
+        "dbt docs site",
+    ),
+    tests=(
+        "not_null_fct_orders_order_id",
+        "unique_dim_customers_customer_id",
+        "accepted_values_fct_orders_status",
+        "relationships_fct_refunds_order_id",
+    ),
+    runs=(
+        ("dbt build --select fct_orders+", "Completed successfully\nDone. PASS=14 WARN=0 ERROR=0 SKIP=0"),
+        (
+            "dbt test --select dim_customers",
+            "Failure in test unique_dim_customers_customer_id\nGot 3 results, configured to fail if != 0",
+        ),
+        ("airflow dags test orders 2026-08-01", "Marking run <DagRun orders> successful"),
+        ("pytest tests/extract -q", "31 passed in 3.02s"),
+    ),
+    edits=(
+        "rewrote the join in {symbol}",
+        "added a dedupe step to {symbol}",
+        "documented the grain of {symbol}",
+        "added an incremental filter to {symbol}",
+    ),
+    deps=("dbt-core", "apache-airflow", "great-expectations"),
+)
+
+ML = Vocab(
+    files=(
+        "src/train.py",
+        "src/data/loader.py",
+        "src/models/ranker.py",
+        "src/eval/metrics.py",
+        "configs/base.yaml",
+        "scripts/train.sbatch",
+        "src/features/text.py",
+        "notebooks/error_analysis.ipynb",
+    ),
+    symbols=(
+        "RankerModel",
+        "build_dataloader",
+        "ndcg_at_k",
+        "TextFeaturizer",
+        "train_epoch",
+        "load_checkpoint",
+        "hard_negative_sampler",
+    ),
+    features=(
+        "hard negative mining",
+        "ranking eval",
+        "mixed precision training",
+        "checkpoint resume",
+        "feature store export",
+        "query tower distillation",
+    ),
+    tests=(
+        "test_ndcg_at_k_perfect_ranking",
+        "test_loader_shuffles_per_epoch",
+        "test_featurizer_lowercases",
+        "test_checkpoint_roundtrip",
+    ),
+    runs=(
+        ("pytest tests -q", "57 passed in 12.40s"),
+        ("python -m src.eval.run --split val", "ndcg@10 0.412  mrr 0.388  recall@100 0.871"),
+        ("nvidia-smi", "| 0  NVIDIA A100-SXM4-80GB  | 71C  P0  298W / 400W | 61234MiB / 81920MiB |"),
+        ("squeue -u $USER", "882134  a100  train  R  3:41:07  1 gpu-node-07"),
+    ),
+    edits=(
+        "vectorized the loop in {symbol}",
+        "added gradient clipping to {symbol}",
+        "moved {symbol} to the new config schema",
+        "added a docstring to {symbol}",
+    ),
+    deps=("torch", "lightning", "transformers"),
+)
+
+INFRA = Vocab(
+    files=(
+        "terraform/modules/vpc/main.tf",
+        "terraform/envs/prod/main.tf",
+        "k8s/base/ingress.yaml",
+        "k8s/overlays/prod/kustomization.yaml",
+        "terraform/modules/rds/main.tf",
+        "helm/values-prod.yaml",
+        "k8s/base/hpa.yaml",
+        "terraform/modules/eks/node_groups.tf",
+    ),
+    symbols=(
+        "module.vpc",
+        "module.eks",
+        "aws_security_group.api",
+        "Ingress storefront",
+        "HPA billing",
+        "module.rds_billing",
+        "aws_iam_role.ci_deploy",
+    ),
+    features=(
+        "private subnets for the data stack",
+        "ingress TLS renewal",
+        "autoscaling for billing",
+        "cost dashboard",
+        "VPN for contractors",
+        "egress NAT cost cleanup",
+    ),
+    tests=("terraform validate", "kubeconform on the prod overlay", "tflint", "checkov scan"),
+    runs=(
+        ("terraform plan -out plan.tfplan", "Plan: 2 to add, 1 to change, 0 to destroy."),
+        ("kubectl get pods -n storefront", "storefront-api-7d9c6b5f8-2kqzv   1/1   Running   0   3h"),
+        (
+            "kustomize build k8s/overlays/prod | kubeconform -strict",
+            "Summary: 48 resources found - Valid: 48",
+        ),
+        ("tflint --recursive", "2 issue(s) found: aws_instance_previous_type"),
+    ),
+    edits=(
+        "tagged every resource in {symbol}",
+        "tightened the ingress rules of {symbol}",
+        "moved {symbol} to the shared module",
+        "added outputs to {symbol}",
+    ),
+    deps=("hashicorp/aws", "ingress-nginx", "cert-manager"),
+)
+
+VOCAB: dict[str, Vocab] = {
+    "storefront-api": PYTHON_WEB,
+    "platform-api": PYTHON_WEB,
+    "billing-service": GO,
+    "web-dashboard": TS_WEB,
+    "checkout-web": TS_WEB,
+    "mobile-app": MOBILE,
+    "data-pipeline": DATA_VOCAB,
+    "ml-platform": ML,
+    "infra": INFRA,
+}
+
+PROMPTS = (
+    "the {feature} broke after yesterday's merge, can you check {file}?",
+    "add a test for {symbol} that covers the empty case",
+    "refactor {symbol} in {file}, it does three things at once",
+    "why does {test} fail on CI but pass on my machine?",
+    "rename {symbol} to something clearer, it's also used in {file}",
+    "explain what {file} does, I haven't worked on it before",
+    "the {feature} feels slow, profile it and tell me where the time goes",
+    "bump {dep} to the latest patch release and run the tests",
+    "there's a TODO in {file} about the {feature}, let's just do it",
+    "review my changes in {file} before I open the PR",
+    "split {file} into smaller modules, it keeps growing",
+    "{symbol} isn't called anywhere anymore, delete it and whatever only it used",
+    "open a draft PR for the {feature} work with a short description",
+    "write a docstring for {symbol}, {person} asked what it returns",
+    "can you find every caller of {symbol}?",
+    "start on the {feature}: read {file} first and propose a plan",
+    "{test} is flaky, look at it and tell me if it's the test or the code",
+    "fix the type errors in {file}",
+)
+NOTES = (
+    "{feature}: the bug was an off-by-one in {symbol}, fixed and covered by {test}",
+    "TODO: the {feature} still needs an empty state design from {person}",
+    "{person} wants the {feature} behind a beta flag until the end of the quarter",
+    "{symbol} is called from two places; the one in {file} passes None on purpose",
+    "paired with {person} on the {feature}, next step is wiring {symbol} into {file}",
+    "the {feature} ticket is blocked on {person}'s review",
+)
+DECISIONS = (
+    "Keep {symbol} private to {file}; nothing outside should call it.",
+    "We ship the {feature} without the export button for now.",
+    "The {feature} stays out of this release; {person} will pick it up next sprint.",
+    "{symbol} keeps its current signature until the {feature} lands.",
+)
+
+
+def _fill(template: str, vocab: Vocab, rng: random.Random) -> str:
+    return template.format(
+        file=rng.choice(vocab.files),
+        symbol=rng.choice(vocab.symbols),
+        feature=rng.choice(vocab.features),
+        test=rng.choice(vocab.tests),
+        dep=rng.choice(vocab.deps),
+        person=rng.choice(vocab.people),
+    )
+
+
+def _observation(vocab: Vocab, rng: random.Random) -> str:
+    kind = rng.randrange(5)
+    if kind == 0:
+        return f"Read {rng.choice(vocab.files)} ({rng.randint(40, 900)} lines)"
+    if kind == 1:
+        edit = rng.choice(vocab.edits).format(symbol=rng.choice(vocab.symbols))
+        return f"Edit {rng.choice(vocab.files)}: {edit}"
+    if kind == 2:
+        command, output = rng.choice(vocab.runs)
+        return f"Bash: {command}\n{output}"
+    if kind == 3:
+        return (
+            f"Grep '{rng.choice(vocab.symbols).split('.')[-1]}': {rng.randint(2, 30)} matches in "
+            f"{rng.randint(1, 9)} files"
+        )
+    branch = f"{rng.choice(('fix', 'feat', 'chore'))}/{rng.choice(vocab.features).replace(' ', '-')}"
+    return f"Bash: git checkout -b {branch}\nSwitched to a new branch '{branch}'"
+
+
+class _Filler:
+    """Unique filler memories for a repo: a new text each call (retries on a repeat)."""
+
+    def __init__(self, repo: str, rng: random.Random, seen: set[str]) -> None:
+        self.vocab, self.rng, self.seen = VOCAB[repo], rng, seen
+
+    def _unique(self, make: Any) -> str:
+        for attempt in range(200):
+            text: str = make()
+            if attempt > 100:
+                text = f"{text} ({self.rng.choice(('again', 'second pass', 'follow-up', 'still'))})"
+            if text not in self.seen:
+                self.seen.add(text)
+                return text
+        raise RuntimeError("filler vocabulary exhausted")
+
+    def prompt(self) -> Said:
+        return "prompt", self._unique(lambda: _fill(self.rng.choice(PROMPTS), self.vocab, self.rng))
+
+    def observation(self) -> Said:
+        return "observation", self._unique(lambda: _observation(self.vocab, self.rng))
+
+    def aside(self) -> Said:
+        if self.rng.random() < 0.6:
+            return "note", self._unique(lambda: _fill(self.rng.choice(NOTES), self.vocab, self.rng))
+        return "decision", self._unique(lambda: _fill(self.rng.choice(DECISIONS), self.vocab, self.rng))
+
+    def session(self) -> list[Said]:
+        """A session's own work: a prompt, tool observations, maybe a note, another prompt."""
+        out = [self.prompt()]
+        out += [self.observation() for _ in range(self.rng.randint(2, 4))]
+        if self.rng.random() < 0.5:
+            out.append(self.aside())
+        if self.rng.random() < 0.6:
+            out.append(self.prompt())
+            out += [self.observation() for _ in range(self.rng.randint(1, 2))]
+        while len(out) < 5:
+            out.append(self.observation())
+        return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Layout: sessions over ~90 days, special memories placed in them
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Session:
+    repo: str
+    index: int
+    start: datetime
+    specials: list[tuple[str, str, Said]]  # (key, role, memory)
+
+    @property
+    def sid(self) -> str:
+        return f"{self.repo}-s{self.index:03d}"
+
+
+def _sessions(repo: str, count: int, rng: random.Random) -> list[_Session]:
+    starts = sorted(START + timedelta(minutes=rng.randrange(DAYS * 24 * 60 // 15) * 15) for _ in range(count))
+    return [_Session(repo, i, start, []) for i, start in enumerate(starts)]
+
+
+def _memories(sessions: list[_Session], rng: random.Random, prefix: str) -> list[dict[str, Any]]:
+    """Each session's filler with its specials mixed in (never first), minutes apart, in time order."""
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()  # no filler text twice, in any repo
+    repos = sorted({s.repo for s in sessions})
+    fillers = {repo: _Filler(repo, random.Random(f"{prefix}/{repo}"), seen) for repo in repos}
+    for session in sorted(sessions, key=lambda s: (s.start, s.repo)):
+        items = [("", "filler", said) for said in fillers[session.repo].session()]
+        for special in session.specials:
+            items.insert(rng.randint(1, len(items)), special)
+        at = session.start
+        for n, (key, role, (kind, text)) in enumerate(items):
+            at += timedelta(minutes=rng.randint(1, 6), seconds=rng.randint(0, 59))
+            own = key or f"{prefix}/{session.sid}/filler-{n}"
+            out.append(
+                {
+                    "id": memory_id(own),
+                    "key": own,
+                    "role": role,
+                    "text": text,
+                    "type": kind,
+                    "repo": session.repo,
+                    "session_id": session.sid,
+                    "created_at": at.isoformat().replace("+00:00", "Z"),
+                }
+            )
+    out.sort(key=lambda m: (m["created_at"], m["id"]))
+    return out
+
+
+def _place(slots: list[_Session], rng: random.Random, cap: int, after: int = -1, before: int = 10**9) -> int:
+    """A random slot index in (after, before) with room left."""
+    choices = [i for i in range(len(slots)) if after < i < before and len(slots[i].specials) < cap]
+    if not choices:
+        raise RuntimeError("no room for a special memory")
+    return rng.choice(choices)
+
+
+_REPO_ORDER = tuple(dict.fromkeys(r.repo for r in RULES))
+
+
+def _split(index: int, total: int) -> str:
+    return "dev" if index < (total + 1) // 2 else "heldout"
+
+
+def _lay_out(
+    slots: list[_Session], rules: list[Rule], misses: list[NearMiss], rng: random.Random
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each rule's decision in an early slot and its amendment at least two slots later; each near-miss
+    pair in two slots, the first earlier; at most 3 special memories a session."""
+    rules_out, near_out = [], []
+    half = len(slots) // 2 + 1
+    for n, miss in enumerate(misses):
+        key = f"sup/{miss.repo}/nearmiss-{n + 1:02d}"
+        first = _place(slots, rng, 3, before=len(slots) - 1)
+        second = _place(slots, rng, 3, after=first)
+        slots[first].specials.append((f"{key}/a", "near_miss", miss.memories[0]))
+        slots[second].specials.append((f"{key}/b", "near_miss", miss.memories[1]))
+        near_out.append(
+            {
+                "id": f"{miss.repo}/nearmiss-{n + 1:02d}",
+                "repo": miss.repo,
+                "split": "dev" if (n + _REPO_ORDER.index(miss.repo)) % 2 == 0 else "heldout",
+                "subjects": list(miss.subjects),
+                "memories": [memory_id(f"{key}/a"), memory_id(f"{key}/b")],
+                "questions": list(miss.questions),
+            }
+        )
+    for n, rule in enumerate(rules):
+        key = f"sup/{rule.repo}/rule-{n + 1:02d}"
+        d = _place(slots, rng, 3, before=half)
+        a = _place(slots, rng, 3, after=d + 1)
+        slots[d].specials.append((f"{key}/decision", "decision", rule.decision))
+        slots[a].specials.append((f"{key}/amendment", "amendment", rule.amendment))
+        rules_out.append(
+            {
+                "id": f"{rule.repo}/rule-{n + 1:02d}",
+                "subject": rule.subject,
+                "repo": rule.repo,
+                "split": _split(n, len(rules)),
+                "decision": memory_id(f"{key}/decision"),
+                "amendment": memory_id(f"{key}/amendment"),
+                "questions": list(rule.questions),
+            }
+        )
+    return rules_out, near_out
+
+
+def build_supersession(seed: int = SEED) -> dict[str, Any]:
+    rng = random.Random(seed)
+    repos = list(dict.fromkeys(r.repo for r in RULES))
+    sessions_per_repo, special_sessions = 32, 12
+    rules_out: list[dict[str, Any]] = []
+    near_out: list[dict[str, Any]] = []
+    all_sessions: list[_Session] = []
+    for repo in repos:
+        sessions = _sessions(repo, sessions_per_repo, rng)
+        all_sessions += sessions
+        rules = [r for r in RULES if r.repo == repo]
+        misses = [m for m in NEAR_MISSES if m.repo == repo]
+        for _attempt in range(100):  # a layout that leaves room for every special memory
+            for session in sessions:
+                session.specials.clear()
+            slots = sorted(rng.sample(sessions, special_sessions), key=lambda s: s.index)
+            try:
+                placed = _lay_out(slots, rules, misses, rng)
+                break
+            except RuntimeError:
+                continue
+        else:
+            raise RuntimeError(f"no layout for {repo}")
+        rules_out += placed[0]
+        near_out += placed[1]
+    memories = _memories(all_sessions, rng, "sup")
+    rules_out.sort(key=lambda r: (r["split"] != "dev", r["id"]))
+    near_out.sort(key=lambda r: (r["split"] != "dev", r["id"]))
+    return {
+        "name": "supersession",
+        "generated_by": "benchmarks/consolidation_data.py",
+        "seed": seed,
+        "sessions": len(all_sessions),
+        "sessions_with_rules": sum(bool(s.specials) for s in all_sessions),
+        "rules": rules_out,
+        "near_misses": near_out,
+        "memories": memories,
+    }
+
+
+def _restatements(fact: Fact, rng: random.Random) -> list[Said]:
+    """``fact.count`` distinct wordings: stated ones (prompt or note) and some observations."""
+    observed_n = max(1, min(len(fact.observed), round(fact.count * 0.25)))
+    out: list[Said] = [("observation", text) for text in fact.observed[:observed_n]]
+    prefixes = ("", "reminder: ", "again, ", "just so you know, ", "fyi ", "heads up: ")
+    stated = [p + s for p in prefixes for s in fact.stated]  # plain wordings first
+    for text in stated[: fact.count - len(out)]:
+        out.append(("prompt" if rng.random() < 0.7 else "note", text))
+    if len(out) != fact.count:
+        raise RuntimeError(f"not enough wordings for {fact.subject}")
+    rng.shuffle(out)
+    return out
+
+
+def build_duplicates(seed: int = SEED) -> dict[str, Any]:
+    rng = random.Random(seed + 1)
+    repos = list(dict.fromkeys(f.repo for f in FACTS))
+    facts_out: list[dict[str, Any]] = []
+    similar_out: list[dict[str, Any]] = []
+    all_sessions: list[_Session] = []
+    for repo in repos:
+        sessions = _sessions(repo, 30, rng)
+        all_sessions += sessions
+        for n, fact in enumerate(f for f in FACTS if f.repo == repo):
+            key = f"dup/{repo}/fact-{n + 1:02d}"
+            hosts = rng.sample(sessions, fact.count)
+            ids = []
+            for m, (host, said) in enumerate(zip(hosts, _restatements(fact, rng), strict=True)):
+                host.specials.append((f"{key}/restatement-{m + 1:02d}", "restatement", said))
+                ids.append(memory_id(f"{key}/restatement-{m + 1:02d}"))
+            facts_out.append(
+                {
+                    "id": f"{repo}/fact-{n + 1:02d}",
+                    "subject": fact.subject,
+                    "repo": repo,
+                    "restatements": ids,
+                    "questions": list(fact.questions),
+                }
+            )
+        for n, similar in enumerate(s for s in SIMILAR if s.repo == repo):
+            key = f"dup/{repo}/similar-{n + 1:02d}"
+            rng.choice(sessions).specials.append((f"{key}/memory", "similar", similar.memory))
+            fact_id = next(f["id"] for f in facts_out if f["subject"] == similar.fact)
+            similar_out.append(
+                {
+                    "id": f"{repo}/similar-{n + 1:02d}",
+                    "repo": repo,
+                    "resembles": fact_id,
+                    "memory": memory_id(f"{key}/memory"),
+                    "question": similar.question,
+                }
+            )
+    memories = _memories(all_sessions, rng, "dup")
+    return {
+        "name": "duplicates",
+        "generated_by": "benchmarks/consolidation_data.py",
+        "seed": seed,
+        "sessions": len(all_sessions),
+        "facts": facts_out,
+        "similar": similar_out,
+        "memories": memories,
+    }
+
+
+def render(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def main() -> None:
+    check = "--check" in sys.argv[1:]
+    stale = []
+    for path, data in ((SUPERSESSION_PATH, build_supersession()), (DUPLICATES_PATH, build_duplicates())):
+        text = render(data)
+        if check:
+            if not path.is_file() or path.read_text() != text:
+                stale.append(path.name)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        print(f"{path}: {len(data['memories'])} memories, {data['sessions']} sessions")
+    if stale:
+        raise SystemExit(f"stale: {', '.join(stale)} (run benchmarks/consolidation_data.py)")
+
+
+if __name__ == "__main__":
+    main()
