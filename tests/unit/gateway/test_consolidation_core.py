@@ -1,0 +1,125 @@
+"""The gateway's side of consolidation: supersede by hand, a memory's history, a requested cycle, and
+what recall returned recorded as events. An in-memory LOG and a real Edge shard; no NATS."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
+
+from codememory.cycles import CycleReport
+from codememory.events import (
+    InMemoryEventLog,
+    MemoriesMerged,
+    MemoriesRecalled,
+    decode_envelope,
+    new_envelope,
+)
+from codememory.gateway.accesses import AccessRecorder
+from codememory.gateway.core import GatewayCore, NewMemory
+from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
+from codememory.lexical import SparseEncoder
+from codememory.memory import MemoryProjection, Position
+from codememory.projection import LiveProjection
+from codememory.recall import RecallQuery
+from codememory.vectorstore import EdgeVectorIndex
+
+
+class ScriptedConsolidation:
+    """Stands in for the consolidate service: appends a merge, replies as the service would."""
+
+    def __init__(self, log: InMemoryEventLog, merge: tuple[str, str] | None = None, error: str = "") -> None:
+        self.log, self.merge, self.error = log, merge, error
+
+    async def run(self, tenant: str) -> CycleReport:
+        if self.error:
+            return CycleReport(error=self.error)
+        assert self.merge is not None
+        event = MemoriesMerged(canonical_id=self.merge[0], merged_ids=(self.merge[1],))
+        (appended,) = await self.log.append([new_envelope(event, event_id="m1", tenant=tenant)])
+        return CycleReport(cycle_id="c", merged=1, last_seq=appended.seq)
+
+
+@pytest.fixture
+async def parts(tmp_path: Path) -> AsyncIterator[tuple[GatewayCore, InMemoryEventLog]]:
+    log = InMemoryEventLog()
+    projection = MemoryProjection(
+        EdgeVectorIndex(tmp_path / "s", DIM), SparseEncoder(), Position(tmp_path / "p")
+    )
+    live = LiveProjection(projection)
+
+    async def follow() -> None:
+        while True:
+            records = [r async for r in log.read(live.seq + 1)]
+            if records:
+                await live.apply(records)
+            await asyncio.sleep(0.005)
+
+    task = asyncio.create_task(follow())
+    core = GatewayCore(
+        live, log, WordHashEmbedder(), SparseEncoder(), write_wait_s=2.0, accesses=AccessRecorder(log)
+    )
+    yield core, log
+    task.cancel()
+
+
+async def test_supersede_links_both_ways_and_history_shows_it(
+    parts: tuple[GatewayCore, InMemoryEventLog],
+) -> None:
+    core, _ = parts
+    old = (await core.store("t", NewMemory(text="deploys happen on tuesdays"))).memory_id
+    new = (await core.store("t", NewMemory(text="ship whenever main is green"))).memory_id
+    await core.supersede("t", old, new, "policy changed")
+    history = await core.history("t", old)
+    assert history.payload["state"] == "superseded" and history.payload["superseded_by"] == new
+    assert [e["event"] for e in history.entries] == ["created", "memory.superseded"]
+    assert [r["memory_id"] for r in history.related] == [new]
+    hits = await core.recall(RecallQuery(tenant="t", text="when do we deploy ship"))
+    assert hits[0].memory_id == new  # the current rule first, the old one only as history
+
+
+async def test_supersede_refuses_itself_and_other_tenants(
+    parts: tuple[GatewayCore, InMemoryEventLog],
+) -> None:
+    core, _ = parts
+    mine = (await core.store("t", NewMemory(text="one"))).memory_id
+    theirs = (await core.store("u", NewMemory(text="two"))).memory_id
+    with pytest.raises(InvalidArgument):
+        await core.supersede("t", mine, mine, "")
+    with pytest.raises(NotFound):
+        await core.supersede("t", mine, theirs, "")
+    with pytest.raises(NotFound):
+        await core.history("t", theirs)
+
+
+async def test_a_requested_cycle_returns_once_projected(parts: tuple[GatewayCore, InMemoryEventLog]) -> None:
+    core, log = parts
+    a = (await core.store("t", NewMemory(text="lint with ruff"))).memory_id
+    b = (await core.store("t", NewMemory(text="we lint with ruff"))).memory_id
+    core._consolidation = ScriptedConsolidation(log, merge=(a, b))  # type: ignore[attr-defined]
+    report = await core.consolidate("t")
+    assert report.merged == 1
+    hits = await core.recall(RecallQuery(tenant="t", text="ruff"))
+    assert [h.memory_id for h in hits] == [a]  # the restatement left recall at once
+    core._consolidation = ScriptedConsolidation(log, error="boom")  # type: ignore[attr-defined]
+    with pytest.raises(NotReady, match="boom"):
+        await core.consolidate("t")
+
+
+async def test_what_recall_returned_is_recorded_in_batches(
+    parts: tuple[GatewayCore, InMemoryEventLog],
+) -> None:
+    core, log = parts
+    stored = (await core.store("t", NewMemory(text="cache warms at startup"))).memory_id
+    await core.recall(RecallQuery(tenant="t", text="cache"))
+    await core.context("t", session_id="s9", prompt="startup cache")
+    assert core.accesses is not None and await core.accesses.flush() == 2
+    recorded = [decode_envelope(r.data).payload for r in log.records]
+    (event,) = [e for e in recorded if isinstance(e, MemoriesRecalled)]
+    assert [(a.memory_id, a.session_id, a.purpose) for a in event.accesses] == [
+        (stored, "", "recall"),
+        (stored, "s9", "context"),  # injected into that session's turn
+    ]
