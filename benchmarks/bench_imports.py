@@ -275,8 +275,8 @@ def main() -> None:
         return
     how = "the real CLI into `codememory up`, edges read over gRPC" if args.stack else "in process"
     write_section(
-        "imports",
-        "Code graph: import resolution across package roots",
+        "imports-stack" if args.stack else "imports",
+        "Code graph: import resolution across package roots" + (", over the stack" if args.stack else ""),
         "Importer->imported file pairs of `.py` files: what Python's `ast` and the interpreter's lookup "
         "(the repository's `sys.path`: editable-install `.pth`, `src`, each package's `src`, and the "
         "script's own directory) find, against the graph's `imports` edges after indexing with "
