@@ -13,7 +13,7 @@ symbols, and resolves each ``CodeRef`` in this order (the first hit wins):
    (``./m`` -> ``m.ts``, ``m/index.ts`` ...); Go import paths and Java/Rust paths by exact module or by
    their longest known suffix. A binding to a module re-exporting a name (``from .api import get`` in
    ``pkg/__init__.py``) is followed, as are ``from m import *`` imports.
-4. Java and Go: the same package (sibling files share it).
+4. Java and Go: the same package (sibling files share it: the file's module, then its parent).
 5. Last resort, only for attribute uses whose receiver is neither an import nor a name defined in
    scope (``resp.json()``, not ``Builder.make()`` when ``Builder`` is ours): the one live
    symbol of that name in the repository, if exactly one, that is a method (a class for ``inherits``)
@@ -116,12 +116,10 @@ class RepoIndex(RepoNames):
             if hit := self._lookup(f"{star}.{target}"):
                 return hit
         module = self.file_module.get(path, "")
-        if (
-            lang in ("java", "go")
-            and "." in module
-            and (hit := self._lookup(f"{module.rsplit('.', 1)[0]}.{target}"))
-        ):
-            return hit
+        if lang in ("java", "go") and module:
+            for package in (module, module.rsplit(".", 1)[0] if "." in module else ""):
+                if package and (hit := self._lookup(f"{package}.{target}")):
+                    return hit
         if len(parts) > 1:
             return self._lookup(target) or (None if head_known else self._fallback(parts[-1], ref.kind, lang))
         return None

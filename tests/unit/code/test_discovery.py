@@ -89,3 +89,38 @@ def test_a_package_named_alike_in_each_project_is_found_from_the_importer(tmp_pa
     assert roots.import_spec("python", "elsewhere/x.py", "tests.util") == "tests.util"
     events = {e.path: e for e in index_repository(tmp_path, "m", {}, workers=1)}
     assert {i.module for i in events["one/tests/test_a.py"].imports} == {"one.tests.util", "one"}
+
+
+POLYGLOT = {
+    "backend/go.mod": "module example.com/api\n\ngo 1.22\n",
+    "backend/internal/store/a.go": "package store\n\nfunc Open() int { return helper() }\n",
+    "backend/internal/store/b.go": "package store\n\nfunc helper() int { return 1 }\n",
+    "backend/main.go": (
+        'package main\n\nimport "example.com/api/internal/store"\n\nfunc main() { store.Open() }\n'
+    ),
+    "web/tsconfig.json": '{ "compilerOptions": { "baseUrl": "src", "paths": { "@app/*": ["app/*"] } } }\n',
+    "web/src/app/util.ts": "export function util(): number { return 1; }\n",
+    "web/src/pages/home.ts": (
+        "import { util } from '@app/util';\nexport function home(): number { return util(); }\n"
+    ),
+    "crates/geo/Cargo.toml": '[package]\nname = "geo-kit"\nversion = "0.1.0"\n',
+    "crates/geo/src/lib.rs": "pub mod shape;\nuse crate::shape::area;\npub fn total() -> i32 { area() }\n",
+    "crates/geo/src/shape.rs": "pub fn area() -> i32 { 1 }\n",
+}
+
+
+def test_go_modules_ts_paths_and_cargo_crates_link_across_their_roots(tmp_path: Path) -> None:
+    for path, text in POLYGLOT.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    graph = CodeGraph("t")
+    at = datetime(2026, 11, 1, tzinfo=UTC)
+    for seq, event in enumerate(index_repository(tmp_path, "poly", {}, workers=1), 1):
+        graph.apply(new_envelope(event, event_id=str(seq), tenant="t", occurred_at=at), seq)
+    calls = {(graph.g[s].key[-1], graph.g[d].key[-1]) for s, d, kind in graph.edges if kind == "calls"}
+    assert calls == {
+        ("example.com.api.main", "example.com.api.internal.store.Open"),
+        ("example.com.api.internal.store.Open", "example.com.api.internal.store.helper"),
+        ("web.src.pages.home.home", "web.src.app.util.util"),
+        ("geo_kit.total", "geo_kit.shape.area"),
+    }
