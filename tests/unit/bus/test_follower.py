@@ -11,7 +11,7 @@ import pytest
 from nats.errors import ConnectionClosedError
 
 from codememory.events import LogRecord
-from codememory.gateway import follower as follower_module
+from codememory.bus import follower as follower_module
 from codememory.bus.follower import Follower
 
 
