@@ -6,7 +6,7 @@ The graph *service* (``services/graph``, ``codememory.graph``) extracts facts; t
 """
 
 from codememory.codegraph.errors import GraphError, InvalidEventError, InvalidQueryError, UnknownNodeError
-from codememory.codegraph.store import CodeGraph
+from codememory.codegraph.graph import CodeGraph
 from codememory.codegraph.tenants import TenantGraphs
 
 __all__ = [

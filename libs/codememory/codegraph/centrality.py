@@ -23,8 +23,8 @@ from collections.abc import Mapping
 import msgspec
 import rustworkx as rx
 
+from codememory.codegraph.graph import CodeGraph
 from codememory.codegraph.model import FileNode, Key, SymbolNode
-from codememory.codegraph.store import CodeGraph
 from codememory.codegraph.views import is_current
 
 __all__ = ["Centrality", "CentralitySnapshot", "sampled_betweenness"]

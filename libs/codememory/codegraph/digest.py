@@ -8,19 +8,17 @@ edge indices are rustworkx internals, so everything is keyed by node keys and so
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
 
 import msgspec
 
-if TYPE_CHECKING:
-    from codememory.codegraph.store import CodeGraph
+from codememory.codegraph.store import GraphStore
 
 __all__ = ["graph_digest"]
 
 _encoder = msgspec.json.Encoder(order="deterministic")
 
 
-def graph_digest(graph: CodeGraph) -> str:
+def graph_digest(graph: GraphStore) -> str:
     h = hashlib.sha256()
     for key, idx in sorted(graph.index.items()):
         node = graph.g[idx]

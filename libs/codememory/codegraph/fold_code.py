@@ -13,14 +13,11 @@ Edges from other files into a symbol that ended stay; queries about the present 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from codememory.codegraph.fold_memory import wake
 from codememory.codegraph.model import FileNode, SymbolNode, alive_now, mark
 from codememory.codegraph.resolve import RepoIndex, SymFact
+from codememory.codegraph.store import GraphStore
 from codememory.events import CodeRef, FileDeleted, SymbolsExtracted
-
-if TYPE_CHECKING:
-    from codememory.codegraph.store import CodeGraph
 
 __all__ = ["apply_deleted", "apply_symbols"]
 
@@ -29,9 +26,7 @@ FILE_OWNED = frozenset({"contains", "imports"})
 IMPORTS = frozenset({"imports"})
 
 
-def apply_symbols(graph: CodeGraph, event: SymbolsExtracted, at: float, seq: int) -> None:
-    from codememory.codegraph.fold_memory import wake
-
+def apply_symbols(graph: GraphStore, event: SymbolsExtracted, at: float, seq: int) -> None:
     repo = graph.repo(event.repo)
     fidx, file = graph.ensure(FileNode(event.repo, event.path))
     first = not file.indexed
@@ -103,7 +98,7 @@ def apply_symbols(graph: CodeGraph, event: SymbolsExtracted, at: float, seq: int
     wake(graph, event.repo, event.path, fresh_names | current)
 
 
-def apply_deleted(graph: CodeGraph, event: FileDeleted, at: float, seq: int) -> None:
+def apply_deleted(graph: GraphStore, event: FileDeleted, at: float, seq: int) -> None:
     idx = graph.find(("file", event.repo, event.path))
     if idx is None:
         return
@@ -118,7 +113,7 @@ def apply_deleted(graph: CodeGraph, event: FileDeleted, at: float, seq: int) -> 
     graph.repo(event.repo).drop_file(event.path)
 
 
-def _resolve_pending(graph: CodeGraph, repo: RepoIndex, path: str, keys: set[str] | None) -> None:
+def _resolve_pending(graph: GraphStore, repo: RepoIndex, path: str, keys: set[str] | None) -> None:
     """Retry what ``path`` waits for under ``keys`` (all when None); what stays unresolved waits again.
 
     Pending references are grouped by the name they wait for, so a wake-up touches only its group;
@@ -136,7 +131,7 @@ def _resolve_pending(graph: CodeGraph, repo: RepoIndex, path: str, keys: set[str
         _resolve_ref(graph, repo, path, fidx, ref)
 
 
-def _link_imports(graph: CodeGraph, repo: RepoIndex, path: str, fidx: int) -> None:
+def _link_imports(graph: GraphStore, repo: RepoIndex, path: str, fidx: int) -> None:
     """All of the file's ``imports`` edges again (an import may now name a submodule seen since)."""
     graph.unlink_out(fidx, IMPORTS)
     awaited: set[str] = set()
@@ -151,7 +146,7 @@ def _link_imports(graph: CodeGraph, repo: RepoIndex, path: str, fidx: int) -> No
         repo.wait(path, key)
 
 
-def _resolve_ref(graph: CodeGraph, repo: RepoIndex, path: str, fidx: int, ref: CodeRef) -> None:
+def _resolve_ref(graph: GraphStore, repo: RepoIndex, path: str, fidx: int, ref: CodeRef) -> None:
     found = repo.resolve(path, ref)
     if found is None:
         awaited = repo.awaited(path, ref)

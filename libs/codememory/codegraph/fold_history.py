@@ -18,20 +18,17 @@ files belong together and cost a quadratic number of pairs.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import TYPE_CHECKING
 
 from codememory.codegraph.model import CommitNode, FileNode, SymbolNode, mark
+from codememory.codegraph.store import GraphStore
 from codememory.events import CommitRecorded
-
-if TYPE_CHECKING:
-    from codememory.codegraph.store import CodeGraph
 
 __all__ = ["COCHANGE_MAX_FILES", "apply_commit", "bump_cochange"]
 
 COCHANGE_MAX_FILES = 30
 
 
-def apply_commit(graph: CodeGraph, event: CommitRecorded) -> None:
+def apply_commit(graph: GraphStore, event: CommitRecorded) -> None:
     at = event.authored_at
     graph.repo(event.repo)
     cidx, commit = graph.ensure(CommitNode(event.repo, event.sha))
@@ -67,13 +64,13 @@ def apply_commit(graph: CodeGraph, event: CommitRecorded) -> None:
             bump_cochange(graph, a, b, 1.0)
 
 
-def bump_cochange(graph: CodeGraph, a: int, b: int, by: float) -> None:
+def bump_cochange(graph: GraphStore, a: int, b: int, by: float) -> None:
     src, dst = sorted((a, b), key=lambda i: graph.g[i].key)
     edge = graph.link(src, dst, "co_changed", 0.0)
     edge.weight += by
 
 
-def _rename(graph: CodeGraph, repo: str, old_path: str, new_path: str, at: float) -> None:
+def _rename(graph: GraphStore, repo: str, old_path: str, new_path: str, at: float) -> None:
     oidx = graph.find(("file", repo, old_path))
     if oidx is None:
         return

@@ -23,14 +23,11 @@ with new text re-links.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from codememory.codegraph.model import MemoryNode, SessionNode, SymbolNode, alive_now
+from codememory.codegraph.store import GraphStore
 from codememory.events import Envelope
 from codememory.memory.draft import memory_from_envelope
-
-if TYPE_CHECKING:
-    from codememory.codegraph.store import CodeGraph
 
 __all__ = ["apply_memory", "forget", "link_mentions", "refine", "wake"]
 
@@ -41,7 +38,7 @@ _CODEY = re.compile(r"_|\d|[a-z][A-Z]")
 _MAX_SUFFIX_HITS = 2
 
 
-def apply_memory(graph: CodeGraph, envelope: Envelope, seq: int) -> None:
+def apply_memory(graph: GraphStore, envelope: Envelope, seq: int) -> None:
     draft = memory_from_envelope(envelope)
     if draft is None or draft.memory_id in graph.forgotten or ("memory", draft.memory_id) in graph.index:
         return
@@ -55,12 +52,12 @@ def apply_memory(graph: CodeGraph, envelope: Envelope, seq: int) -> None:
     link_mentions(graph, midx)
 
 
-def forget(graph: CodeGraph, memory_id: str) -> None:
+def forget(graph: GraphStore, memory_id: str) -> None:
     graph.forgotten.add(memory_id)
     graph.remove(("memory", memory_id))
 
 
-def refine(graph: CodeGraph, memory_id: str, text: str) -> None:
+def refine(graph: GraphStore, memory_id: str, text: str) -> None:
     idx = graph.find(("memory", memory_id))
     if idx is not None and text:
         node = graph.g[idx]
@@ -69,7 +66,7 @@ def refine(graph: CodeGraph, memory_id: str, text: str) -> None:
         link_mentions(graph, idx)
 
 
-def wake(graph: CodeGraph, repo: str, path: str, names: set[str]) -> None:
+def wake(graph: GraphStore, repo: str, path: str, names: set[str]) -> None:
     """Re-link the memories that were waiting for this file's name or one of these symbol names."""
     waiting: set[str] = set()
     for token in (path.rsplit("/", 1)[-1], *names):
@@ -80,7 +77,7 @@ def wake(graph: CodeGraph, repo: str, path: str, names: set[str]) -> None:
             link_mentions(graph, idx)
 
 
-def link_mentions(graph: CodeGraph, midx: int) -> None:
+def link_mentions(graph: GraphStore, midx: int) -> None:
     memory = graph.g[midx]
     assert isinstance(memory, MemoryNode)
     kept = {
@@ -100,7 +97,7 @@ def link_mentions(graph: CodeGraph, midx: int) -> None:
         graph.link(midx, target, "mentions")
 
 
-def _files(graph: CodeGraph, memory: MemoryNode, raw: str, repos: list[str]) -> set[int]:
+def _files(graph: GraphStore, memory: MemoryNode, raw: str, repos: list[str]) -> set[int]:
     token = raw.replace("\\", "/").lstrip("./") if not raw.startswith("..") else raw.replace("\\", "/")
     token = token.split(":", 1)[-1].lstrip("/") if re.match(r"^[A-Za-z]:", token) else token.lstrip("/")
     base = token.rsplit("/", 1)[-1]
@@ -119,7 +116,7 @@ def _files(graph: CodeGraph, memory: MemoryNode, raw: str, repos: list[str]) -> 
     return {graph.index[("file", repo, path)] for repo, path in found}
 
 
-def _symbols(graph: CodeGraph, memory: MemoryNode, name: str, quoted: bool, repos: list[str]) -> set[int]:
+def _symbols(graph: GraphStore, memory: MemoryNode, name: str, quoted: bool, repos: list[str]) -> set[int]:
     last = name.rsplit(".", 1)[-1]
     hits: set[int] = set()
     waiting = True
@@ -145,6 +142,6 @@ def _symbols(graph: CodeGraph, memory: MemoryNode, name: str, quoted: bool, repo
     return hits
 
 
-def _alive_symbol(graph: CodeGraph, idx: int) -> bool:
+def _alive_symbol(graph: GraphStore, idx: int) -> bool:
     node = graph.g[idx]
     return isinstance(node, SymbolNode) and alive_now(node.life)

@@ -16,8 +16,8 @@ import msgspec
 
 from codememory.codegraph.centrality import CentralitySnapshot
 from codememory.codegraph.errors import InvalidQueryError, UnknownNodeError
+from codememory.codegraph.graph import CodeGraph
 from codememory.codegraph.model import CODE_EDGES, EDGE_KINDS, FileNode, SymbolNode
-from codememory.codegraph.store import CodeGraph
 from codememory.codegraph.temporal import (
     ChangeSet,
     HistoryEntry,

@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from codememory.codegraph.centrality import Centrality
+from codememory.codegraph.graph import CodeGraph
 from codememory.codegraph.model import CODE_EDGES, FileNode, MemoryNode, SymbolNode, alive_now
-from codememory.codegraph.store import CodeGraph
 from codememory.codegraph.views import is_current
 
 __all__ = ["GraphRelevance"]

@@ -1,4 +1,4 @@
-"""``CodeGraph``: one tenant's code graph in a ``rustworkx.PyDiGraph``, with key lookups and the fold.
+"""``GraphStore``: one tenant's code graph in a ``rustworkx.PyDiGraph``, with key lookups and edge primitives.
 
 Why a class of its own: the graph, the key -> index dicts, the (source, target, kind) -> edge dicts and
 the resolution indexes must change together, so one object owns them and one lock guards them.
@@ -6,6 +6,10 @@ the resolution indexes must change together, so one object owns them and one loc
 Thread safety: a single ``threading.RLock`` (``graph.lock``). The fold (``apply``) holds it for one
 event; queries hold it while they read. Centrality is computed outside it on a copy taken under it
 (see ``centrality.py``), so the only long work never blocks the fold or readers.
+
+The fold modules (``fold_code``, ``fold_history``, ``fold_memory``) write through these primitives and
+``graph.CodeGraph`` (this store plus ``apply``) dispatches each event to them, so imports run one way:
+graph -> fold_* -> store, never in a circle.
 
 Idempotence: ``apply`` skips any event whose LOG sequence is not above the last one applied, so a
 redelivery changes nothing; a graph is its events folded in order, so a rebuild by replay has the same
@@ -16,12 +20,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from datetime import datetime
 from typing import TypeVar
 
 import rustworkx as rx
 
-from codememory.codegraph.errors import InvalidEventError, UnknownNodeError
+from codememory.codegraph.errors import UnknownNodeError
 from codememory.codegraph.model import (
     CommitNode,
     Edge,
@@ -33,26 +36,14 @@ from codememory.codegraph.model import (
     SymbolNode,
 )
 from codememory.codegraph.resolve import RepoIndex
-from codememory.events import (
-    CommitRecorded,
-    Envelope,
-    FileDeleted,
-    MemoryForgotten,
-    MemoryRefined,
-    SymbolsExtracted,
-)
 
-__all__ = ["CodeGraph"]
+__all__ = ["GraphStore"]
 
 N = TypeVar("N", FileNode, SymbolNode, MemoryNode, SessionNode, CommitNode)
 
 
-def epoch(moment: datetime) -> float:
-    return moment.timestamp()
-
-
-class CodeGraph:
-    """One tenant's graph. Mutate only through ``apply``; read under ``lock``."""
+class GraphStore:
+    """One tenant's graph state. Written only by the fold (``graph.CodeGraph.apply``); read under ``lock``."""
 
     def __init__(self, tenant: str = "") -> None:
         self.tenant = tenant
@@ -152,47 +143,3 @@ class CodeGraph:
         for src, _, edge in self.g.in_edges(dst):
             if kinds is None or edge.kind in kinds:
                 yield src, edge
-
-    # --- the fold ---------------------------------------------------------------------------------
-
-    def apply(self, envelope: Envelope, seq: int) -> bool:
-        """Fold one LOG event at sequence ``seq``; False when it was skipped (already applied)."""
-        from codememory.codegraph import fold_code, fold_history, fold_memory
-
-        with self.lock:
-            if seq <= self.last_seq:
-                return False
-            event, at = envelope.payload, epoch(envelope.occurred_at)
-            _check(event)
-            match event:
-                case SymbolsExtracted():
-                    fold_code.apply_symbols(self, event, at, seq)
-                case FileDeleted():
-                    fold_code.apply_deleted(self, event, at, seq)
-                case CommitRecorded():
-                    fold_history.apply_commit(self, event)
-                case MemoryForgotten():
-                    fold_memory.forget(self, event.memory_id)
-                case MemoryRefined():
-                    fold_memory.refine(self, event.memory_id, event.text)
-                case _:
-                    fold_memory.apply_memory(self, envelope, seq)
-            self.last_seq = seq
-            self.version += 1
-            return True
-
-    def digest(self) -> str:
-        from codememory.codegraph.digest import graph_digest
-
-        with self.lock:
-            return graph_digest(self)
-
-
-def _check(event: object) -> None:
-    match event:
-        case SymbolsExtracted() | FileDeleted() if not event.repo or not event.path:
-            raise InvalidEventError(f"{type(event).__name__} without a repository or path")
-        case CommitRecorded() if not event.repo or not event.sha:
-            raise InvalidEventError("CommitRecorded without a repository or sha")
-        case MemoryForgotten() | MemoryRefined() if not event.memory_id:
-            raise InvalidEventError(f"{type(event).__name__} without a memory id")

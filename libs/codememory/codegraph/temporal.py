@@ -15,8 +15,8 @@ from datetime import datetime
 import msgspec
 
 from codememory.codegraph.errors import InvalidQueryError, UnknownNodeError
+from codememory.codegraph.graph import CodeGraph
 from codememory.codegraph.model import CommitNode, FileNode, SymbolNode, alive_at
-from codememory.codegraph.store import CodeGraph
 
 __all__ = [
     "ChangeSet",

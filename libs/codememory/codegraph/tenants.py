@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterator
 
 from codememory.codegraph.errors import UnknownNodeError
-from codememory.codegraph.store import CodeGraph
+from codememory.codegraph.graph import CodeGraph
 from codememory.events import Envelope
 
 __all__ = ["TenantGraphs"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from codememory.codegraph.errors import UnknownNodeError
+from codememory.codegraph.graph import CodeGraph
 from codememory.codegraph.model import (
     CommitNode,
     FileNode,
@@ -19,7 +20,6 @@ from codememory.codegraph.model import (
     SymbolNode,
     alive_now,
 )
-from codememory.codegraph.store import CodeGraph
 
 __all__ = ["NodeRef", "is_current", "locate", "ref_of"]
 
