@@ -18,10 +18,11 @@ import msgspec
 import structlog
 
 from codememory.consolidate.cycle import CycleOutput, run_cycle, run_session_cycle, unsummarized
+from codememory.consolidate.phrasing import Extracted, Phraser
 from codememory.consolidate.policy import DERIVED_TYPES, ConsolidationPolicy
 from codememory.consolidate.view import ConsolidationView
 from codememory.cycles import CycleReport
-from codememory.events import EventLog, new_envelope
+from codememory.events import Event, EventLog, InsightDerived, new_envelope
 from codememory.projection import LiveProjection
 
 log = structlog.get_logger(__name__)
@@ -40,12 +41,14 @@ class Consolidator:
         *,
         wait_s: float = 20.0,
         clock: Callable[[], float] = time.time,
+        phraser: Phraser | None = None,
     ) -> None:
         self.live = live
         self._log = event_log
         self.policy = policy
         self._wait_s = wait_s
         self._clock = clock
+        self._phraser = phraser or Extracted()
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
     def _unembedded(self, tenant: str) -> int:
@@ -110,10 +113,14 @@ class Consolidator:
                 written += 1 if await self._append(tenant, out) else 0
         return written
 
+    def _phrased(self, event: Event) -> Event:
+        return self._phraser.phrase(event) if isinstance(event, InsightDerived) else event
+
     async def _append(self, tenant: str, out: CycleOutput) -> int:
-        """Append a cycle's events and wait until the view has folded them; returns the last sequence
-        written (0 for none)."""
-        envelopes = [new_envelope(event, event_id=eid, tenant=tenant) for eid, event in out.events]
+        """Word its lessons (when a phraser is configured), append a cycle's events and wait until the
+        view has folded them; returns the last sequence written (0 for none)."""
+        events = await asyncio.to_thread(lambda: [(eid, self._phrased(e)) for eid, e in out.events])
+        envelopes = [new_envelope(event, event_id=eid, tenant=tenant) for eid, event in events]
         if not envelopes:
             return 0
         last = max(a.seq for a in await self._log.append(envelopes))

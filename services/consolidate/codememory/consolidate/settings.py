@@ -6,6 +6,8 @@ derive their lessons soon after they end (0: only within full cycles). ``wait_s`
 requested cycle waits for LOG to be folded and for new memories' vectors. Every threshold of
 ``ConsolidationPolicy`` is a key of its own (``CODEMEMORY_CONSOLIDATE_DUPLICATE_SIMILARITY=0.92``
 ...); the cue lists take comma-separated phrases (``CODEMEMORY_CONSOLIDATE_CHANGE_CUES``).
+``llm_url``, ``llm_model``, ``llm_api_key``: an OpenAI-compatible endpoint that rewords lessons
+(``phrasing``); unset, lessons are extracted only.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ class ConsolidateSettings:
     interval_s: float = 300.0
     wait_s: float = 20.0
     summary_delay_s: float = 10.0
+    llm_url: str = ""  # an OpenAI-compatible endpoint that words lessons (empty: extracted only)
+    llm_model: str = ""
+    llm_api_key: str = field(default="", repr=False)
     log_level: str = "info"
     stream_replicas: int = 1
     policy: ConsolidationPolicy = field(default_factory=ConsolidationPolicy)
@@ -58,6 +63,9 @@ class ConsolidateSettings:
             interval_s=interval,
             wait_s=env_float(SERVICE, "wait_s", cls.wait_s, environ),
             summary_delay_s=max(0.0, env_float(SERVICE, "summary_delay_s", cls.summary_delay_s, environ)),
+            llm_url=env_str(SERVICE, "llm_url", "", environ),
+            llm_model=env_str(SERVICE, "llm_model", "", environ),
+            llm_api_key=env_str(SERVICE, "llm_api_key", "", environ),
             log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
             stream_replicas=stream_replicas(environ),
             policy=_policy(environ),

@@ -19,6 +19,7 @@ from codememory.bus.app import BrokerJetStream
 from codememory.bus.follower import Follower
 from codememory.bus.tasks import stop_task
 from codememory.consolidate.consolidator import Consolidator
+from codememory.consolidate.phrasing import phraser
 from codememory.consolidate.responder import consolidate_router
 from codememory.consolidate.settings import ConsolidateSettings
 from codememory.consolidate.view import ConsolidationView
@@ -49,8 +50,13 @@ class ConsolidateWiring:
         live = LiveProjection(ConsolidationView(), name="consolidate")
         self._follower = Follower(js, live)
         self._follower.start()
+        settings = self.settings
         self.consolidator = Consolidator(
-            live, JetStreamEventLog(js), self.settings.policy, wait_s=self.settings.wait_s
+            live,
+            JetStreamEventLog(js),
+            settings.policy,
+            wait_s=settings.wait_s,
+            phraser=phraser(settings.llm_url, settings.llm_model, settings.llm_api_key),
         )
         ticks = [t for t in (self.settings.interval_s, self.settings.summary_delay_s) if t > 0]
         if ticks:
