@@ -20,7 +20,7 @@ class Endpoint(BaseHTTPRequestHandler):
     reply = "Title: make broke\nSituation: the build failed\nWhat worked: fix the include path"
     seen: ClassVar[list[dict[str, object]]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 - the http.server interface
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         Endpoint.seen.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
         data = json.dumps({"choices": [{"message": {"content": Endpoint.reply}}]}).encode()
