@@ -53,7 +53,7 @@ class EndpointPhraser:
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
         request = urllib.request.Request(self._url, data=json.dumps(body).encode(), headers=headers)
-        with urllib.request.urlopen(request, timeout=self._timeout_s) as response:
+        with urllib.request.urlopen(request, timeout=self._timeout_s) as response:  # the configured URL
             reply = json.loads(response.read())
         return str(reply["choices"][0]["message"]["content"])
 
