@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,8 +22,11 @@ from bench_locomo import KS, Scores, Search, evaluate, interleaved, questions, t
 
 
 @contextmanager
-def stack(convs: list[dict[str, Any]], home: Path) -> Iterator[tuple[Search, float]]:
-    """``codememory up`` in ``home``, every turn stored through the Store RPC; yields the Recall search."""
+def stack(
+    convs: list[dict[str, Any]], home: Path, *, consolidate: bool = False
+) -> Iterator[tuple[Search, float, Callable[[], None] | None]]:
+    """``codememory up`` in ``home``, every turn stored through the Store RPC; yields the Recall search,
+    the ingest seconds, and (with ``consolidate``) a function that runs one consolidation cycle."""
     import signal
 
     import grpc
@@ -67,7 +70,10 @@ def stack(convs: list[dict[str, Any]], home: Path) -> Iterator[tuple[Search, flo
             hits = stub.Recall(request, metadata=meta, timeout=30).hits
             return [h.memory.metadata["dia_id"] for h in hits]
 
-        yield recall, ingest_s
+        def cycle() -> None:
+            stub.Consolidate(pb.ConsolidateRequest(), metadata=meta, timeout=1800)
+
+        yield recall, ingest_s, (cycle if consolidate else None)
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=60)

@@ -157,6 +157,9 @@ def main() -> None:
     parser.add_argument("--mem0-worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--no-ablations", action="store_true")
     parser.add_argument("--no-mem0", action="store_true")
+    parser.add_argument(
+        "--consolidate", action="store_true", help="also recall after one consolidation cycle (same stack)"
+    )
     args = parser.parse_args()
     if args.mem0_worker:
         mem0_worker(args.mem0_worker)
@@ -169,8 +172,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         home.mkdir()
-        with stack(convs, home) as (recall, ingest_s):
+        with stack(convs, home, consolidate=args.consolidate) as (recall, ingest_s, consolidate):
             results["codememory hybrid (gRPC)"] = evaluate(convs, recall)
+            if consolidate is not None:
+                consolidate()
+                results["codememory hybrid after a consolidation cycle (gRPC)"] = evaluate(convs, recall)
         for name, search in baselines(convs, Path(tmp) / "baseline"):
             results[name] = evaluate(convs, search)
     mem0 = "not run (--no-mem0)" if args.no_mem0 else run_mem0(convs)
