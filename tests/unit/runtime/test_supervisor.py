@@ -77,7 +77,13 @@ def test_backoff_doubles_up_to_its_cap() -> None:
 
 
 def test_scale_names_services_and_defaults_the_rest_to_one() -> None:
-    assert parse_scale("ingest=2,embed=4") == {"ingest": 2, "embed": 4, "graph": 1, "gateway": 1}
+    assert parse_scale("ingest=2,embed=4") == {
+        "ingest": 2,
+        "embed": 4,
+        "graph": 1,
+        "gateway": 1,
+        "consolidate": 1,
+    }
     for bad in ("ingest", "nope=2", "embed=0", "embed=x"):
         with pytest.raises(SettingsError):
             parse_scale(bad)
