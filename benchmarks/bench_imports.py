@@ -47,7 +47,7 @@ from codememory.code.roots import SourceRoots
 from codememory.code.walk import walk_repository
 from codememory.codegraph import CodeGraph
 from codememory.codegraph.model import FileNode
-from codememory.events import new_envelope
+from codememory.events import SymbolsExtracted, new_envelope
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from results import write_section
@@ -170,14 +170,26 @@ def _find(module: str, search: list[str], py_files: set[str]) -> str | None:
 # --- the graph -------------------------------------------------------------------------------------
 
 
-def graph_pairs_in_process(
+def index_and_fold(
     layout: Layout, roots: SourceRoots | None = None
-) -> tuple[set[Pair], dict[str, object]]:
-    events = list(index_repository(layout.root, layout.name, {}, workers=2, roots=roots))
+) -> tuple[CodeGraph, list[SymbolsExtracted]]:
+    """The repository indexed as ``codememory index`` does (roots discovered unless given), folded."""
+    events = [
+        e
+        for e in index_repository(layout.root, layout.name, {}, workers=2, roots=roots)
+        if isinstance(e, SymbolsExtracted)
+    ]
     graph = CodeGraph("bench")
     at = datetime(2026, 11, 1, tzinfo=UTC)
     for seq, event in enumerate(events, 1):
         graph.apply(new_envelope(event, event_id=str(seq), tenant="bench", occurred_at=at), seq)
+    return graph, events
+
+
+def graph_pairs_in_process(
+    layout: Layout, roots: SourceRoots | None = None
+) -> tuple[set[Pair], dict[str, object]]:
+    graph, events = index_and_fold(layout, roots)
     pairs = set()
     for src, dst, kind in graph.edges:
         a, b = graph.g[src], graph.g[dst]
