@@ -11,6 +11,7 @@ from mcp import Client
 from codememory.mcp.gateway import Gateway
 from codememory.mcp.server import build_server, registry
 from codememory.mcp.settings import McpSettings
+from codememory.runtime.home import Runtime, write_runtime
 
 TOOLS = {
     "recall", "remember", "refine", "forget", "session_context", "search_code", "symbol_info",
@@ -104,3 +105,17 @@ def test_registry_schemas_are_what_the_server_validates_with() -> None:
     tools = registry()
     assert tools.schema("recall") == tools.tools["recall"].schema
     assert tools.schema("missing") is None
+
+
+async def test_the_stack_is_found_through_the_home_per_call(live: Running, settings: McpSettings) -> None:
+    """No environment: runtime.json and the token file, read per call (a restarted stack moves port)."""
+    gateway = Gateway(settings)
+    async with Client(build_server(settings, gateway)) as client:
+        before = await client.call_tool("recall", {"query": "x"})
+        assert before.is_error and "not running" in _text(before)
+        settings.home.mkdir()
+        (settings.home / "token").write_text("tok")
+        write_runtime(settings.home, Runtime(nats_url="nats://unused", grpc_address=live.address, pid=1))
+        after = await client.call_tool("recall", {"query": "x"})
+        assert not after.is_error, _text(after)
+    await gateway.close()
