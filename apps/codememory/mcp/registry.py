@@ -130,7 +130,7 @@ class Registry:
         return types.CallToolResult(content=[types.TextContent(text=page.render() or "(nothing)")])
 
     def _check(self, name: str, args: dict[str, Any]) -> None:
-        problems = sorted(self._validators[name].iter_errors(args), key=lambda e: list(e.path))
+        problems = sorted(self._validators[name].iter_errors(args), key=lambda e: [str(p) for p in e.path])
         if problems:
             reasons = "; ".join(
                 f"{'.'.join(str(p) for p in e.path) or 'arguments'}: {e.message}" for e in problems
