@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -170,7 +171,7 @@ def store_all(stack: Stack, memories: list[dict[str, Any]]) -> None:
                 created_at=m["created_at"],
                 scope=pb.Scope(repo=m["repo"], session_id=m["session_id"]),
             )
-            patiently(lambda r=request: stack.stub.Store(r, metadata=stack.meta, timeout=120))
+            patiently(partial(stack.stub.Store, request, metadata=stack.meta, timeout=120))
 
     with ThreadPoolExecutor(max_workers=min(4, len(by_repo))) as pool:
         list(pool.map(store, by_repo.values()))
@@ -463,6 +464,7 @@ class Run:
     dup: Duplicates | str
     after: bool = False
     consolidate: str = ""
+    states: str = ""  # after the cycle: each role's memories by state
 
 
 def run_config(
@@ -516,14 +518,19 @@ def _run_config(
             )
         ]
         if consolidate:
-            runs.append(consolidate_and_measure(stack, name, sup, dup, ingest_s))
+            runs.append(consolidate_and_measure(stack, name, sup, dup, memories, ingest_s))
         return runs
     finally:
         stack.stop()
 
 
 def consolidate_and_measure(
-    stack: Stack, name: str, sup: dict[str, Any], dup: dict[str, Any], ingest_s: float
+    stack: Stack,
+    name: str,
+    sup: dict[str, Any],
+    dup: dict[str, Any],
+    memories: list[dict[str, Any]],
+    ingest_s: float,
 ) -> Run:
     label = f"{name} (after Consolidate)"
     started = time.perf_counter()
@@ -547,6 +554,8 @@ def consolidate_and_measure(
     )
     print(f"   {counts}", flush=True)
     view = View.of(stack)
+    states = states_by_role(stack, view, memories)
+    print(f"   {states}", flush=True)
     return Run(
         label,
         ingest_s,
@@ -555,6 +564,19 @@ def consolidate_and_measure(
         measure_duplicates(stack, view, dup),
         after=True,
         consolidate=counts,
+        states=states,
+    )
+
+
+def states_by_role(stack: Stack, view: View, memories: list[dict[str, Any]]) -> str:
+    """Each role's memories (filler, decision, amendment, near_miss, restatement, similar) counted by
+    state after the cycle (History for those no longer active; "not active" when it is not served)."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for m in memories:
+        counts[m["role"]][view.state(stack, m["id"])] += 1
+    return "; ".join(
+        f"{role}: " + ", ".join(f"{state} {n}" for state, n in sorted(c.items(), key=lambda kv: -kv[1]))
+        for role, c in sorted(counts.items())
     )
 
 
@@ -611,6 +633,8 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
             lines.append(f"- {run.name}: {run.memories} memories, {run.ingest_s:.0f} s to store and embed.")
         if run.consolidate:
             lines.append(f"  Consolidate: {run.consolidate}.")
+        if run.states:
+            lines.append(f"  States after the cycle, by role: {run.states}.")
         if isinstance(run.sup, Supersession) and run.after:
             s = run.sup
             lines.append(
