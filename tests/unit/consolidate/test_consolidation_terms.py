@@ -1,5 +1,14 @@
 from codememory.consolidate.policy import CHANGE_CUES
-from codememory.consolidate.terms import analyse, has_cue, is_question, new_values, subject_overlap
+from codememory.consolidate.terms import (
+    analyse,
+    cues_of,
+    different_subjects,
+    has_cue,
+    is_question,
+    new_values,
+    only_numbers_differ,
+    subject_overlap,
+)
 
 
 def test_values_are_numbers_identifiers_and_quoted_names_not_words() -> None:
@@ -28,3 +37,15 @@ def test_cues_match_whole_words_only() -> None:
 
 def test_questions_are_recognised() -> None:
     assert is_question("should we use tabs?") and not is_question("use tabs.")
+
+
+def test_for_now_is_not_a_change() -> None:
+    assert cues_of("for now keep floats", ("now",), ("for now",)) == frozenset()
+    assert cues_of("the target is Snowflake now", ("now",), ("for now",)) == {"now"}
+
+
+def test_a_changed_number_is_a_value_and_a_changed_word_a_subject() -> None:
+    assert only_numbers_differ("The API listens on port 8080", "The API listens on port 9090")
+    assert not only_numbers_differ("fix errors in a.py", "fix errors in b.py")
+    assert different_subjects("the settings page broke", "the CSV export broke")
+    assert not different_subjects("We lint with ruff", "Lint with ruff")

@@ -48,3 +48,15 @@ def test_dissimilar_memories_never_merge() -> None:
     a = memory("Use ruff", unit(1), created_at=1)
     b = memory("Use ruff", at_angle(0.5), created_at=2)
     assert find_merges([b], [a, b], POLICY) == []
+
+
+def test_the_same_sentence_about_two_things_does_not_merge() -> None:
+    settings = memory("the settings page broke after the merge", unit(1), created_at=1, memory_type="prompt")
+    export = memory("the CSV export broke after the merge", at_angle(0.9), created_at=2, memory_type="prompt")
+    assert find_merges([export], [settings, export], POLICY) == []
+
+
+def test_a_request_and_a_tool_output_merge_only_when_nearly_identical() -> None:
+    asked = memory("explain what app/api/deps.py does", unit(1), created_at=1, memory_type="prompt")
+    read = memory("Read app/api/deps.py (126 lines)", at_angle(0.8), created_at=2, memory_type="observation")
+    assert find_merges([read], [asked, read], POLICY) == []

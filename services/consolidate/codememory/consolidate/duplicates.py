@@ -1,8 +1,9 @@
 """Restatements: memories that say the same thing become one canonical memory with its sources.
 
-Two memories are restatements when their vectors are at least ``duplicate_similarity`` alike and
-neither states a value the other does not (``4 spaces`` and ``2 spaces`` are alike in meaning but
-say different things: that is supersession's business) nor the later says it changed something.
+Two memories are restatements when their vectors are at least ``duplicate_similarity`` alike
+(``cross_kind_similarity`` between one someone stated and one a tool observed) and
+they do not state conflicting values (``4 spaces`` and ``2 spaces`` are alike in meaning but say
+different things: that is supersession's business).
 Restatements are grouped transitively. The canonical memory of a group is, in order: one that is
 already canonical (it keeps its place), one someone stated rather than one observed, a statement
 rather than a question, the one closest to all the others (the medoid: the best wording of what the
@@ -18,7 +19,7 @@ import numpy as np
 
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.similarity import matrix, similar_pairs
-from codememory.consolidate.terms import has_cue, is_question, new_values
+from codememory.consolidate.terms import cues_of, different_subjects, is_question, new_values, parallel
 from codememory.consolidate.view import Remembered
 
 
@@ -30,15 +31,21 @@ class Merge:
 
 
 def restatement(a: Remembered, b: Remembered, policy: ConsolidationPolicy) -> bool:
-    """Whether two memories alike enough in meaning also say the same thing."""
+    """Whether two memories alike enough in meaning also say the same thing: not one a question and
+    the other not, no value on each side that the other lacks (``4 spaces`` against ``2 spaces``; a
+    value only one of them names is a detail, not a conflict), and not the same sentence frame filled
+    with different things ("the settings page broke" / "the CSV export broke": ``parallel``, and each
+    has subject words the other lacks)."""
     if is_question(a.text) != is_question(b.text):
         return False
-    earlier, later = (a, b) if a.created_at <= b.created_at else (b, a)
-    return (
-        not new_values(earlier.text, later.text)
-        and not new_values(later.text, earlier.text)
-        and not has_cue(later.text, policy.change_cues)
-    )
+    earlier, later = (a, b) if (a.created_at, a.seq) <= (b.created_at, b.seq) else (b, a)
+    cues, ignore = policy.change_cues, policy.not_change_cues
+    if cues_of(later.text, cues, ignore) - cues_of(earlier.text, cues, ignore):
+        return False  # the later one says it changes something: supersession's business
+    only_a, only_b = new_values(b.text, a.text), new_values(a.text, b.text)
+    if only_a and only_b:
+        return False
+    return not (parallel(a.text, b.text, policy.parallel_ratio) and different_subjects(a.text, b.text))
 
 
 def _canonical(group: list[Remembered], policy: ConsolidationPolicy) -> Remembered:
@@ -71,6 +78,9 @@ def find_merges(
 
     by_id = {m.memory_id: m for m in group}
     for pair in similar_pairs(new, group, policy.duplicate_similarity):
+        stated = (pair.new.memory_type in policy.stated_types, pair.other.memory_type in policy.stated_types)
+        if stated[0] != stated[1] and pair.similarity < policy.cross_kind_similarity:
+            continue  # a request and what a tool showed share words, rarely a meaning
         if not restatement(pair.new, pair.other, policy):
             continue
         a, b = root(pair.new.memory_id), root(pair.other.memory_id)

@@ -13,29 +13,42 @@ from dataclasses import dataclass
 # how people say that a rule changed ("from now on", "switch to", "instead") — checked as phrases
 CHANGE_CUES = (
     "instead",
+    "now",
     "from now on",
     "going forward",
     "no longer",
     "not anymore",
-    "anymore",
     "switch",
     "switched",
+    "switching",
     "change",
     "changed",
     "rather than",
     "replace",
     "replaced",
+    "replaces",
     "stop using",
-    "moving to",
     "move to",
     "moved to",
-    "now use",
-    "now we",
+    "moves to",
+    "moving to",
+    "migrate",
+    "migrated",
+    "raise",
+    "bump",
+    "lower",
+    "increase",
+    "decrease",
+    "drop",
+    "dropping",
+    "deprecated",
+    "starting",
+    "new",
     "update:",
     "actually",
-    "rename",
-    "renamed",
 )
+# phrases that contain a change cue without saying that anything changed ("for now" is temporary)
+NOT_CHANGE_CUES = ("for now", "right now", "just now", "until now", "now that", "new file", "new branch")
 # how a user corrects the agent ("no,", "don't", "that's wrong")
 CORRECTION_CUES = (
     "no,",
@@ -63,10 +76,15 @@ DERIVED_TYPES = ("insight", "summary")
 
 @dataclass(frozen=True, kw_only=True)
 class ConsolidationPolicy:
-    duplicate_similarity: float = 0.9  # cosine at or above which two memories saying the same merge
-    supersede_similarity: float = 0.55  # cosine at or above which a later stated memory may supersede
-    subject_overlap: float = 0.6  # share of the shorter memory's subject words the two must share
-    max_superseded: int = 2  # earlier memories one memory may supersede in a cycle
+    duplicate_similarity: float = 0.7  # cosine at or above which two memories saying the same merge
+    cross_kind_similarity: float = 0.85  # the same between a stated memory and an observed one
+    supersede_similarity: float = (
+        0.45  # cosine at or above which a later memory stating a new value supersedes
+    )
+    cue_similarity: float = 0.3  # the same for a later memory that says it changes something
+    parallel_ratio: float = 0.6  # token sequences this alike say the same sentence of another thing
+    subject_overlap: float = 0.5  # share of the shorter memory's subject words the two must share
+    supersede_rank: int = 1  # the earlier memory must be among the later's this many nearest earlier ones
     link_similarity: float = 0.6  # cosine at or above which two memories are linked as neighbours
     links_per_memory: int = 5
     decay_half_life_days: float = 30.0  # observations: importance halves per this many days unused
@@ -78,14 +96,16 @@ class ConsolidationPolicy:
     session_idle_hours: float = 12.0  # a session with no event for this long counts as finished
     summary_items: int = 6  # prompts, files and commands a session summary names at most
     change_cues: tuple[str, ...] = CHANGE_CUES
+    not_change_cues: tuple[str, ...] = NOT_CHANGE_CUES
     correction_cues: tuple[str, ...] = CORRECTION_CUES
     stated_types: tuple[str, ...] = STATED_TYPES
 
     def __post_init__(self) -> None:
-        for name in ("duplicate_similarity", "supersede_similarity", "subject_overlap", "link_similarity"):
+        names = ("duplicate_similarity", "supersede_similarity", "cue_similarity", "subject_overlap")
+        for name in (*names, "cross_kind_similarity", "link_similarity", "parallel_ratio"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")
-        if self.supersede_similarity > self.duplicate_similarity:
-            raise ValueError("supersede_similarity must not exceed duplicate_similarity")
+        if max(self.supersede_similarity, self.cue_similarity) > self.duplicate_similarity:
+            raise ValueError("supersede_similarity and cue_similarity must not exceed duplicate_similarity")
         if min(self.decay_half_life_days, self.stated_half_life_days, self.session_idle_hours) <= 0:
             raise ValueError("half lives and the idle time must be positive")

@@ -18,9 +18,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from codememory.consolidate.policy import ConsolidationPolicy
-from codememory.consolidate.similarity import similar_pairs
-from codememory.consolidate.terms import has_cue, is_question, new_values, subject_overlap
+from codememory.consolidate.similarity import matrix, similar_pairs
+from codememory.consolidate.terms import (
+    cues_of,
+    is_question,
+    new_values,
+    only_numbers_differ,
+    parallel,
+    subject_overlap,
+)
 from codememory.consolidate.view import Remembered
 
 
@@ -32,41 +41,69 @@ class Supersession:
     reason: str
 
 
-def _changes(earlier: Remembered, later: Remembered, policy: ConsolidationPolicy) -> str:
-    """Why ``later`` changes ``earlier`` ("" when it does not)."""
+def _changes(earlier: Remembered, later: Remembered, similarity: float, policy: ConsolidationPolicy) -> str:
+    """Why ``later`` changes ``earlier`` ("" when it does not): it says so with a change cue the
+    earlier did not use (alike at least ``cue_similarity``), or it states a new value about the same
+    subject (alike at least ``supersede_similarity``, most subject words shared). Without a cue, the
+    same sentence about another thing (``parallel``, unless only numbers differ) changes nothing."""
+    cues, ignore = policy.change_cues, policy.not_change_cues
+    added = cues_of(later.text, cues, ignore) - cues_of(earlier.text, cues, ignore)
+    if added and similarity >= policy.cue_similarity:
+        return f"says {sorted(added)[0]!r}"
+    if parallel(earlier.text, later.text, policy.parallel_ratio):
+        if not only_numbers_differ(earlier.text, later.text):
+            return ""
+        if similarity >= policy.supersede_similarity:
+            return "states " + ", ".join(sorted(new_values(earlier.text, later.text))[:3])
     values = new_values(earlier.text, later.text)
-    if values:
+    if (
+        values
+        and similarity >= policy.supersede_similarity
+        and subject_overlap(earlier.text, later.text) >= policy.subject_overlap
+    ):
         return "states " + ", ".join(sorted(values)[:3])
-    if has_cue(later.text, policy.change_cues):
-        return "says it changes"
     return ""
+
+
+def _rule(memory: Remembered, policy: ConsolidationPolicy) -> bool:
+    return memory.memory_type in policy.stated_types and not is_question(memory.text)
 
 
 def find_supersessions(
     new: Sequence[Remembered], group: Sequence[Remembered], policy: ConsolidationPolicy
 ) -> list[Supersession]:
     """Supersessions among ``group`` in which one of ``new`` takes part (as the old or the new)."""
-    stated = [m for m in group if m.memory_type in policy.stated_types and not is_question(m.text)]
-    fresh = [m for m in new if m.memory_type in policy.stated_types and not is_question(m.text)]
+    stated = sorted((m for m in group if _rule(m, policy)), key=lambda m: (m.created_at, m.seq))
+    if len(stated) < 2:
+        return []
+    fresh = {m.memory_id for m in new if _rule(m, policy)}
+    later_than_fresh = {
+        pair.other.memory_id
+        for pair in similar_pairs(
+            [m for m in stated if m.memory_id in fresh], stated, policy.supersede_similarity
+        )
+        if pair.other.created_at > pair.new.created_at
+    }
+    vectors = matrix(stated)
     best: dict[str, Supersession] = {}
-    for pair in similar_pairs(fresh, stated, policy.supersede_similarity, top=10):
-        earlier, later = sorted((pair.new, pair.other), key=lambda m: (m.created_at, m.seq))
-        if earlier.created_at == later.created_at:
+    for position, later in enumerate(stated):
+        if later.memory_id not in fresh and later.memory_id not in later_than_fresh:
             continue
-        if subject_overlap(earlier.text, later.text) < policy.subject_overlap:
+        earlier = [i for i in range(position) if stated[i].created_at < later.created_at]
+        if not earlier:
             continue
-        reason = _changes(earlier, later, policy)
-        if not reason:
-            continue
-        found = Supersession(earlier, later, pair.similarity, f"a later {later.memory_type} {reason}")
-        held = best.get(earlier.memory_id)
-        if held is None or (later.created_at, pair.similarity) > (held.new.created_at, held.similarity):
-            best[earlier.memory_id] = found
-    per_new: dict[str, int] = {}
-    out = []
-    for found in sorted(best.values(), key=lambda s: -s.similarity):
-        count = per_new.get(found.new.memory_id, 0)
-        if count < policy.max_superseded:
-            per_new[found.new.memory_id] = count + 1
-            out.append(found)
-    return out
+        sims = vectors[earlier] @ vectors[position]
+        for rank in np.argsort(-sims)[: policy.supersede_rank]:
+            old, similarity = stated[earlier[int(rank)]], float(sims[int(rank)])
+            if similarity < min(policy.cue_similarity, policy.supersede_similarity):
+                break
+            if old.memory_id not in fresh and later.memory_id not in fresh:
+                continue
+            reason = _changes(old, later, similarity, policy)
+            if not reason:
+                continue
+            found = Supersession(old, later, similarity, f"a later {later.memory_type} {reason}")
+            held = best.get(old.memory_id)
+            if held is None or (later.created_at, similarity) > (held.new.created_at, held.similarity):
+                best[old.memory_id] = found
+    return sorted(best.values(), key=lambda s: (s.new.created_at, -s.similarity))

@@ -8,6 +8,7 @@ stop words left out); a later one changes the earlier when it states a value the
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 _TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|[A-Za-z0-9_][A-Za-z0-9_.:/\-]*")
@@ -73,10 +74,40 @@ def new_values(earlier: str, later: str) -> frozenset[str]:
 
 def has_cue(text: str, cues: tuple[str, ...]) -> bool:
     """Whether the text says one of ``cues`` as words (``switch`` matches "switch", not "switchboard")."""
-    lowered = " " + " ".join(text.lower().split()) + " "
-    return any(re.search(rf"(?<![a-z]){re.escape(cue)}(?![a-z])", lowered) for cue in cues)
+    return bool(cues_of(text, cues))
 
 
 def is_question(text: str) -> bool:
     """A question states no rule: it cannot supersede or be the canonical wording of one."""
     return text.rstrip().endswith("?")
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.rstrip(".:-/,;").lower() for t in _TOKEN.findall(text)]
+
+
+def parallel(a: str, b: str, threshold: float) -> bool:
+    """The same sentence about another thing ("fix the type errors in a.py" / "... in b.py"): most
+    tokens shared in the same order. Such memories state one thing each about different subjects."""
+    return SequenceMatcher(None, _tokens(a), _tokens(b), autojunk=False).ratio() >= threshold
+
+
+def cues_of(text: str, cues: tuple[str, ...], ignore: tuple[str, ...] = ()) -> frozenset[str]:
+    """Which of ``cues`` the text says (as words), not counting those inside an ``ignore`` phrase."""
+    lowered = " " + " ".join(text.lower().split()) + " "
+    for phrase in ignore:
+        lowered = re.sub(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", " ", lowered)
+    return frozenset(c for c in cues if re.search(rf"(?<![a-z]){re.escape(c)}(?![a-z])", lowered))
+
+
+def only_numbers_differ(a: str, b: str) -> bool:
+    """Whether every token one text has and the other lacks carries a digit (``port 8080`` / ``port
+    9090``): the same sentence with another number is a changed value, not another subject."""
+    ta, tb = set(_tokens(a)), set(_tokens(b))
+    return all(any(ch.isdigit() for ch in token) for token in ta ^ tb)
+
+
+def different_subjects(a: str, b: str) -> bool:
+    """Each text has subject words the other lacks ("settings page" / "CSV export")."""
+    sa, sb = analyse(a)[0], analyse(b)[0]
+    return bool(sa - sb) and bool(sb - sa)
