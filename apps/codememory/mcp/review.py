@@ -3,9 +3,10 @@
 The gateway has no ReviewDiff RPC yet, so the review is composed here from the RPCs that exist:
 ``Neighbours`` (the symbols a changed file contains, with their recorded lines), the diff's line
 ranges (``diffs``) to pick the changed symbols (the innermost only: a changed method, not its whole
-class), ``Dependents`` of each (callers the diff did not touch are what may break), and ``Recall``
-with the changed files and symbols as the working set (decisions about this code, and memories the
-change makes suspect). When a ReviewDiff RPC lands, this module becomes one call.
+class), ``Dependents`` of each (callers the diff did not touch are what may break), and ``Recall``: the
+memories linked to the changed files, and those ranked closest to the changed files and symbols as a
+working set (decisions about this code, and memories the change makes suspect). When a ReviewDiff RPC
+lands, this module becomes one call.
 """
 
 from __future__ import annotations
@@ -91,16 +92,26 @@ async def review_diff(ctx: ToolContext, args: Mapping[str, Any]) -> None:
 
 
 async def _memories(ctx: ToolContext, files: list[FileDiff], changed: list[cpb.GraphNode]) -> None:
-    """Memories about the changed code: the decisions to respect, and the ones the change may break."""
+    """Memories about the changed code: the decisions to respect, and the ones the change may break.
+
+    Two recalls: the memories linked to the changed files (a filter, so they come back however little
+    their words resemble the names), then the ones ranked closest to the changed files and symbols.
+    """
+    paths = list(dict.fromkeys(p for f in files for p in (f.path, f.new_path)))[:100]
     working = [f.new_path for f in files] + [s.qualname for s in changed]
     names = " ".join(dict.fromkeys([s.name for s in changed] + [f.new_path for f in files]))
-    request = pb.RecallRequest(
-        query=names[:2000], limit=5, working_set=working[:200], cwd=str(ctx.settings.project)
+    by_paths = pb.RecallRequest(query=names[:2000], limit=5, cwd=str(ctx.settings.project), paths=paths)
+    by_closeness = pb.RecallRequest()
+    by_closeness.CopyFrom(by_paths)
+    by_closeness.ClearField("paths")
+    by_closeness.working_set.extend(working[:200])
+    linked, near = await asyncio.gather(
+        ctx.gateway.memory("Recall", by_paths), ctx.gateway.memory("Recall", by_closeness)
     )
-    response: pb.RecallResponse = await ctx.gateway.memory("Recall", request)
-    if response.hits:
+    hits = {hit.memory.id: hit for hit in [*linked.hits, *near.hits]}
+    if hits:
         ctx.page.add("memories about this code (check the change against them):")
-        for hit in response.hits:
+        for hit in list(hits.values())[:8]:
             ctx.page.add(memory_line(hit.memory, hit.score.total, hit.suspect))
 
 
