@@ -74,6 +74,7 @@ def test_the_next_cycle_over_its_own_results_concludes_nothing_again() -> None:
     for event_id, event in first.events:
         log.add(event, event_id=event_id)
     view.apply_batch(log.records)
+    assert "b" not in view.tenant("t").sessions  # a summarised session's steps are dropped
     second = run_cycle(view.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
     assert [type(e).__name__ for _, e in second.events] == ["ConsolidationCompleted"]
 

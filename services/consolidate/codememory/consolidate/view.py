@@ -32,6 +32,7 @@ from codememory.events import (
     SessionEnded,
     SessionSummarized,
     SymbolsExtracted,
+    ToolObserved,
 )
 from codememory.memory import memory_from_envelope, text_digest
 from codememory.projection import Decoded
@@ -138,10 +139,12 @@ class ConsolidationView:
                     importance=draft.importance,
                     base_importance=draft.importance,
                     digest=text_digest(draft.text),
-                    kind=getattr(event, "kind", ""),
+                    kind=event.kind if isinstance(event, ToolObserved) else "",
                 )
             if isinstance(event, InsightDerived | SessionSummarized):
                 view.derived.add(draft.memory_id)
+            if isinstance(event, SessionSummarized):  # its steps did their work: keep the view small
+                view.sessions.pop(event.session_id, None)
             return
         self._apply_change(view, seq, envelope)
 
