@@ -49,3 +49,7 @@ def test_a_changed_number_is_a_value_and_a_changed_word_a_subject() -> None:
     assert not only_numbers_differ("fix errors in a.py", "fix errors in b.py")
     assert different_subjects("the settings page broke", "the CSV export broke")
     assert not different_subjects("We lint with ruff", "Lint with ruff")
+
+
+def test_a_cue_inside_code_is_not_a_cue() -> None:
+    assert cues_of("store datetime.now(UTC) everywhere", ("now",)) == frozenset()

@@ -96,8 +96,13 @@ def cues_of(text: str, cues: tuple[str, ...], ignore: tuple[str, ...] = ()) -> f
     """Which of ``cues`` the text says (as words), not counting those inside an ``ignore`` phrase."""
     lowered = " " + " ".join(text.lower().split()) + " "
     for phrase in ignore:
-        lowered = re.sub(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", " ", lowered)
-    return frozenset(c for c in cues if re.search(rf"(?<![a-z]){re.escape(c)}(?![a-z])", lowered))
+        lowered = re.sub(_as_words(phrase), " ", lowered)
+    return frozenset(c for c in cues if re.search(_as_words(c), lowered))
+
+
+def _as_words(phrase: str) -> str:
+    """``phrase`` as words of prose: not inside a word or an identifier (``datetime.now()``)."""
+    return rf"(?<![\w.]){re.escape(phrase)}(?![\w(])"
 
 
 def only_numbers_differ(a: str, b: str) -> bool:
