@@ -41,14 +41,38 @@ def similar_pairs(
     if not new or len(group) < 2:
         return
     others = matrix(group)
+    count = min(top + 1, len(group))
     for start in range(0, len(new), chunk):
         rows = new[start : start + chunk]
         sims = matrix(rows) @ others.T
+        best = np.argpartition(-sims, count - 1, axis=1)[:, :count]  # one C call for the whole block
         for i, memory in enumerate(rows):
             row = sims[i]
-            count = min(top + 1, len(group))
-            best = np.argpartition(-row, count - 1)[:count]
-            for j in sorted(best, key=lambda k: -row[k]):
+            for j in sorted(best[i], key=lambda k: -row[k]):
+                if row[j] < threshold:
+                    break
                 other = group[int(j)]
-                if other.memory_id != memory.memory_id and row[j] >= threshold:
+                if other.memory_id != memory.memory_id:
                     yield Pair(memory, other, float(row[j]))
+
+
+def nearest_earlier(
+    memories: Sequence[Remembered], positions: Sequence[int], rank: int, *, chunk: int = 512
+) -> Iterator[tuple[int, list[tuple[int, float]]]]:
+    """For each position (into ``memories``, sorted by creation time), its ``rank`` most similar memories
+    created strictly before it, best first, as (position, similarity) pairs."""
+    if not positions:
+        return
+    vectors = matrix(memories)
+    created = np.asarray([m.created_at for m in memories])
+    for start in range(0, len(positions), chunk):
+        rows = np.asarray(positions[start : start + chunk])
+        sims = vectors[rows] @ vectors.T
+        sims[created[None, :] >= created[rows][:, None]] = -np.inf  # only what came before
+        count = min(rank, len(memories))
+        best = np.argpartition(-sims, count - 1, axis=1)[:, :count]
+        for i, position in enumerate(rows):
+            found = sorted(
+                ((int(j), float(sims[i, j])) for j in best[i] if sims[i, j] > -np.inf), key=lambda p: -p[1]
+            )
+            yield int(position), found

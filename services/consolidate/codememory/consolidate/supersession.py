@@ -18,10 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from codememory.consolidate.policy import ConsolidationPolicy
-from codememory.consolidate.similarity import matrix, similar_pairs
+from codememory.consolidate.similarity import nearest_earlier, similar_pairs
 from codememory.consolidate.terms import (
     cues_of,
     is_question,
@@ -84,17 +82,12 @@ def find_supersessions(
         )
         if pair.other.created_at > pair.new.created_at
     }
-    vectors = matrix(stated)
+    positions = [i for i, m in enumerate(stated) if m.memory_id in fresh or m.memory_id in later_than_fresh]
     best: dict[str, Supersession] = {}
-    for position, later in enumerate(stated):
-        if later.memory_id not in fresh and later.memory_id not in later_than_fresh:
-            continue
-        earlier = [i for i in range(position) if stated[i].created_at < later.created_at]
-        if not earlier:
-            continue
-        sims = vectors[earlier] @ vectors[position]
-        for rank in np.argsort(-sims)[: policy.supersede_rank]:
-            old, similarity = stated[earlier[int(rank)]], float(sims[int(rank)])
+    for position, nearest in nearest_earlier(stated, positions, policy.supersede_rank):
+        later = stated[position]
+        for index, similarity in nearest:
+            old = stated[index]
             if similarity < min(policy.cue_similarity, policy.supersede_similarity):
                 break
             if old.memory_id not in fresh and later.memory_id not in fresh:

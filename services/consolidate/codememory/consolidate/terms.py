@@ -82,8 +82,9 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
-def _tokens(text: str) -> list[str]:
-    return [t.rstrip(".:-/,;").lower() for t in _TOKEN.findall(text)]
+@lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(t.rstrip(".:-/,;").lower() for t in _TOKEN.findall(text))
 
 
 def parallel(a: str, b: str, threshold: float) -> bool:
@@ -92,17 +93,29 @@ def parallel(a: str, b: str, threshold: float) -> bool:
     return SequenceMatcher(None, _tokens(a), _tokens(b), autojunk=False).ratio() >= threshold
 
 
+@lru_cache(maxsize=256)
+def _phrases(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for a list of phrases as words of prose: not inside a word or an identifier
+    (``now`` is not a cue in ``datetime.now()``)."""
+    if not phrases:
+        return None
+    alternatives = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.])(?:{alternatives})(?![\w(])")
+
+
+@lru_cache(maxsize=65536)
 def cues_of(text: str, cues: tuple[str, ...], ignore: tuple[str, ...] = ()) -> frozenset[str]:
     """Which of ``cues`` the text says (as words), not counting those inside an ``ignore`` phrase."""
     lowered = " " + " ".join(text.lower().split()) + " "
-    for phrase in ignore:
-        lowered = re.sub(_as_words(phrase), " ", lowered)
-    return frozenset(c for c in cues if re.search(_as_words(c), lowered))
-
-
-def _as_words(phrase: str) -> str:
-    """``phrase`` as words of prose: not inside a word or an identifier (``datetime.now()``)."""
-    return rf"(?<![\w.]){re.escape(phrase)}(?![\w(])"
+    skip = _phrases(ignore)
+    if skip is not None:
+        lowered = skip.sub(" ", lowered)
+    found: set[str] = set()
+    for cue in cues:  # each on its own: "from now on" holds the cue "now" too
+        pattern = _phrases((cue,))
+        if pattern is not None and pattern.search(lowered):
+            found.add(cue)
+    return frozenset(found)
 
 
 def only_numbers_differ(a: str, b: str) -> bool:
