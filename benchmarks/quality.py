@@ -160,6 +160,7 @@ def main() -> None:
     parser.add_argument(
         "--consolidate", action="store_true", help="also recall after one consolidation cycle (same stack)"
     )
+    parser.add_argument("--section", default="quality", help="RESULTS.md section to write")
     args = parser.parse_args()
     if args.mem0_worker:
         mem0_worker(args.mem0_worker)
@@ -191,10 +192,10 @@ def main() -> None:
         f"{'ran' if isinstance(mem0, tuple) else mem0}."
     )
     title = "Recall quality: LoCoMo evidence recall per system (dev conversations 0-4)"
-    write_section("quality", title, body + "\n\n" + MECHANISMS)  # written now, in case ablations fail
+    write_section(args.section, title, body + "\n\n" + MECHANISMS)  # written now, in case ablations fail
     if not args.no_ablations:
         body += "\n\n" + "\n".join(ablation_table(ablations(convs))) + "\n\n" + MECHANISMS
-        write_section("quality", title, body)
+        write_section(args.section, title, body)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ looking the point up, not by parsing the message).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -268,9 +269,17 @@ class EdgeVectorIndex:
         return bool(self._call("optimize", lambda s: s.optimize()))
 
     def close(self) -> None:
+        """Flush and close; a read still running in another thread (a recall the gRPC server gave up
+        on at shutdown) holds the shard for a moment, so close waits for it (2 s at most)."""
         shard, self._shard = self._shard, None
-        if shard is not None:
+        if shard is None:
+            return
+        for attempt in range(40):
             try:
                 shard.flush()
-            finally:
                 shard.close()
+                return
+            except RuntimeError as exc:
+                if "borrow" not in str(exc) or attempt == 39:
+                    raise
+                time.sleep(0.05)
