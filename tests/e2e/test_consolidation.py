@@ -31,14 +31,8 @@ def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 def _store(stack: Stack, text: str, session: str, when: str, kind: str = "decision") -> str:
     memory_id = str(uuid.uuid4())
-    stack.cli(
-        "import",
-        "-",
-        stdin=(
-            '{"id": "%s", "text": "%s", "type": "%s", "repo": "%s", "session": "%s", "time": "%s"}\n'
-            % (memory_id, text, kind, REPO, session, when)
-        ).encode(),
-    )
+    row = {"id": memory_id, "text": text, "type": kind, "repo": REPO, "session": session, "time": when}
+    stack.cli("import", "-", stdin=(json.dumps(row) + "\n").encode())
     return memory_id
 
 

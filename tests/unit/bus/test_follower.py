@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from nats.errors import ConnectionClosedError
 
-from codememory.events import LogRecord
 from codememory.bus import follower as follower_module
 from codememory.bus.follower import Follower
+from codememory.events import LogRecord
 
 
 class FakeLive:

@@ -43,7 +43,10 @@ def _history() -> list[tuple[int, Envelope]]:
         MemoryStored(memory_id=D, text="we lint with ruff", scope=scope),
         MemorySuperseded(memory_id=A, superseded_by=B, superseded_at=123.0, reason="a later decision"),
         MemoriesMerged(
-            canonical_id=D, merged_ids=(C,), sources=(MemorySource(memory_id=C, session_id="s"),), importance=0.9
+            canonical_id=D,
+            merged_ids=(C,),
+            sources=(MemorySource(memory_id=C, session_id="s"),),
+            importance=0.9,
         ),
         MemoriesLinked(links=(MemoryLinks(memory_id=B, neighbours=(D,), code=("setup.cfg",)),)),
         ImportanceDecayed(adjustments=(ImportanceAdjustment(memory_id=B, importance=0.2),)),

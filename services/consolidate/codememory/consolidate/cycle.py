@@ -112,7 +112,8 @@ def _repo_events(
 ) -> None:
     """Merges, supersessions, links and conventions among one repository's current memories."""
     new = [m for m in group if m.vector_seq > view.done_up_to]
-    merges = find_merges(new, group, policy)
+    mergeable = [m for m in group if m.memory_type in policy.merge_types]
+    merges = find_merges([m for m in new if m.memory_type in policy.merge_types], mergeable, policy)
     _merge_events(out, tenant, merges)
     gone = {m.memory_id for merge in merges for m in merge.merged}
     group = [m for m in group if m.memory_id not in gone]

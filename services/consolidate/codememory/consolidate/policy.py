@@ -99,6 +99,9 @@ class ConsolidationPolicy:
     not_change_cues: tuple[str, ...] = NOT_CHANGE_CUES
     correction_cues: tuple[str, ...] = CORRECTION_CUES
     stated_types: tuple[str, ...] = STATED_TYPES
+    # what may merge: statements and observations; a turn of conversation (type "dialog") means what it
+    # means in its place in the conversation, so it is never folded into another
+    merge_types: tuple[str, ...] = STATED_TYPES + OBSERVED_TYPES
 
     def __post_init__(self) -> None:
         names = ("duplicate_similarity", "supersede_similarity", "cue_similarity", "subject_overlap")
