@@ -91,8 +91,10 @@ def test_session_start_hook_injects_context_in_each_agent_format(stack) -> None:
     repo_dir = Path(stack.home) / "ctxrepo"
     (repo_dir / ".git").mkdir(parents=True, exist_ok=True)
     (repo_dir / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    # the repository is its origin remote, whatever its folder is called (hookclient/gitrepo.py)
+    (repo_dir / ".git" / "config").write_text('[remote "origin"]\n\turl = git@example.com:acme/ctx.git\n')
     fact = f"Run migrations with make migrate-{uuid.uuid4().hex[:6]} before tests"
-    stack.cli("store", fact, "--type", "instruction", "--repo", "ctxrepo")
+    stack.cli("store", fact, "--type", "instruction", "--repo", "example.com/acme/ctx")
     claude = {
         "session_id": "s-ctx",
         "cwd": str(repo_dir),
