@@ -100,8 +100,9 @@ async def test_a_restart_does_not_park_the_same_poison_twice(
 
 
 async def _caught_up(gateway):  # type: ignore[no-untyped-def]
+    """Caught up, and the watchdog has said so to health (it looks every ``every_s``)."""
     status = await gateway.status()
-    return status if status.caught_up else None
+    return status if status.caught_up and status.serving else None
 
 
 async def _letters(nc: Client, count: int):  # type: ignore[no-untyped-def]
