@@ -87,7 +87,13 @@ async def test_acknowledged_appends_survive_a_killed_node(cluster: list[NatsServ
     nc = await nats.connect(survivor.url)
     js = nc.jetstream(timeout=5)
     stored: list[str] = []
-    sub = await js.pull_subscribe(subjects.LOG_ALL, stream=LOG)
+    async with asyncio.timeout(60):  # the survivors may still be electing the stream's new leader
+        while True:
+            try:
+                sub = await js.pull_subscribe(subjects.LOG_ALL, stream=LOG)
+                break
+            except (NatsError, TimeoutError):
+                await asyncio.sleep(0.5)
     while len(stored) < 600:
         try:
             msgs = await sub.fetch(200, timeout=5)
