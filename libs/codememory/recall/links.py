@@ -33,11 +33,14 @@ def session_neighbours(
     flt: IndexFilter,
     parents: Iterable[tuple[str, Mapping[str, object], float]],
     executor: Executor | None = None,
+    *,
+    semantic: float = 0.0,
 ) -> dict[str, tuple[StoredPoint, float]]:
     """For each (id, payload, score) parent: the memories right before and after it in its session.
 
     Returns neighbour id -> (point, best parent score it neighbours). With an ``executor``, the
-    predecessors are read while the successors are searched.
+    predecessors are read while the successors are searched. ``semantic`` > 0 adds the memories a cycle
+    linked each parent to by meaning, with the parent's score times ``semantic``.
     """
     found: dict[str, tuple[StoredPoint, float]] = {}
 
@@ -49,7 +52,8 @@ def session_neighbours(
     linked = [p for p in parents if isinstance(p[1].get("previous_id"), str)]
     if linked:
         _linked_neighbours(index, flt, linked, keep, executor)
-    _semantic_neighbours(index, flt, parents, keep)
+    if semantic > 0:
+        _semantic_neighbours(index, flt, parents, keep, semantic)
     for parent_id, payload, parent_score in parents:
         if isinstance(payload.get("previous_id"), str):
             continue
@@ -110,6 +114,7 @@ def _semantic_neighbours(
     flt: IndexFilter,
     parents: list[tuple[str, Mapping[str, object], float]],
     keep: Callable[[StoredPoint, float], None],
+    share: float,
 ) -> None:
     """The memories a cycle linked each parent to, read under the caller's filter (tenant, state)."""
     best: dict[str, float] = {}
@@ -118,7 +123,7 @@ def _semantic_neighbours(
         links = payload.get("links")
         for linked in links if isinstance(links, list | tuple) else ():
             if isinstance(linked, str) and linked not in own:
-                best[linked] = max(best.get(linked, 0.0), score)
+                best[linked] = max(best.get(linked, 0.0), score * share)
     if best:
         for point in index.scroll(msgspec.structs.replace(flt, ids=list(best))):
             keep(point, best[point.id])

@@ -184,7 +184,9 @@ class Recaller:
         parents = [
             (c.memory_id, c.payload, parts.total) for c, parts in ranked[: min(limit, self._link_parents)]
         ]
-        neighbours = session_neighbours(self._index, flt, parents, _POOL)
+        weights = self.weights
+        semantic = weights.semantic_link / weights.link if weights.link > 0 else 0.0
+        neighbours = session_neighbours(self._index, flt, parents, _POOL, semantic=semantic)
         if not neighbours:
             return ranked
         link_of = {mid: parent for mid, (_, parent) in neighbours.items()}

@@ -28,6 +28,9 @@ class Weights:
     scope: float = 0.05
     author: float = 0.04  # the query names the memory's user (scope.user)
     link: float = 0.1  # share of a top hit's score lent to its session neighbours (0: no expansion)
+    # ... and to the memories a consolidation cycle linked it to by meaning (0: not expanded by them;
+    # at link's 0.1 they cost LoCoMo 1.4 R@10, benchmarks/RESULTS.md quality_consolidation)
+    semantic_link: float = 0.0
     feedback: float = 0.3  # weight of terms the top hits share, added to the query (0: no feedback)
     recency_half_life_days: float = 14.0
     superseded: float = 0.3  # multiplier of a memory a later one superseded (history, below the current)

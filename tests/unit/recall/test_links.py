@@ -100,6 +100,6 @@ def test_memories_linked_by_meaning_are_neighbours_across_sessions_within_the_fi
     merged.payload["state"] = "merged"
     index.upsert([parent, _point(7, "b", 50), merged, _point(9, "d", 60, tenant="other")])
     flt = IndexFilter(equals={"tenant": "t"}, any_of={"state": ["active"]})
-    found = session_neighbours(index, flt, [(parent.id, parent.payload, 0.7)])
+    found = session_neighbours(index, flt, [(parent.id, parent.payload, 0.7)], semantic=1.0)
     assert set(found) == {near}  # a merged restatement and another tenant's memory stay out
     assert found[near][1] == 0.7
