@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import structlog
 from faststream import FastStream
+from faststream.message import StreamMessage
 from faststream.nats import NatsBroker, NatsRouter
 from faststream.specification import AsyncAPI
 from nats.js.client import JetStreamContext
@@ -72,6 +74,11 @@ def durable_settings(settings: ConsumerSettings) -> DurableSettings:
 
 
 RouterFactory = Callable[[BrokerJetStream], NatsRouter]
+
+
+async def raw_body(message: StreamMessage[Any]) -> Any:
+    """A subscriber's decoder that leaves the bytes alone: the handler parses (and may refuse) them."""
+    return message.body
 
 
 def service_app(

@@ -9,23 +9,18 @@ gateway turns it into a gRPC status). The tenant is the subject's tenant token.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import structlog
-from faststream.message import StreamMessage
 from faststream.nats import NatsMessage, NatsRouter
 from faststream.params import NoCast
 
 from codememory import subjects
+from codememory.bus.app import raw_body
 from codememory.consolidate.consolidator import Consolidator
 from codememory.cycles import CycleReport, encode_report
 from codememory.topology import CONSOLIDATE
 
 log = structlog.get_logger(__name__)
-
-
-async def _raw_body(message: StreamMessage[Any]) -> Any:
-    return message.body
 
 
 def consolidate_router(consolidator: Callable[[], Consolidator | None]) -> NatsRouter:
@@ -35,7 +30,7 @@ def consolidate_router(consolidator: Callable[[], Consolidator | None]) -> NatsR
     @router.subscriber(
         subjects.CONSOLIDATE_REQUESTS,
         queue=CONSOLIDATE.name,
-        decoder=_raw_body,
+        decoder=raw_body,
         max_workers=2,
         title="consolidate:request",
         description="run one consolidation cycle for the subject's tenant now; JSON CycleReport out",

@@ -11,24 +11,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 import structlog
-from faststream.message import StreamMessage
 from faststream.nats import NatsMessage, NatsRouter
 from faststream.params import NoCast
 
 from codememory import subjects
+from codememory.bus.app import raw_body
 from codememory.gateway.core import GatewayCore
 from codememory.topology import GATEWAY
 
 log = structlog.get_logger(__name__)
 
 MIN_BUDGET, MAX_BUDGET = 100, 20_000
-
-
-async def _raw_body(message: StreamMessage[Any]) -> Any:
-    return message.body  # the hook's JSON is parsed (and may be refused) by the handler itself
 
 
 def reply(text: str) -> bytes:
@@ -42,7 +37,7 @@ def context_router(core: Callable[[], GatewayCore | None], *, default_budget: in
     @router.subscriber(
         subjects.CONTEXT_REQUESTS,
         queue=GATEWAY.name,
-        decoder=_raw_body,
+        decoder=raw_body,
         max_workers=4,
         title="gateway:context",
         description="session context for a hook: JSON request in, JSON {context} out (core request-reply)",
