@@ -11,8 +11,13 @@ def test_unused_observations_fade_and_stated_memories_fade_slower() -> None:
     seen = memory("ran the build", unit(1), memory_type="observation", created_at=NOW - 60 * DAY)
     said = memory("use uv", unit(1), memory_type="decision", created_at=NOW - 60 * DAY)
     moved = dict(adjustments([seen, said], NOW, {}, POLICY))
-    assert moved[seen.memory_id] < 0.2  # two half-lives of 30 days
+    assert moved[seen.memory_id] == 0.3  # two half-lives of 30 days, held at the floor
     assert 0.35 < moved[said.memory_id] < 0.5  # a third of its 180-day half-life
+    low = memory(
+        "read a file", unit(1), memory_type="observation", created_at=NOW - 90 * DAY, base_importance=0.2
+    )
+    low.importance = 0.2
+    assert low.memory_id not in dict(adjustments([low], NOW, {}, POLICY))  # decay never raises it
 
 
 def test_use_and_live_code_keep_importance() -> None:

@@ -37,7 +37,7 @@ def decayed_importance(
     half_life = policy.stated_half_life_days if stated else policy.decay_half_life_days
     idle_days = max(0.0, now - max(memory.created_at, memory.last_access)) / DAY
     factor: float = 0.5 ** (idle_days / half_life)
-    return max(policy.decay_floor, memory.base_importance * factor)
+    return min(memory.base_importance, max(policy.decay_floor, memory.base_importance * factor))
 
 
 def adjustments(

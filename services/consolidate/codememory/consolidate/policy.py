@@ -89,7 +89,7 @@ class ConsolidationPolicy:
     links_per_memory: int = 5
     decay_half_life_days: float = 30.0  # observations: importance halves per this many days unused
     stated_half_life_days: float = 180.0  # what someone stated fades far slower
-    decay_floor: float = 0.05
+    decay_floor: float = 0.3  # session context's min_importance: age alone never drops a memory from it
     decay_step: float = 0.05  # an importance change smaller than this is not worth an event
     observation_ttl_days: float = 30.0  # session observations nobody recalled are archived after this
     unused_read_ttl_days: float = 3.0  # reads and searches nobody recalled go first
