@@ -214,7 +214,9 @@ def build_context(
     # benchmarks/bench_context.py included a fact fewer at 1,500 and 4,000 tokens, 6-9 ms later)
     query = RecallQuery(tenant=tenant, text=text, limit=policy.candidates, repo=repo, cwd=cwd, feedback=False)
     hits = _recall(recaller, query, policy.stated_types)
-    if not hits and repo:
+    if not hits and repo:  # nothing matched by meaning or words yet (e.g. not embedded): its newest
+        hits = _recall(recaller, msgspec.structs.replace(query, text=""), policy.stated_types)
+    if not hits and repo:  # a repository with no memories: what the user said anywhere
         hits = _recall(recaller, msgspec.structs.replace(query, repo=""), policy.stated_types)
     return pack(hits, budget_tokens, policy, session_id=session_id)
 

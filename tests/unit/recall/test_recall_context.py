@@ -162,10 +162,27 @@ def test_build_context_asks_for_the_policys_candidates_and_falls_back_to_any_rep
     )
     assert [(q.repo, q.limit, q.text) for q in source.queries] == [
         ("api", 70, "api main src"),
+        ("api", 70, ""),  # the repository's memories by recency and importance, before any other repo
         ("", 70, "api main src"),
     ]
     assert ctx.memory_ids == ("m1",)
     assert "we use uv" in ctx.text
+
+
+class NotYetEmbedded(ListSource):
+    """Memories only a query without text finds: nothing shares the query's words, no vector yet."""
+
+    def recall(self, query: RecallQuery) -> list[RecallHit]:
+        found = super().recall(query)
+        return found if not query.text else []
+
+
+def test_a_repository_whose_memories_match_nothing_yet_still_gives_its_own() -> None:
+    source = NotYetEmbedded({"api": [_hit(1, "run migrations with make migrate before tests", 0.5)]})
+    ctx = build_context(
+        source, tenant="t", repo="api", budget_tokens=500, policy=ContextPolicy(stated_types=())
+    )
+    assert ctx.memory_ids == ("m1",) and [q.repo for q in source.queries] == ["api", "api"]
 
 
 def test_stated_memories_get_their_own_recall_when_observations_flood_the_candidates() -> None:
