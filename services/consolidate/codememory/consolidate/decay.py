@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from codememory.consolidate.policy import ConsolidationPolicy
+from codememory.consolidate.policy import OBSERVED_TYPES, ConsolidationPolicy
 from codememory.consolidate.view import Remembered
 
 DAY = 86400.0
@@ -33,7 +33,7 @@ def decayed_importance(
 ) -> float:
     if any(path in live_files for path in memory.paths):
         return memory.base_importance
-    stated = memory.memory_type not in ("observation", "failure", "subagent")
+    stated = memory.memory_type not in OBSERVED_TYPES
     half_life = policy.stated_half_life_days if stated else policy.decay_half_life_days
     idle_days = max(0.0, now - max(memory.created_at, memory.last_access)) / DAY
     factor: float = 0.5 ** (idle_days / half_life)

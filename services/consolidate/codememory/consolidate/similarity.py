@@ -23,10 +23,14 @@ class Pair:
 
 
 def matrix(memories: Sequence[Remembered]) -> np.ndarray:
-    """The memories' unit vectors as rows (every memory here has one)."""
+    """The memories' unit vectors as rows, row i for memory i (a memory without one is a bug upstream:
+    cycles only compare embedded memories)."""
     if not memories:
         return np.zeros((0, 0), dtype=np.float32)
-    return np.stack([m.vector for m in memories if m.vector is not None]).astype(np.float32, copy=False)
+    vectors = [m.vector for m in memories]
+    if any(v is None for v in vectors):
+        raise ValueError("every memory compared must have a vector")
+    return np.stack(vectors).astype(np.float32, copy=False)  # type: ignore[arg-type]
 
 
 def similar_pairs(
