@@ -7,7 +7,7 @@ in ``codememory.memory``). No NATS and no gRPC here.
 
 from codememory.projection.code import CodeProjection
 from codememory.projection.fold import TRANSIENT, Folded, fold_records
-from codememory.projection.live import LiveProjection, Rebuilt
+from codememory.projection.live import LiveProjection, Rebuilt, poll
 from codememory.projection.port import Decoded, Poisoned, PoisonSink, Projection
 
 __all__ = [
@@ -21,4 +21,5 @@ __all__ = [
     "Projection",
     "Rebuilt",
     "fold_records",
+    "poll",
 ]

@@ -16,7 +16,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import structlog
 
@@ -155,4 +155,14 @@ class LiveProjection(Generic[P]):
         return Rebuilt(old=old, events=events, poisoned=fresh.poisoned, fold_s=fold_s, prepare_s=prepare_s)
 
 
-__all__ = ["LiveProjection", "Rebuilt"]
+async def poll(event_log: EventLog, live: LiveProjection[Any], every_s: float = 0.005) -> None:
+    """Follow any ``EventLog`` into ``live`` by reading what is new every ``every_s`` (until cancelled):
+    how an in-memory log is followed; over JetStream, ``bus.follower`` pushes instead."""
+    while True:
+        records = [r async for r in event_log.read(live.seq + 1)]
+        if records:
+            await live.apply(records)
+        await asyncio.sleep(every_s)
+
+
+__all__ = ["LiveProjection", "Rebuilt", "poll"]

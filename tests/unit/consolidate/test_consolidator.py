@@ -11,15 +11,7 @@ from codememory.consolidate.consolidator import Consolidator
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.view import ConsolidationView
 from codememory.events import InMemoryEventLog
-from codememory.projection import LiveProjection
-
-
-async def _follow(event_log: InMemoryEventLog, live: LiveProjection[ConsolidationView]) -> None:
-    while True:
-        records = [r async for r in event_log.read(live.seq + 1)]
-        if records:
-            await live.apply(records)
-        await asyncio.sleep(0.01)
+from codememory.projection import LiveProjection, poll
 
 
 async def test_a_requested_cycle_records_its_conclusions_once() -> None:
@@ -30,7 +22,7 @@ async def test_a_requested_cycle_records_its_conclusions_once() -> None:
     await event_log.append([envelope for _, envelope in history.records])
     live = LiveProjection(ConsolidationView(), name="consolidate")
     consolidator = Consolidator(live, event_log, ConsolidationPolicy(), wait_s=5)
-    follower = asyncio.create_task(_follow(event_log, live))
+    follower = asyncio.create_task(poll(event_log, live))
     try:
         report = await consolidator.run("t")
         assert report.superseded == 1 and not report.error

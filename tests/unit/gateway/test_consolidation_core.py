@@ -23,7 +23,7 @@ from codememory.gateway.core import GatewayCore, NewMemory
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position
-from codememory.projection import LiveProjection
+from codememory.projection import LiveProjection, poll
 from codememory.recall import RecallQuery
 from codememory.vectorstore import EdgeVectorIndex
 
@@ -51,14 +51,7 @@ async def parts(tmp_path: Path) -> AsyncIterator[tuple[GatewayCore, InMemoryEven
     )
     live = LiveProjection(projection)
 
-    async def follow() -> None:
-        while True:
-            records = [r async for r in log.read(live.seq + 1)]
-            if records:
-                await live.apply(records)
-            await asyncio.sleep(0.005)
-
-    task = asyncio.create_task(follow())
+    task = asyncio.create_task(poll(log, live))
     core = GatewayCore(
         live, log, WordHashEmbedder(), SparseEncoder(), write_wait_s=2.0, accesses=AccessRecorder(log)
     )

@@ -16,7 +16,7 @@ from codememory.gateway.errors import InvalidArgument, NotFound
 from codememory.gateway.replay import rebuild_memory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position
-from codememory.projection import LiveProjection
+from codememory.projection import LiveProjection, poll
 from codememory.recall import RecallQuery
 from codememory.redaction import clean_text
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
@@ -33,14 +33,7 @@ async def core(tmp_path: Path) -> AsyncIterator[GatewayCore]:
     log = InMemoryEventLog()
     live = LiveProjection(_projection(tmp_path / "live"))
 
-    async def follow() -> None:
-        while True:
-            records = [r async for r in log.read(live.seq + 1)]
-            if records:
-                await live.apply(records)
-            await asyncio.sleep(0.005)
-
-    task = asyncio.create_task(follow())
+    task = asyncio.create_task(poll(log, live))
     yield GatewayCore(live, log, WordHashEmbedder(), SparseEncoder(), write_wait_s=2.0, clean_text=clean_text)
     task.cancel()
 
