@@ -7,10 +7,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
+import typer
 
-from codememory.runtime.home import local_token, read_runtime
+from codememory.runtime.home import NotRunningError, local_token, read_runtime
+from codememory.settings import default_home
 from codememory.v1 import code_pb2_grpc, memory_pb2_grpc
 
 
@@ -33,3 +36,17 @@ def connect(home: Path, *, timeout: float = 30.0) -> Iterator[Connection]:
             (("authorization", f"Bearer {token}"),),
             timeout,
         )
+
+
+def call(method: str, request: Any, *, timeout: float = 30.0) -> Any:
+    """One MemoryService call for a command; a stack that is not running, or a gRPC status, is one
+    line on stderr and exit code 1."""
+    try:
+        with connect(default_home(), timeout=timeout) as conn:
+            return getattr(conn.stub, method)(request, metadata=conn.metadata, timeout=conn.timeout)
+    except NotRunningError as exc:
+        typer.echo(f"codememory: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    except grpc.RpcError as exc:
+        typer.echo(f"codememory: {exc.code().name}: {exc.details()}", err=True)
+        raise typer.Exit(1) from exc

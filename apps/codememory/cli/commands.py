@@ -6,12 +6,12 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import grpc
 import typer
 
-from codememory.cli.client import connect
+from codememory.cli.client import call, connect
 from codememory.cli.codecmds import register as register_code_commands
 from codememory.cli.consolidatecmds import register as register_consolidate_commands
 from codememory.cli.opscmds import register as register_ops_commands
@@ -34,16 +34,6 @@ def _home() -> Path:
 def _fail(message: str, code: int = 1) -> None:
     typer.echo(f"codememory: {message}", err=True)
     raise typer.Exit(code)
-
-
-def _call(method: str, request: Any) -> Any:
-    try:
-        with connect(_home()) as conn:
-            return getattr(conn.stub, method)(request, metadata=conn.metadata, timeout=conn.timeout)
-    except NotRunningError as exc:
-        _fail(str(exc))
-    except grpc.RpcError as exc:
-        _fail(f"{exc.code().name}: {exc.details()}")
 
 
 @app.command()
@@ -136,7 +126,7 @@ def recall(
         include_history=include_history,
         working_set=working or [],
     )
-    response = as_dict(_call("Recall", request))
+    response = as_dict(call("Recall", request))
     if json_out:
         print_json(response)
     else:
@@ -164,7 +154,7 @@ def store(
         importance=importance,
         scope=pb.Scope(repo=repo, branch=branch, user=user, session_id=session, paths=path or []),
     )
-    _print_mutation(_call("Store", request), json_out)
+    _print_mutation(call("Store", request), json_out)
 
 
 def _print_mutation(response: pb.MutationResponse, json_out: bool) -> None:
@@ -186,19 +176,19 @@ def refine(
     request = pb.RefineRequest(memory_id=memory_id, text=text, tags=tag or [], replace_tags=bool(tag))
     if importance is not None:
         request.importance = importance
-    _print_mutation(_call("Refine", request), json_out)
+    _print_mutation(call("Refine", request), json_out)
 
 
 @app.command()
 def deprecate(memory_id: str, reason: str = "", json_out: Json = False) -> None:
     """Mark a memory as outdated: recall leaves it out unless asked to include it."""
-    _print_mutation(_call("Deprecate", pb.DeprecateRequest(memory_id=memory_id, reason=reason)), json_out)
+    _print_mutation(call("Deprecate", pb.DeprecateRequest(memory_id=memory_id, reason=reason)), json_out)
 
 
 @app.command()
 def forget(memory_id: str, reason: str = "", json_out: Json = False) -> None:
     """Forget a memory: it leaves every projection at once."""
-    _print_mutation(_call("Forget", pb.ForgetRequest(memory_id=memory_id, reason=reason)), json_out)
+    _print_mutation(call("Forget", pb.ForgetRequest(memory_id=memory_id, reason=reason)), json_out)
 
 
 @app.command()
@@ -206,7 +196,7 @@ def status(json_out: Json = False) -> None:
     """Health, counts and consumer lag."""
     from codememory.runtime.supervisor import read_processes
 
-    response = as_dict(_call("Status", pb.StatusRequest()))
+    response = as_dict(call("Status", pb.StatusRequest()))
     response["processes"] = read_processes(_home())
     if json_out:
         print_json(response)
@@ -218,7 +208,7 @@ def status(json_out: Json = False) -> None:
 @app.command()
 def replay(json_out: Json = False) -> None:
     """Rebuild the projections from LOG, without re-embedding."""
-    response = as_dict(_call("Replay", pb.ReplayRequest()))
+    response = as_dict(call("Replay", pb.ReplayRequest()))
     if json_out:
         print_json(response)
     else:

@@ -8,30 +8,15 @@ and the memories it is linked to, newest change last.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
-import grpc
 import typer
 
-from codememory.cli.client import connect
+from codememory.cli.client import call
 from codememory.cli.render import as_dict, console, print_json
-from codememory.runtime.home import NotRunningError
-from codememory.settings import default_home
 from codememory.v1 import memory_pb2 as pb
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-
-
-def _call(method: str, request: Any, timeout: float = 30.0) -> Any:
-    try:
-        with connect(default_home(), timeout=timeout) as conn:
-            return getattr(conn.stub, method)(request, metadata=conn.metadata, timeout=conn.timeout)
-    except NotRunningError as exc:
-        typer.echo(f"codememory: {exc}", err=True)
-        raise typer.Exit(1) from exc
-    except grpc.RpcError as exc:
-        typer.echo(f"codememory: {exc.code().name}: {exc.details()}", err=True)
-        raise typer.Exit(1) from exc
 
 
 def _day(seconds: float) -> str:
@@ -40,7 +25,7 @@ def _day(seconds: float) -> str:
 
 def consolidate_cmd(json_out: Json = False) -> None:
     """Run one consolidation cycle now and wait until its results are recallable."""
-    response = as_dict(_call("Consolidate", pb.ConsolidateRequest(), timeout=180.0))
+    response = as_dict(call("Consolidate", pb.ConsolidateRequest(), timeout=180.0))
     if json_out:
         print_json(response)
         return
@@ -58,7 +43,7 @@ def supersede_cmd(
     json_out: Json = False,
 ) -> None:
     """Mark OLD as superseded by NEW: recall puts NEW first and shows OLD only as history."""
-    response = _call("Supersede", pb.SupersedeRequest(memory_id=old, superseded_by=new, reason=reason))
+    response = call("Supersede", pb.SupersedeRequest(memory_id=old, superseded_by=new, reason=reason))
     if json_out:
         print_json(as_dict(response))
     else:
@@ -67,7 +52,7 @@ def supersede_cmd(
 
 def history_cmd(memory_id: str, json_out: Json = False) -> None:
     """How a memory came to be: what changed it, and the memories it names."""
-    response = as_dict(_call("History", pb.HistoryRequest(memory_id=memory_id)))
+    response = as_dict(call("History", pb.HistoryRequest(memory_id=memory_id)))
     if json_out:
         print_json(response)
         return
