@@ -255,19 +255,25 @@ def export(repo: str = "", output: Annotated[Path | None, typer.Option("--output
 
 
 @app.command("import")
-def import_cmd(source: Annotated[Path, typer.Argument(help="JSON lines file, - for stdin")]) -> None:
-    """Store memories from JSON lines (as written by export) through the event path."""
-    from codememory.cli.transfer import ImportError_, import_lines
+def import_cmd(
+    source: Annotated[Path, typer.Argument(help="JSON lines file, - for stdin")],
+    no_wait_embedded: Annotated[
+        bool, typer.Option("--no-wait-embedded", help="return once recallable lexically")
+    ] = False,
+) -> None:
+    """Store memories from JSON lines (as written by export) through the event path, in batches."""
+    from codememory.cli.transfer import ImportError_, import_memories, parse_lines
 
     handle = sys.stdin if str(source) == "-" else source.open()
     try:
+        memories = parse_lines(handle)
         with connect(_home()) as conn:
-            count = import_lines(conn, handle)
+            summary = import_memories(conn, memories, wait_embedded=not no_wait_embedded)
     except (NotRunningError, ImportError_) as exc:
         _fail(str(exc))
     except grpc.RpcError as exc:
         _fail(f"{exc.code().name}: {exc.details()}")
-    typer.echo(json.dumps({"imported": count}))
+    typer.echo(json.dumps(summary))
 
 
 register_code_commands(app)

@@ -1,18 +1,30 @@
 """Export and import of memories as JSON lines, through the gateway so imports are ordinary events.
 
-One line per memory: id, text, type, tenant, repo, branch, user, session, paths, time (ISO-8601),
-tags, importance, metadata. Import keeps each memory's id (so importing twice stores once) and time.
+One line per memory: id, text, type, tenant, repo, branch, user, session, agent, paths, time
+(ISO-8601), tags, importance, metadata, state. Import keeps each memory's id (so importing twice
+stores once), time, agent and state (deprecated stays deprecated); the tenant is always the caller's.
+
+Import reads and checks the whole file first (a bad line fails before anything is sent), then streams
+it to the gateway's Import RPC in batches (``ImportBatches``: a count and a byte bound, under the
+server's 8 MiB message limit) with a progress bar on a terminal, and one wait at the end.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
 from codememory.cli.client import Connection
 from codememory.v1 import memory_pb2 as pb
+
+BATCH = 1000
+BATCH_BYTES = 4 * 1024 * 1024
+IMPORT_TIMEOUT_S = 3600.0
 
 
 class ImportError_(ValueError):
@@ -31,6 +43,7 @@ def export_lines(conn: Connection, repo: str = "") -> Iterator[str]:
                 "branch": memory.scope.branch,
                 "user": memory.scope.user,
                 "session": memory.scope.session_id,
+                "agent": memory.agent,
                 "paths": list(memory.scope.paths),
                 "time": datetime.fromtimestamp(memory.created_at, UTC).isoformat(),
                 "tags": list(memory.tags),
@@ -51,6 +64,7 @@ def store_request(row: dict[str, Any]) -> pb.StoreRequest:
         type=str(row.get("type") or "note"),
         memory_id=str(row.get("id") or ""),
         created_at=str(row.get("time") or ""),
+        agent=str(row.get("agent") or ""),
         tags=[str(t) for t in row.get("tags") or []],
         metadata={str(k): str(v) for k, v in (row.get("metadata") or {}).items()},
         scope=pb.Scope(
@@ -66,8 +80,9 @@ def store_request(row: dict[str, Any]) -> pb.StoreRequest:
     return request
 
 
-def import_lines(conn: Connection, lines: Iterable[str]) -> int:
-    count = 0
+def parse_lines(lines: Iterable[str]) -> list[pb.ImportedMemory]:
+    """Every memory of the file, checked; ``ImportError_`` names the first bad line."""
+    memories = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -79,8 +94,75 @@ def import_lines(conn: Connection, lines: Iterable[str]) -> int:
             raise ImportError_(f"line {number}: not a JSON object")
         try:
             request = store_request(row)
-        except ImportError_ as exc:
+        except (ImportError_, TypeError, ValueError) as exc:
             raise ImportError_(f"line {number}: {exc}") from exc
-        conn.stub.Store(request, metadata=conn.metadata, timeout=conn.timeout)
-        count += 1
-    return count
+        state = str(row.get("state") or "")
+        if state not in ("", "active", "deprecated"):
+            raise ImportError_(f"line {number}: state must be active or deprecated, not {state!r}")
+        memories.append(pb.ImportedMemory(memory=request, state=state))
+    return memories
+
+
+def import_batches(
+    memories: Sequence[pb.ImportedMemory],
+    *,
+    wait_embedded: bool,
+    batch: int = BATCH,
+    max_bytes: int = BATCH_BYTES,
+    sent: Callable[[int], None] | None = None,
+) -> Iterator[pb.ImportRequest]:
+    """The request stream: batches of at most ``batch`` memories and about ``max_bytes`` bytes."""
+    current: list[pb.ImportedMemory] = []
+    size = 0
+    first = True
+    for memory in memories:
+        current.append(memory)
+        size += memory.ByteSize()
+        if len(current) >= batch or size >= max_bytes:
+            yield pb.ImportRequest(memories=current, wait_embedded=wait_embedded and first)
+            if sent is not None:
+                sent(len(current))
+            current, size, first = [], 0, False
+    if current or first:
+        yield pb.ImportRequest(memories=current, wait_embedded=wait_embedded and first)
+        if sent is not None:
+            sent(len(current))
+
+
+def import_memories(
+    conn: Connection, memories: Sequence[pb.ImportedMemory], *, wait_embedded: bool = True
+) -> dict[str, Any]:
+    """Stream ``memories`` to the gateway; the summary once they are recallable."""
+    started = time.perf_counter()
+    with _bar(len(memories)) as sent:
+        requests = import_batches(memories, wait_embedded=wait_embedded, sent=sent)
+        response = conn.stub.Import(requests, metadata=conn.metadata, timeout=IMPORT_TIMEOUT_S)
+    seconds = time.perf_counter() - started
+    return {
+        "imported": int(response.received),
+        "stored": int(response.stored),
+        "existing": int(response.existing),
+        "embedded": bool(response.embedded),
+        "seconds": round(seconds, 3),
+        "per_second": round(response.received / seconds, 1) if seconds > 0 else 0.0,
+    }
+
+
+@contextmanager
+def _bar(total: int) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr when it is a terminal (sent, then waiting until recallable)."""
+    if not sys.stderr.isatty():
+        yield lambda _n: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, transient=True) as progress:
+        task = progress.add_task("importing", total=total)
+
+        def sent(count: int) -> None:
+            progress.advance(task, count)
+            if progress.tasks[0].completed >= total:
+                progress.update(task, description="waiting until recallable")
+
+        yield sent

@@ -105,6 +105,7 @@ class MemoryStored(_Event, frozen=True, kw_only=True, tag="memory.stored"):
     metadata: dict[str, str] = msgspec.field(default_factory=dict)
     source: str = "api"
     created_at: str = ""
+    agent: str = ""  # the agent it came from (an import keeps what export wrote)
 
 
 class MemoryRefined(_Event, frozen=True, kw_only=True, tag="memory.refined"):

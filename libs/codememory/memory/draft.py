@@ -112,6 +112,7 @@ def memory_from_envelope(envelope: Envelope) -> MemoryDraft | None:
                 branch=scope.branch,
                 user=scope.user,
                 session_id=scope.session_id,
+                agent=event.agent,
                 paths=scope.paths,
                 tags=event.tags,
                 importance=event.importance,

@@ -412,6 +412,7 @@ class StoreRequest(_message.Message):
     METADATA_FIELD_NUMBER: _builtins.int
     MEMORY_ID_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
+    AGENT_FIELD_NUMBER: _builtins.int
     text: _builtins.str
     type: _builtins.str
     importance: _builtins.float
@@ -419,6 +420,8 @@ class StoreRequest(_message.Message):
     """Optional: a caller-chosen id makes the store idempotent."""
     created_at: _builtins.str
     """Optional ISO-8601 time the memory is about (imports); default: now."""
+    agent: _builtins.str
+    """Optional: the agent the memory came from (imports keep it)."""
     @_builtins.property
     def scope(self) -> Global___Scope: ...
     @_builtins.property
@@ -436,10 +439,11 @@ class StoreRequest(_message.Message):
         metadata: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         memory_id: _builtins.str = ...,
         created_at: _builtins.str = ...,
+        agent: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_importance", b"_importance", "importance", b"importance", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_importance", b"_importance", "created_at", b"created_at", "importance", b"importance", "memory_id", b"memory_id", "metadata", b"metadata", "scope", b"scope", "tags", b"tags", "text", b"text", "type", b"type"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_importance", b"_importance", "agent", b"agent", "created_at", b"created_at", "importance", b"importance", "memory_id", b"memory_id", "metadata", b"metadata", "scope", b"scope", "tags", b"tags", "text", b"text", "type", b"type"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__importance: _TypeAlias = _typing.Literal["importance"]  # noqa: Y015
     _WhichOneofArgType__importance: _TypeAlias = _typing.Literal["_importance", b"_importance"]  # noqa: Y015
@@ -1014,3 +1018,97 @@ class HistoryResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___HistoryResponse: _TypeAlias = HistoryResponse  # noqa: Y015
+
+@_typing.final
+class ImportedMemory(_message.Message):
+    """One memory of an import, as export wrote it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORY_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    state: _builtins.str
+    """"" or "active": stored; "deprecated": stored, then deprecated (as exported)."""
+    @_builtins.property
+    def memory(self) -> Global___StoreRequest: ...
+    def __init__(
+        self,
+        *,
+        memory: Global___StoreRequest | None = ...,
+        state: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["memory", b"memory"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory", b"memory", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ImportedMemory: _TypeAlias = ImportedMemory  # noqa: Y015
+
+@_typing.final
+class ImportRequest(_message.Message):
+    """A batch of an import stream. wait_embedded is read from the first message."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MEMORIES_FIELD_NUMBER: _builtins.int
+    WAIT_EMBEDDED_FIELD_NUMBER: _builtins.int
+    wait_embedded: _builtins.bool
+    @_builtins.property
+    def memories(self) -> _containers.RepeatedCompositeFieldContainer[Global___ImportedMemory]: ...
+    def __init__(
+        self,
+        *,
+        memories: _abc.Iterable[Global___ImportedMemory] | None = ...,
+        wait_embedded: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memories", b"memories", "wait_embedded", b"wait_embedded"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ImportRequest: _TypeAlias = ImportRequest  # noqa: Y015
+
+@_typing.final
+class ImportResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECEIVED_FIELD_NUMBER: _builtins.int
+    STORED_FIELD_NUMBER: _builtins.int
+    EXISTING_FIELD_NUMBER: _builtins.int
+    LAST_SEQ_FIELD_NUMBER: _builtins.int
+    EMBEDDED_FIELD_NUMBER: _builtins.int
+    SECONDS_FIELD_NUMBER: _builtins.int
+    APPEND_SECONDS_FIELD_NUMBER: _builtins.int
+    received: _builtins.int
+    stored: _builtins.int
+    """appended as new memories"""
+    existing: _builtins.int
+    """already stored with the same id (or twice in the stream): skipped"""
+    last_seq: _builtins.int
+    """the LOG sequence the projection has applied when the call returns"""
+    embedded: _builtins.bool
+    """every imported memory has its dense vector (when wait_embedded)"""
+    seconds: _builtins.float
+    """from the first message to the response"""
+    append_seconds: _builtins.float
+    """of which appending to LOG"""
+    def __init__(
+        self,
+        *,
+        received: _builtins.int = ...,
+        stored: _builtins.int = ...,
+        existing: _builtins.int = ...,
+        last_seq: _builtins.int = ...,
+        embedded: _builtins.bool = ...,
+        seconds: _builtins.float = ...,
+        append_seconds: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["append_seconds", b"append_seconds", "embedded", b"embedded", "existing", b"existing", "last_seq", b"last_seq", "received", b"received", "seconds", b"seconds", "stored", b"stored"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ImportResponse: _TypeAlias = ImportResponse  # noqa: Y015

@@ -94,6 +94,11 @@ class MemoryServiceStub:
                 request_serializer=codememory_dot_v1_dot_memory__pb2.HistoryRequest.SerializeToString,
                 response_deserializer=codememory_dot_v1_dot_memory__pb2.HistoryResponse.FromString,
                 _registered_method=True)
+        self.Import = channel.stream_unary(
+                '/codememory.v1.MemoryService/Import',
+                request_serializer=codememory_dot_v1_dot_memory__pb2.ImportRequest.SerializeToString,
+                response_deserializer=codememory_dot_v1_dot_memory__pb2.ImportResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -178,6 +183,15 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Import(self, request_iterator, context):
+        """Many memories in one stream (export's lines): appended to LOG in batches with ids derived from
+        each memory, so importing the same memories twice stores each once; one wait for the projection
+        at the end (and, with wait_embedded, for every imported memory's dense vector).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -240,6 +254,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.History,
                     request_deserializer=codememory_dot_v1_dot_memory__pb2.HistoryRequest.FromString,
                     response_serializer=codememory_dot_v1_dot_memory__pb2.HistoryResponse.SerializeToString,
+            ),
+            'Import': grpc.stream_unary_rpc_method_handler(
+                    servicer.Import,
+                    request_deserializer=codememory_dot_v1_dot_memory__pb2.ImportRequest.FromString,
+                    response_serializer=codememory_dot_v1_dot_memory__pb2.ImportResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -566,6 +585,33 @@ class MemoryService:
             '/codememory.v1.MemoryService/History',
             codememory_dot_v1_dot_memory__pb2.HistoryRequest.SerializeToString,
             codememory_dot_v1_dot_memory__pb2.HistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Import(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/codememory.v1.MemoryService/Import',
+            codememory_dot_v1_dot_memory__pb2.ImportRequest.SerializeToString,
+            codememory_dot_v1_dot_memory__pb2.ImportResponse.FromString,
             options,
             channel_credentials,
             insecure,

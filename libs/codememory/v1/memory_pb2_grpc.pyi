@@ -54,6 +54,11 @@ class MemoryServiceStub:
     """Mark a memory as superseded by a later one (the cases a cycle misses)."""
     History: _grpc.UnaryUnaryMultiCallable[_memory_pb2.HistoryRequest, _memory_pb2.HistoryResponse]
     """How a memory came to be: what changed it, and the memories it is linked to."""
+    Import: _grpc.StreamUnaryMultiCallable[_memory_pb2.ImportRequest, _memory_pb2.ImportResponse]
+    """Many memories in one stream (export's lines): appended to LOG in batches with ids derived from
+    each memory, so importing the same memories twice stores each once; one wait for the projection
+    at the end (and, with wait_embedded, for every imported memory's dense vector).
+    """
 
 @_typing.type_check_only
 class MemoryServiceAsyncStub(MemoryServiceStub):
@@ -77,6 +82,11 @@ class MemoryServiceAsyncStub(MemoryServiceStub):
     """Mark a memory as superseded by a later one (the cases a cycle misses)."""
     History: _aio.UnaryUnaryMultiCallable[_memory_pb2.HistoryRequest, _memory_pb2.HistoryResponse]  # type: ignore[assignment]
     """How a memory came to be: what changed it, and the memories it is linked to."""
+    Import: _aio.StreamUnaryMultiCallable[_memory_pb2.ImportRequest, _memory_pb2.ImportResponse]  # type: ignore[assignment]
+    """Many memories in one stream (export's lines): appended to LOG in batches with ids derived from
+    each memory, so importing the same memories twice stores each once; one wait for the projection
+    at the end (and, with wait_embedded, for every imported memory's dense vector).
+    """
 
 class MemoryServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -169,5 +179,16 @@ class MemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_memory_pb2.HistoryResponse, _abc.Awaitable[_memory_pb2.HistoryResponse]]:
         """How a memory came to be: what changed it, and the memories it is linked to."""
+
+    @_abc_1.abstractmethod
+    def Import(
+        self,
+        request_iterator: _MaybeAsyncIterator[_memory_pb2.ImportRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_memory_pb2.ImportResponse, _abc.Awaitable[_memory_pb2.ImportResponse]]:
+        """Many memories in one stream (export's lines): appended to LOG in batches with ids derived from
+        each memory, so importing the same memories twice stores each once; one wait for the projection
+        at the end (and, with wait_embedded, for every imported memory's dense vector).
+        """
 
 def add_MemoryServiceServicer_to_server(servicer: MemoryServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

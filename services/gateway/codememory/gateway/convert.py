@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from codememory.cycles import CycleReport
 from codememory.events import MemoryScope
 from codememory.gateway.core import MemoryHistory, NewMemory
+from codememory.gateway.importing import ImportedMemory, ImportTally
 from codememory.recall import RecallHit, RecallQuery
 from codememory.v1 import memory_pb2 as pb
 
@@ -96,6 +97,23 @@ def new_memory(request: pb.StoreRequest) -> NewMemory:
         metadata=dict(request.metadata),
         memory_id=request.memory_id,
         created_at=request.created_at,
+        agent=request.agent,
+    )
+
+
+def imported_memory(message: pb.ImportedMemory) -> ImportedMemory:
+    return ImportedMemory(memory=new_memory(message.memory), state=message.state)
+
+
+def import_response(tally: ImportTally, seconds: float) -> pb.ImportResponse:
+    return pb.ImportResponse(
+        received=tally.received,
+        stored=tally.stored,
+        existing=tally.existing,
+        last_seq=tally.last_seq,
+        embedded=tally.embedded,
+        seconds=seconds,
+        append_seconds=tally.append_s,
     )
 
 

@@ -52,6 +52,7 @@ class NewMemory:
     metadata: Mapping[str, str] = field(default_factory=dict)
     memory_id: str = ""
     created_at: str = ""
+    agent: str = ""
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,14 @@ class GatewayCore:
         self._clean = clean_text
         self._consolidation = consolidation
         self.accesses = accesses
+
+    @property
+    def event_log(self) -> EventLog:
+        return self._log
+
+    def clean(self, text: str) -> str:
+        """``text`` without secrets and private parts."""
+        return self._clean(text)
 
     def _recaller(self) -> Recaller:
         return Recaller(self.live.projection.index, self.embedder, self.encoder, self.weights)
@@ -158,6 +167,7 @@ class GatewayCore:
             importance=memory.importance,
             metadata={k: self._clean(v) for k, v in memory.metadata.items()},
             created_at=memory.created_at,
+            agent=memory.agent,
         )
         seq = await self._write(tenant, event, deterministic_id(tenant, "stored", memory_id, text))
         return Written(memory_id, seq)

@@ -23,12 +23,15 @@ from codememory.gateway.convert import (
     consolidate_message,
     history_message,
     hit_message,
+    import_response,
+    imported_memory,
     memory_message,
     new_memory,
     recall_query,
 )
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import GatewayError, InvalidArgument, NotFound, NotReady, Unauthenticated
+from codememory.gateway.importing import ImportRun
 from codememory.gateway.status import StatusSource
 from codememory.recall import RecallHit
 from codememory.recall.codeaware import CodeAwareHit
@@ -90,6 +93,7 @@ def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
     return wrapper
 
 
+IMPORT_WAIT_S = 600.0  # for the projection after the last batch, when the caller set no deadline
 CodeRank = Callable[[str, Sequence[RecallHit], Sequence[str]], list[CodeAwareHit]]
 MAX_RECALL = 500
 
@@ -227,3 +231,22 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         self, tenant: str, request: pb.HistoryRequest, context: grpc.aio.ServicerContext
     ) -> pb.HistoryResponse:
         return history_message(await self.core.history(tenant, request.memory_id))
+
+    @rpc
+    async def Import(
+        self, tenant: str, requests: AsyncIterator[pb.ImportRequest], context: grpc.aio.ServicerContext
+    ) -> pb.ImportResponse:
+        started = time.perf_counter()
+        core = self.core
+        run = ImportRun(tenant, core.live, core.event_log, core.clean)
+        wait_embedded: bool | None = None
+        async for request in requests:
+            if wait_embedded is None:
+                wait_embedded = request.wait_embedded
+            if request.memories:
+                await run.add([imported_memory(m) for m in request.memories])
+        remaining = context.time_remaining()
+        tally = await run.finish(
+            wait_embedded=bool(wait_embedded), timeout_s=IMPORT_WAIT_S if remaining is None else remaining
+        )
+        return import_response(tally, time.perf_counter() - started)

@@ -1,0 +1,176 @@
+"""Bulk import: many memories through the event path in batches, with one wait at the end.
+
+Why not ``Store`` per memory: each Store appends one event and waits for the projection to apply it,
+so an import of 1,700 memories took minutes. Here a batch is validated and redacted in a worker
+thread, checked against the index in one read, and appended to LOG in one call; the caller waits once,
+after the last batch, for the projection (and, if asked, for every new memory's dense vector).
+
+Ids are derived, so importing the same memories twice stores each once: a memory keeps the id it was
+exported with, or gets one derived from what it says (tenant, text, time, type, scope); the event id
+is the one ``Store`` gives the same memory (LOG dedupes a retried batch); a memory already in the
+index, or earlier in the same stream, is skipped and counted as existing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from codememory.events import (
+    Envelope,
+    EventLog,
+    MemoryDeprecated,
+    MemoryStored,
+    deterministic_id,
+    new_envelope,
+)
+from codememory.gateway.core import MAX_TEXT, NewMemory
+from codememory.gateway.errors import InvalidArgument, NotReady
+from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection
+from codememory.projection import LiveProjection
+
+STATES = ("", ACTIVE, DEPRECATED)
+EMBED_CHECK = 2000  # pending memories read per look at the index while waiting for vectors
+EMBED_STALL_S = 60.0  # no new vector for this long: return without them (is the embed service up?)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImportedMemory:
+    memory: NewMemory
+    state: str = ""
+
+
+@dataclass
+class ImportTally:
+    received: int = 0
+    stored: int = 0
+    existing: int = 0
+    last_seq: int = 0
+    embedded: bool = False
+    append_s: float = 0.0
+
+
+def imported_id(tenant: str, memory: NewMemory) -> str:
+    """The memory's own id (canonical form), or one derived from what it says."""
+    if memory.memory_id:
+        try:
+            return str(uuid.UUID(memory.memory_id))
+        except ValueError as exc:
+            raise InvalidArgument("memory_id must be a UUID") from exc
+    s = memory.scope
+    return deterministic_id(
+        tenant, "imported", memory.text, memory.created_at, memory.memory_type, s.repo, s.session_id
+    )
+
+
+class ImportRun:
+    """One import stream: ``add`` each batch in order, then ``finish`` once."""
+
+    def __init__(
+        self,
+        tenant: str,
+        live: LiveProjection[MemoryProjection],
+        event_log: EventLog,
+        clean_text: Callable[[str], str],
+    ) -> None:
+        self.tenant = tenant
+        self._live = live
+        self._log = event_log
+        self._clean = clean_text
+        self._seen: set[str] = set()
+        self._new: list[str] = []  # the ids of what this run stored, in order
+        self.tally = ImportTally()
+
+    def _event(self, number: int, item: ImportedMemory) -> MemoryStored:
+        memory = item.memory
+        text = self._clean(memory.text).strip()
+        if not text:
+            raise InvalidArgument(
+                f"memory {number}: text is empty (after removing secrets and private parts)"
+            )
+        if len(text) > MAX_TEXT:
+            raise InvalidArgument(f"memory {number}: text is longer than {MAX_TEXT} characters")
+        if not 0.0 <= memory.importance <= 1.0:
+            raise InvalidArgument(f"memory {number}: importance must be between 0 and 1")
+        if item.state not in STATES:
+            raise InvalidArgument(f"memory {number}: state must be active or deprecated, not {item.state!r}")
+        try:
+            memory_id = imported_id(self.tenant, memory)
+        except InvalidArgument as exc:
+            raise InvalidArgument(f"memory {number}: {exc}") from exc
+        return MemoryStored(
+            memory_id=memory_id,
+            text=text,
+            memory_type=memory.memory_type or "note",
+            scope=memory.scope,
+            tags=memory.tags,
+            importance=memory.importance,
+            metadata={k: self._clean(v) for k, v in memory.metadata.items()},
+            source="import",
+            created_at=memory.created_at,
+            agent=memory.agent,
+        )
+
+    def _prepare(self, batch: Sequence[ImportedMemory]) -> list[Envelope]:
+        """Validate, redact, drop what exists: the envelopes to append (runs in a worker thread)."""
+        first = self.tally.received + 1
+        events = [(self._event(first + i, item), item.state) for i, item in enumerate(batch)]
+        found = self._live.projection.index.get([e.memory_id for e, _ in events])
+        owners = {p.id: p.payload.get("tenant") for p in found}
+        envelopes: list[Envelope] = []
+        for i, (event, state) in enumerate(events):
+            owner = owners.get(event.memory_id)
+            if owner is not None and owner != self.tenant:
+                raise InvalidArgument(f"memory {first + i}: memory_id is taken")
+            if owner is not None or event.memory_id in self._seen:
+                self.tally.existing += 1
+                continue
+            self._seen.add(event.memory_id)
+            event_id = deterministic_id(self.tenant, "stored", event.memory_id, event.text)
+            envelopes.append(new_envelope(event, event_id=event_id, tenant=self.tenant))
+            if state == DEPRECATED:
+                deprecated = MemoryDeprecated(memory_id=event.memory_id, reason="imported deprecated")
+                deprecated_id = deterministic_id(self.tenant, "deprecated", event.memory_id)
+                envelopes.append(new_envelope(deprecated, event_id=deprecated_id, tenant=self.tenant))
+            self._new.append(event.memory_id)
+        self.tally.received += len(batch)
+        return envelopes
+
+    async def add(self, batch: Sequence[ImportedMemory]) -> None:
+        envelopes = await asyncio.to_thread(self._prepare, batch)
+        if not envelopes:
+            return
+        started = time.perf_counter()
+        appended = await self._log.append(envelopes)
+        self.tally.append_s += time.perf_counter() - started
+        self.tally.stored += sum(1 for e in envelopes if isinstance(e.payload, MemoryStored))
+        self.tally.last_seq = max([self.tally.last_seq, *(a.seq for a in appended)])
+
+    async def finish(self, *, wait_embedded: bool, timeout_s: float) -> ImportTally:
+        """One wait for the projection; then, if asked, for the vectors of what this run stored."""
+        if self.tally.last_seq and not await self._live.wait_for(self.tally.last_seq, timeout_s):
+            raise NotReady(f"imported up to {self.tally.last_seq} but it is not yet applied")
+        self.tally.last_seq = max(self.tally.last_seq, self._live.seq)
+        self.tally.embedded = await self._wait_embedded() if wait_embedded else False
+        return self.tally
+
+    async def _wait_embedded(self) -> bool:
+        pending = list(self._new)
+        last_progress = time.monotonic()
+        while pending:
+            chunk = pending[:EMBED_CHECK]
+            index = self._live.projection.index
+            found = await asyncio.to_thread(index.get, chunk)
+            # embedded, or forgotten since (a tombstone has neither digest)
+            done = {p.id for p in found if p.payload.get("embedded_digest") == p.payload.get("text_digest")}
+            if done:
+                pending = [memory_id for memory_id in pending if memory_id not in done]
+                last_progress = time.monotonic()
+            elif time.monotonic() - last_progress > EMBED_STALL_S:
+                return False
+            if pending:
+                await asyncio.sleep(0.1)
+        return True

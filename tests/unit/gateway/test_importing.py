@@ -1,0 +1,129 @@
+"""Bulk import over an in-memory log and a real Edge shard: batches, derived ids, one wait, vectors."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
+
+from codememory.bus import Delivery
+from codememory.embed.handler import EmbedHandler
+from codememory.events import InMemoryEventLog, MemoryScope, MemoryStored, decode_envelope
+from codememory.gateway.core import GatewayCore, NewMemory
+from codememory.gateway.errors import InvalidArgument
+from codememory.gateway.importing import ImportedMemory, ImportRun, imported_id
+from codememory.lexical import SparseEncoder
+from codememory.memory import MemoryProjection, Position
+from codememory.projection import LiveProjection, poll
+from codememory.recall import RecallQuery
+from codememory.redaction import clean_text
+from codememory.vectorstore import EdgeVectorIndex
+
+
+@pytest.fixture
+async def core(tmp_path: Path) -> AsyncIterator[GatewayCore]:
+    log = InMemoryEventLog()
+    projection = MemoryProjection(EdgeVectorIndex(tmp_path / "shard", DIM), SparseEncoder(), Position(None))
+    live = LiveProjection(projection)
+    task = asyncio.create_task(poll(log, live))
+    yield GatewayCore(live, log, WordHashEmbedder(), SparseEncoder(), clean_text=clean_text)
+    task.cancel()
+
+
+def _run(core: GatewayCore, tenant: str = "t1") -> ImportRun:
+    return ImportRun(tenant, core.live, core.event_log, core.clean)
+
+
+def _memories(n: int, **kw: str) -> list[ImportedMemory]:
+    return [
+        ImportedMemory(
+            memory=NewMemory(text=f"fact {i}: service{i} retries {i % 5} times", scope=MemoryScope(repo="r")),
+            **kw,
+        )
+        for i in range(n)
+    ]
+
+
+async def test_batches_are_recallable_after_one_wait(core: GatewayCore) -> None:
+    run = _run(core)
+    memories = _memories(250)
+    for start in range(0, 250, 100):
+        await run.add(memories[start : start + 100])
+    tally = await run.finish(wait_embedded=False, timeout_s=10)
+    assert (tally.received, tally.stored, tally.existing) == (250, 250, 0)
+    assert core.live.seq == tally.last_seq == 250
+    hits = await core.recall(RecallQuery(tenant="t1", text="service17 retries", repo="r"))
+    assert hits[0].payload["text"] == "fact 17: service17 retries 2 times"
+
+
+async def test_importing_twice_stores_once(core: GatewayCore) -> None:
+    memories = _memories(30)
+    first = _run(core)
+    await first.add(memories + memories[:5])  # a repeat inside one stream is skipped too
+    assert (await first.finish(wait_embedded=False, timeout_s=10)).existing == 5
+    second = _run(core)
+    await second.add(memories)
+    tally = await second.finish(wait_embedded=False, timeout_s=10)
+    assert (tally.stored, tally.existing) == (0, 30)
+    assert len(core.event_log.records) == 30  # type: ignore[attr-defined]
+    ids = {decode_envelope(r.data).payload.memory_id for r in core.event_log.records}  # type: ignore[attr-defined,union-attr]
+    assert ids == {imported_id("t1", m.memory) for m in memories}
+
+
+async def test_ids_are_kept_or_derived_and_state_and_agent_survive(core: GatewayCore) -> None:
+    kept = str(uuid.uuid4())
+    run = _run(core)
+    await run.add(
+        [
+            ImportedMemory(memory=NewMemory(text="kept id", memory_id=kept.upper(), agent="codex")),
+            ImportedMemory(memory=NewMemory(text="old rule"), state="deprecated"),
+        ]
+    )
+    await run.finish(wait_embedded=False, timeout_s=10)
+    rows = {row["text"]: row for row in await core.export("t1")}
+    assert rows["kept id"]["memory_id"] == kept and rows["kept id"]["agent"] == "codex"
+    assert rows["old rule"]["state"] == "deprecated"
+    stored = decode_envelope(core.event_log.records[0].data).payload  # type: ignore[attr-defined]
+    assert isinstance(stored, MemoryStored) and stored.source == "import"
+
+
+async def test_bad_memories_are_refused_with_their_number(core: GatewayCore) -> None:
+    run = _run(core)
+    bad = [*_memories(2), ImportedMemory(memory=NewMemory(text="<private>all of it</private>"))]
+    with pytest.raises(InvalidArgument, match="memory 3: text is empty"):
+        await run.add(bad)
+    with pytest.raises(InvalidArgument, match="memory 3: state"):
+        await _run(core).add([*_memories(2), *_memories(1, state="archived")])
+    with pytest.raises(InvalidArgument, match="memory 1: memory_id must be a UUID"):
+        await _run(core).add([ImportedMemory(memory=NewMemory(text="x", memory_id="nope"))])
+    assert core.event_log.records == []  # type: ignore[attr-defined]  # a refused batch appends nothing
+
+
+async def test_another_tenants_id_is_taken(core: GatewayCore) -> None:
+    theirs = str(uuid.uuid4())
+    await core.store("t2", NewMemory(text="theirs", memory_id=theirs))
+    with pytest.raises(InvalidArgument, match="memory_id is taken"):
+        await _run(core).add([ImportedMemory(memory=NewMemory(text="mine", memory_id=theirs))])
+
+
+async def test_waits_for_every_dense_vector(core: GatewayCore) -> None:
+    run = _run(core)
+    await run.add(_memories(40))
+    log = core.event_log
+    embedder = EmbedHandler(log, WordHashEmbedder())
+
+    async def embed_later() -> None:
+        await asyncio.sleep(0.3)
+        records = [r async for r in log.read(1)]
+        await embedder([Delivery(seq=r.seq, subject=r.subject, data=r.data, attempt=1) for r in records])
+
+    task = asyncio.create_task(embed_later())
+    tally = await run.finish(wait_embedded=True, timeout_s=10)
+    await task
+    assert tally.embedded
+    points = await asyncio.to_thread(core.live.projection.index.get, run._new, True)
+    assert len(points) == 40 and all(p.dense is not None for p in points)
