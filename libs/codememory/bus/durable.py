@@ -122,6 +122,7 @@ class LazySettler:
             dead_letters(js, service, consumer),
             service=service.name,
             max_deliver=settings.max_deliver,
+            consumer=consumer.durable,
         )
 
     async def handle(self, body: NoCast[list[bytes]], message: NatsMessage) -> None:

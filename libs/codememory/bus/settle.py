@@ -22,6 +22,7 @@ import structlog
 
 from codememory.bus.errors import Poison, Retryable
 from codememory.bus.outcomes import BatchHandler, Delivery, Outcome, Verdict, dead
+from codememory.metrics import ConsumerMetrics
 
 log = structlog.get_logger(__name__)
 
@@ -71,7 +72,13 @@ class Settler:
     """Runs a batch handler over raw messages and settles every one of them."""
 
     def __init__(
-        self, handler: BatchHandler, dead_letters: DeadLetters, *, service: str, max_deliver: int = 5
+        self,
+        handler: BatchHandler,
+        dead_letters: DeadLetters,
+        *,
+        service: str,
+        max_deliver: int = 5,
+        consumer: str = "",
     ) -> None:
         self._handler = handler
         self._dead_letters = dead_letters
@@ -80,15 +87,18 @@ class Settler:
         self.acked = 0
         self.retried = 0
         self.dead_lettered = 0
+        self._metrics = ConsumerMetrics(service, consumer)  # the one place every service's messages count
 
     async def settle(self, msgs: Sequence[RawMessage]) -> None:
-        deliveries = [delivery_of(m) for m in msgs]
-        outcomes = await self._outcomes(deliveries)
-        for msg, delivery, outcome in zip(msgs, deliveries, outcomes, strict=True):
-            try:
-                await self._settle_one(msg, delivery, outcome)
-            except Exception as exc:  # the loop must outlive a failing ack: redelivery makes it whole
-                log.warning("settle_failed", service=self._service, seq=delivery.seq, error=repr(exc))
+        with self._metrics.batch(msgs):
+            deliveries = [delivery_of(m) for m in msgs]
+            outcomes = await self._outcomes(deliveries)
+            for msg, delivery, outcome in zip(msgs, deliveries, outcomes, strict=True):
+                try:
+                    await self._settle_one(msg, delivery, outcome)
+                except Exception as exc:  # the loop must outlive a failing ack: redelivery makes it whole
+                    self._metrics.settle_failed()
+                    log.warning("settle_failed", service=self._service, seq=delivery.seq, error=repr(exc))
 
     async def _outcomes(self, deliveries: list[Delivery]) -> list[Outcome]:
         try:
@@ -129,16 +139,21 @@ class Settler:
         if verdict is Verdict.ACK:
             await msg.ack()
             self.acked += 1
+            self._metrics.acked()
         elif verdict in (Verdict.RETRY, Verdict.TRANSIENT):
             await msg.nak(delay=backoff(delivery.attempt))
             self.retried += 1
+            self._metrics.retried()
         else:
             try:
                 await self._dead_letters.park(delivery, reason)
             except Exception as exc:
                 log.warning("dead_letter_failed", service=self._service, seq=delivery.seq, error=repr(exc))
+                self._metrics.settle_failed()
                 await msg.nak(delay=backoff(delivery.attempt))
+                self._metrics.retried()
                 return
             await msg.ack()
             self.dead_lettered += 1
+            self._metrics.dead_lettered()
             log.warning("dead_lettered", service=self._service, seq=delivery.seq, reason=reason)

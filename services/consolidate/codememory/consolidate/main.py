@@ -16,6 +16,7 @@ from codememory.bus.streams import StreamSettings
 from codememory.consolidate.settings import SERVICE, ConsolidateSettings
 from codememory.consolidate.wiring import ConsolidateWiring
 from codememory.logs import configure_logging
+from codememory.metrics import metrics_step
 from codememory.topology import CONSOLIDATE
 
 __all__ = ["ConsolidateWiring", "create_app", "main"]
@@ -35,7 +36,7 @@ def create_app(settings: ConsolidateSettings | None = None) -> FastStream:
         [wiring.router],
         streams=StreamSettings(replicas=resolved.stream_replicas),
         durable=DurableSettings(),
-        on_startup=[configure],
+        on_startup=[configure, metrics_step(SERVICE)],
         after_startup=wiring.after_startup,
         on_shutdown=wiring.on_shutdown,
         title=CONSOLIDATE.name,

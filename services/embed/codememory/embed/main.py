@@ -20,6 +20,7 @@ from codememory.bus.run import run_app
 from codememory.embed.handler import EmbedHandler
 from codememory.embed.settings import EmbedSettings
 from codememory.embedding import Embedder, load_default_embedder
+from codememory.metrics import TimedEmbedder, metrics_step
 from codememory.topology import EMBED
 
 
@@ -46,7 +47,7 @@ def create_router(settings: EmbedSettings, jetstream: BrokerJetStream, model: Mo
         router,
         EMBED,
         durable_settings(settings),
-        lambda js: EmbedHandler(JetStreamEventLog(js), model.get()),
+        lambda js: EmbedHandler(JetStreamEventLog(js), TimedEmbedder(model.get(), "store")),
         jetstream=jetstream,
     )
     return router
@@ -59,7 +60,7 @@ def create_app(settings: EmbedSettings | None = None) -> FastStream:
         EMBED,
         resolved,
         lambda jetstream: create_router(resolved, jetstream, model),
-        on_startup=[model.load],
+        on_startup=[metrics_step(EMBED.name), model.load],
     )
 
 

@@ -32,6 +32,7 @@ from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
 from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
+from codememory.metrics import track_projections
 from codememory.projection import LiveProjection
 from codememory.redaction import clean_text
 from codememory.v1 import memory_pb2 as pb
@@ -39,6 +40,16 @@ from codememory.v1 import memory_pb2 as pb
 log = structlog.get_logger(__name__)
 
 ACCESS_FLUSH_S = 2.0  # how often what recall returned is appended to LOG (memories.recalled)
+
+
+def _projections(app: object) -> list[tuple[str, LiveProjection[Any]]]:
+    assert isinstance(app, GatewayApp)
+    return [(app.live.name, app.live), (app.code_live.name, app.code_live)]
+
+
+def _log_last_seq(app: object) -> int:
+    assert isinstance(app, GatewayApp)
+    return app.watchdog.last_log_seq
 
 
 class GatewayApp:
@@ -120,6 +131,7 @@ class GatewayApp:
         for follower in self.followers:
             follower.start()
         self._spawn(self._watch(), "gateway-watchdog")
+        track_projections(self, _projections, _log_last_seq)
         self._spawn(
             self._every(self.settings.centrality_every_s, self._refresh_centrality), "gateway-centrality"
         )

@@ -20,6 +20,7 @@ from codememory.embedding import Embedder
 from codememory.gateway.settings import SERVICE, GatewaySettings
 from codememory.gateway.wiring import GatewayWiring, gateway_wiring, load_query_embedder
 from codememory.logs import configure_logging
+from codememory.metrics import metrics_step
 from codememory.topology import GATEWAY
 
 __all__ = ["GatewayWiring", "create_app", "gateway_app", "gateway_wiring", "main"]
@@ -47,7 +48,7 @@ def gateway_app(settings: GatewaySettings, broker: NatsBroker, wiring: GatewayWi
         [wiring.router],
         streams=StreamSettings(replicas=settings.stream_replicas),
         durable=DurableSettings(),
-        on_startup=[configure, *wiring.on_startup],
+        on_startup=[configure, metrics_step(SERVICE), *wiring.on_startup],
         after_startup=wiring.after_startup,
         on_shutdown=wiring.on_shutdown,
         title=GATEWAY.name,

@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection
 from codememory.gateway.coderpc import CodeServicer
 from codememory.gateway.errors import ListenError
 from codememory.gateway.rpc import MemoryServicer
+from codememory.metrics import MetricsInterceptor
 from codememory.v1 import code_pb2, code_pb2_grpc, memory_pb2, memory_pb2_grpc
 
 SERVICE_NAME = memory_pb2.DESCRIPTOR.services_by_name["MemoryService"].full_name
@@ -32,10 +33,11 @@ async def create_server(
     reuse_port: bool = True,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     server = grpc.aio.server(
+        interceptors=[MetricsInterceptor()],  # requests by method and code, latency: every service
         options=[
             ("grpc.max_receive_message_length", 8 * 1024 * 1024),
             ("grpc.so_reuseport", 1 if reuse_port else 0),
-        ]
+        ],
     )
     memory_pb2_grpc.add_MemoryServiceServicer_to_server(servicer, server)
     code_pb2_grpc.add_CodeServiceServicer_to_server(code_servicer, server)

@@ -24,6 +24,7 @@ from codememory.gateway.consolidation import NatsConsolidation
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.responder import context_router
 from codememory.gateway.settings import GatewaySettings
+from codememory.metrics import TimedEmbedder
 
 log = structlog.get_logger(__name__)
 
@@ -32,9 +33,10 @@ Step = Callable[[], Awaitable[None]]
 
 def load_query_embedder(settings: GatewaySettings) -> Embedder:
     """The bundled MiniLM, queries through ONNX Runtime or PyTorch as configured (blocking: seconds)."""
-    return query_embedder(
+    embedder = query_embedder(
         load_default_embedder(), settings.query_runtime, settings.model_cache, threads=settings.query_threads
     )
+    return TimedEmbedder(embedder, "query")
 
 
 class GatewayWiring:

@@ -17,6 +17,7 @@ from codememory.code.extract import extract_file
 from codememory.graph.edits import EditedFiles
 from codememory.graph.handler import GraphHandler
 from codememory.graph.settings import GraphSettings
+from codememory.metrics import metrics_step
 from codememory.topology import GRAPH
 
 
@@ -34,7 +35,12 @@ def create_router(settings: GraphSettings, jetstream: BrokerJetStream) -> NatsRo
 
 def create_app(settings: GraphSettings | None = None) -> FastStream:
     resolved = settings or GraphSettings.from_env()
-    return consumer_app(GRAPH, resolved, lambda jetstream: create_router(resolved, jetstream))
+    return consumer_app(
+        GRAPH,
+        resolved,
+        lambda jetstream: create_router(resolved, jetstream),
+        on_startup=[metrics_step(GRAPH.name)],
+    )
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from codememory.bus.durable import subscribe_durable
 from codememory.bus.run import run_app
 from codememory.ingest.handler import IngestHandler
 from codememory.ingest.settings import IngestSettings
+from codememory.metrics import metrics_step
 from codememory.topology import INGEST
 
 
@@ -32,7 +33,12 @@ def create_router(settings: IngestSettings, jetstream: BrokerJetStream) -> NatsR
 
 def create_app(settings: IngestSettings | None = None) -> FastStream:
     resolved = settings or IngestSettings.from_env()
-    return consumer_app(INGEST, resolved, lambda jetstream: create_router(resolved, jetstream))
+    return consumer_app(
+        INGEST,
+        resolved,
+        lambda jetstream: create_router(resolved, jetstream),
+        on_startup=[metrics_step(INGEST.name)],
+    )
 
 
 def main() -> None:
