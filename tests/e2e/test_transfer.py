@@ -31,8 +31,10 @@ def test_export_then_import_round_trip(stack, tmp_path) -> None:  # type: ignore
     ]
     source = tmp_path / "in.jsonl"
     source.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    assert json.loads(stack.cli("import", str(source)).stdout) == {"imported": 3}
-    assert json.loads(stack.cli("import", str(source)).stdout) == {"imported": 3}  # again: stored once
+    first = json.loads(stack.cli("import", str(source)).stdout)
+    assert (first["imported"], first["stored"], first["embedded"]) == (3, 3, True)
+    again = json.loads(stack.cli("import", str(source)).stdout)
+    assert (again["imported"], again["stored"], again["existing"]) == (3, 0, 3)  # again: stored once
 
     exported = [json.loads(line) for line in stack.cli("export", "--repo", repo).stdout.splitlines()]
     assert [e["id"] for e in exported] == [r["id"] for r in rows]
