@@ -9,6 +9,7 @@ sanitised token), the rest names the kind. Stdlib only, because the hook process
     cm.redrive.<service>                dead letters put back for that service once fixed (stream REDRIVE)
     cm.rpc.<tenant>.context             the hook's session-context request (core NATS request-reply)
     cm.rpc.<tenant>.consolidate         run a consolidation cycle now (the gateway asks the service)
+    cm.rpc.<tenant>.forgetting          did this edit undo an instructed change (the hook asks reviews)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ DLQ_ALL = "cm.dlq.>"
 REDRIVE_ALL = "cm.redrive.>"
 CONTEXT_REQUESTS = "cm.rpc.*.context"
 CONSOLIDATE_REQUESTS = "cm.rpc.*.consolidate"
+FORGETTING_REQUESTS = "cm.rpc.*.forgetting"
 
 
 def token(value: str) -> str:
@@ -58,6 +60,10 @@ def context_request(tenant: str) -> str:
 
 def consolidate_request(tenant: str) -> str:
     return f"cm.rpc.{token(tenant)}.consolidate"
+
+
+def forgetting_request(tenant: str) -> str:
+    return f"cm.rpc.{token(tenant)}.forgetting"
 
 
 def tenant_of(subject: str) -> str:

@@ -359,6 +359,45 @@ class ConsolidationCompleted(_Event, frozen=True, kw_only=True, tag="consolidati
     took_s: float = 0.0
 
 
+# --- review: what the reviews service concluded about commits and edits --------------------------------
+
+
+class SymbolChange(msgspec.Struct, frozen=True, kw_only=True):
+    """One changed symbol of a reviewed commit and how many depend on it (directly, within reach)."""
+
+    path: str
+    qualname: str
+    direct_dependents: int = 0
+    transitive_dependents: int = 0
+
+
+class CommitReviewed(_Event, frozen=True, kw_only=True, tag="commit.reviewed"):
+    """A recorded commit reviewed against the code graph as it stood: what changed, what depends on it,
+    and a risk in [0, 1] with its parts (``risk_parts``: fan_in, centrality, churn, untested)."""
+
+    review_id: str
+    repo: str
+    sha: str
+    changed: tuple[SymbolChange, ...] = ()
+    files: tuple[str, ...] = ()
+    dependents: int = 0
+    risk: float = 0.0
+    risk_parts: dict[str, float] = msgspec.field(default_factory=dict)
+    graph_seq: int = 0  # the LOG position of the graph it was reviewed against
+
+
+class ForgettingDetected(_AgentEvent, frozen=True, kw_only=True, tag="forgetting.detected"):
+    """An edit undid part of what an earlier turn of the same session changed on the user's instruction."""
+
+    detection_id: str
+    path: str
+    instruction: str
+    instructed_turn: int = 0
+    undone: tuple[str, ...] = ()
+    tool_use_id: str = ""
+    edit_seq: int = 0  # the LOG position of the edit that undid it
+
+
 Event = (
     SessionStarted
     | SessionEnded
@@ -386,4 +425,6 @@ Event = (
     | SessionSummarized
     | MemoriesLinked
     | ConsolidationCompleted
+    | CommitReviewed
+    | ForgettingDetected
 )

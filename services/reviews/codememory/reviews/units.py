@@ -1,0 +1,177 @@
+"""The AST units an edit removes and adds, for any language tree-sitter parses here.
+
+Why: forgetting is an edit that takes back what an earlier instructed edit did, and "what it did" has
+to be compared by structure, not by lines: the same check re-indented, a parameter given a new default
+or an argument moved are different lines but the same node. An edit's old and new text are fragments
+(an agent replaces a few lines), so they are parsed as they are (tree-sitter tolerates a fragment) and
+reduced to units:
+
+* ``stmt``: a statement or declaration (``if``, ``return``, an assignment, a ``const``), its text
+  whitespace-normalised; its key is its first line, so a statement whose body grew keeps its key.
+* ``param``: one parameter of a signature, keyed by its name.
+* ``def``: a function, method or class header, keyed by its name.
+* ``arg``: a keyword argument or an object literal's pair (``timeout=30``, ``{retries: 3}``).
+* ``decorator`` and ``import``.
+
+Identifiers are kept apart, in order, for renames. Nothing here knows of sessions or NATS.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+
+from tree_sitter import Node, Parser
+from tree_sitter_language_pack import get_parser
+
+from codememory.code.languages import language_of
+
+__all__ = ["Shape", "Unit", "shape_of", "tokens"]
+
+_PARAM_LISTS = frozenset({"parameters", "formal_parameters", "parameter_list", "lambda_parameters"})
+_DEFS = frozenset(
+    {
+        "function_definition",
+        "class_definition",
+        "function_declaration",
+        "generator_function_declaration",
+        "method_definition",
+        "method_declaration",
+        "class_declaration",
+        "type_declaration",
+    }
+)
+_ARGS = frozenset({"keyword_argument", "pair"})
+_IMPORTS = frozenset({"import_statement", "import_from_statement", "import_declaration", "import_spec"})
+_DECLS = frozenset(
+    {
+        "lexical_declaration",
+        "variable_declaration",
+        "short_var_declaration",
+        "var_declaration",
+        "const_declaration",
+        "assignment_statement",
+    }
+)
+_IDENTS = frozenset(
+    {
+        "identifier",
+        "property_identifier",
+        "field_identifier",
+        "type_identifier",
+        "shorthand_property_identifier",
+    }
+)
+_BODIES = frozenset({"block", "statement_block", "class_body", "body"})
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    kind: str
+    key: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A fragment as units (a multiset) and its identifiers in order."""
+
+    units: Counter[Unit]
+    identifiers: tuple[str, ...]
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+@cache
+def _parser(language: str) -> Parser:
+    return get_parser(language)  # type: ignore[arg-type]
+
+
+def _prepare(text: str, language: str) -> str:
+    """Python fragments lose their first line's indentation to capping: dedent the rest to match."""
+    if language != "python":
+        return text
+    lines = text.strip("\n").split("\n")
+    if len(lines) < 2 or lines[0].rstrip().endswith(":"):
+        return "\n".join(line.rstrip() for line in lines).lstrip()
+    rest = [line for line in lines[1:] if line.strip()]
+    indent = min((len(line) - len(line.lstrip()) for line in rest), default=0)
+    first = lines[0].strip()
+    return "\n".join([first, *(line[indent:] if line.strip() else "" for line in lines[1:])])
+
+
+def _name(node: Node) -> str:
+    named = node.child_by_field_name("name") or node.child_by_field_name("key")
+    if named is None:
+        named = next((c for c in _walk(node) if c.type in _IDENTS), None)
+    return _text(named) if named is not None else ""
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def _header(node: Node) -> str:
+    """A definition or compound statement up to its body."""
+    body = next((c for c in node.children if c.type in _BODIES), None)
+    full = _text(node)
+    if body is not None and node.text is not None:
+        full = node.text[: body.start_byte - node.start_byte].decode("utf-8", "replace")
+    return _norm(full).rstrip("{: ")
+
+
+def _walk(node: Node) -> list[Node]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(reversed(current.children))
+    return out
+
+
+def _unit(node: Node) -> Unit | None:
+    kind = node.type
+    parent = node.parent
+    if parent is not None and parent.type in _PARAM_LISTS and node.is_named and kind != "comment":
+        return Unit("param", _name(node), _norm(_text(node)))
+    if kind in _DEFS:
+        return Unit("def", _name(node), _header(node))
+    if kind in _ARGS:
+        return Unit("arg", _name(node), _norm(_text(node)))
+    if kind == "decorator":
+        return Unit("decorator", _norm(_text(node)), _norm(_text(node)))
+    if kind in _IMPORTS:
+        return Unit("import", _norm(_text(node)), _norm(_text(node)))
+    if kind.endswith("_statement") or kind in _DECLS:
+        text = _norm(_text(node))
+        if len(tokens(text)) < 3:
+            return None  # pass, break, a bare return: too small to mean anything alone
+        return Unit("stmt", _norm(_text(node).split("\n", 1)[0]), text)
+    return None
+
+
+def shape_of(text: str, path: str) -> Shape:
+    """The units and identifiers of a fragment of ``path``; empty for a language not parsed here."""
+    language = language_of(path)
+    if not language or not text.strip():
+        return Shape(Counter(), ())
+    tree = _parser(language).parse(_prepare(text, language).encode("utf-8", "replace"))
+    units: Counter[Unit] = Counter()
+    identifiers: list[str] = []
+    for node in _walk(tree.root_node):
+        if node.type in _IDENTS:
+            identifiers.append(_text(node))
+            continue
+        unit = _unit(node)
+        if unit is not None:
+            units[unit] += 1
+    return Shape(units, tuple(identifiers))

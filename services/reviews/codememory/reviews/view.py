@@ -1,0 +1,94 @@
+"""What the reviews service knows: each tenant's code graph and sessions, and what it already recorded.
+
+Each replica folds all of LOG itself (its own ordered consumer, like the gateway and consolidate), so
+a commit is reviewed against the graph as LOG left it and an edit is judged against the turns before
+it, with no call to another service. Only code facts and commits go into the graphs (memories are the
+gateway's business here). The reviews and detections already in LOG are remembered by id, so a
+redelivered or replayed commit or edit is not recorded twice. Rebuilt from LOG on every start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from codememory.codegraph import CodeGraph, TenantGraphs
+from codememory.events import (
+    CommitRecorded,
+    CommitReviewed,
+    Envelope,
+    FileDeleted,
+    ForgettingDetected,
+    PromptSubmitted,
+    SymbolsExtracted,
+    ToolObserved,
+)
+from codememory.projection import Decoded
+from codememory.reviews.edits import edits_from_excerpt
+from codememory.reviews.sessions import Sessions
+
+__all__ = ["ReviewsView", "TenantReviews"]
+
+
+@dataclass
+class TenantReviews:
+    sessions: Sessions = field(default_factory=Sessions)
+    recorded: set[str] = field(default_factory=set)  # review and detection ids already in LOG
+
+
+class ReviewsView:
+    """LOG folded per tenant; implements ``codememory.projection.Projection``."""
+
+    def __init__(self) -> None:
+        self.graphs = TenantGraphs()
+        self.tenants: dict[str, TenantReviews] = {}
+        self._seq = 0
+        self._poisoned = 0
+
+    @property
+    def last_seq(self) -> int:
+        return self._seq
+
+    @property
+    def poisoned(self) -> int:
+        return self._poisoned
+
+    def skip(self, seq: int) -> None:
+        self._seq = max(self._seq, seq)
+        self._poisoned += 1
+
+    def save_position(self, seq: int) -> None:
+        self._seq = max(self._seq, seq)
+
+    def tenant(self, name: str) -> TenantReviews:
+        return self.tenants.setdefault(name, TenantReviews())
+
+    def graph(self, tenant: str) -> CodeGraph:
+        return self.graphs.graph(tenant)
+
+    def apply_batch(self, decoded: Decoded) -> int:
+        applied = 0
+        for seq, envelope in decoded:
+            if seq <= self._seq:
+                continue
+            self.apply(seq, envelope)
+            self._seq = seq
+            applied += 1
+        return applied
+
+    def apply(self, seq: int, envelope: Envelope) -> None:
+        event = envelope.payload
+        match event:
+            case SymbolsExtracted() | FileDeleted() | CommitRecorded():
+                self.graphs.apply(envelope, seq)
+            case PromptSubmitted() if event.prompt.strip():
+                self.tenant(envelope.tenant).sessions.touch(event.session_id).prompt(seq, event.prompt)
+            case ToolObserved(kind="edit", phase="post", succeeded=True) if event.session_id:
+                edits = edits_from_excerpt(event.input_excerpt, event.paths)
+                if edits:
+                    self.tenant(envelope.tenant).sessions.touch(event.session_id).edits(seq, edits)
+            case CommitReviewed():
+                self.tenant(envelope.tenant).recorded.add(event.review_id)
+            case ForgettingDetected():
+                self.tenant(envelope.tenant).recorded.add(event.detection_id)
+            case _:
+                pass
