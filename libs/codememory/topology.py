@@ -67,7 +67,13 @@ GRAPH = Service(
 GATEWAY = Service(name="gateway", follows_log=True, serves_grpc=True)
 CONSOLIDATE = Service(name="consolidate", follows_log=True)
 
-SERVICES: tuple[Service, ...] = (INGEST, EMBED, GRAPH, GATEWAY, CONSOLIDATE)
+REVIEWS = Service(
+    name="reviews",
+    consumers=(Consumer(stream=LOG, durable="reviews", filter_subject=subjects.LOG_ALL),),
+    follows_log=True,
+)
+
+SERVICES: tuple[Service, ...] = (INGEST, EMBED, GRAPH, GATEWAY, CONSOLIDATE, REVIEWS)
 
 
 def service(name: str) -> Service:
