@@ -16,6 +16,7 @@ from codememory.cli.codecmds import register as register_code_commands
 from codememory.cli.consolidatecmds import register as register_consolidate_commands
 from codememory.cli.opscmds import register as register_ops_commands
 from codememory.cli.render import as_dict, console, hits_table, print_json
+from codememory.cli.reviewcmd import register as register_review_command
 from codememory.runtime.home import NotRunningError, read_runtime
 from codememory.settings import default_home
 from codememory.v1 import memory_pb2 as pb
@@ -41,8 +42,11 @@ def up(
     scale: Annotated[
         str, typer.Option(help="Replicas per service as separate supervised processes, e.g. ingest=2,embed=2")
     ] = "",
+    tls: Annotated[bool, typer.Option("--tls", help="NATS over TLS only (a local CA in the home)")] = False,
 ) -> None:
     """Start the embedded stack: nats-server, every service, Qdrant Edge, the gRPC gateway (foreground)."""
+    from dataclasses import replace
+
     from codememory.runtime.stack import StackSettings, run_stack
     from codememory.settings import SettingsError
 
@@ -50,6 +54,8 @@ def up(
         settings = StackSettings.from_env(scale=scale)
     except SettingsError as exc:
         _fail(str(exc), 2)
+    if tls:
+        settings = replace(settings, tls=True)
     asyncio.run(run_stack(settings))
 
 
@@ -193,16 +199,24 @@ def forget(memory_id: str, reason: str = "", json_out: Json = False) -> None:
 
 @app.command()
 def status(json_out: Json = False) -> None:
-    """Health, counts and consumer lag."""
+    """Health, counts and consumer lag; handled/s, errors, handler p50/p99 and lag from /metrics."""
+    import dataclasses
+
+    from codememory.cli.opscmds import metrics_headline
     from codememory.runtime.supervisor import read_processes
 
     response = as_dict(call("Status", pb.StatusRequest()))
     response["processes"] = read_processes(_home())
+    figures = metrics_headline(_home())  # rates, errors, latency, lag from /metrics (opscmds.py)
+    response["metrics"] = dataclasses.asdict(figures) if figures else None
     if json_out:
         print_json(response)
         return
     for key, value in response.items():
-        typer.echo(f"{key}: {value}")
+        if key != "metrics":
+            typer.echo(f"{key}: {value}")
+    for line in figures.lines() if figures else ["metrics: no endpoint answered"]:
+        typer.echo(line)
 
 
 @app.command()
@@ -279,3 +293,4 @@ def import_cmd(
 register_code_commands(app)
 register_ops_commands(app)
 register_consolidate_commands(app)
+register_review_command(app)

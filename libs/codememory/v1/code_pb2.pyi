@@ -788,3 +788,382 @@ class SearchCodeResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SearchCodeResponse: _TypeAlias = SearchCodeResponse  # noqa: Y015
+
+@_typing.final
+class ReviewDiffRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPO_FIELD_NUMBER: _builtins.int
+    DIFF_FIELD_NUMBER: _builtins.int
+    DEPTH_FIELD_NUMBER: _builtins.int
+    MAX_DEPENDENTS_FIELD_NUMBER: _builtins.int
+    MAX_MISSING_FIELD_NUMBER: _builtins.int
+    MAX_HISTORY_FIELD_NUMBER: _builtins.int
+    MAX_MEMORIES_FIELD_NUMBER: _builtins.int
+    NEW_SIDE_FIELD_NUMBER: _builtins.int
+    repo: _builtins.str
+    diff: _builtins.str
+    """`git diff` (or `diff -u`) output; its old side is what the graph recorded."""
+    depth: _builtins.int
+    """Dependents within this many edges (default 3, at most 10)."""
+    max_dependents: _builtins.int
+    """The most of each part answered (defaults: 200 dependents, 20 missing, 8 commits, 20 memories)."""
+    max_missing: _builtins.int
+    max_history: _builtins.int
+    max_memories: _builtins.int
+    new_side: _builtins.bool
+    """The graph recorded the diff's new side (a range ending at the indexed commit), not its old side."""
+    def __init__(
+        self,
+        *,
+        repo: _builtins.str = ...,
+        diff: _builtins.str = ...,
+        depth: _builtins.int = ...,
+        max_dependents: _builtins.int = ...,
+        max_missing: _builtins.int = ...,
+        max_history: _builtins.int = ...,
+        max_memories: _builtins.int = ...,
+        new_side: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["depth", b"depth", "diff", b"diff", "max_dependents", b"max_dependents", "max_history", b"max_history", "max_memories", b"max_memories", "max_missing", b"max_missing", "new_side", b"new_side", "repo", b"repo"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewDiffRequest: _TypeAlias = ReviewDiffRequest  # noqa: Y015
+
+@_typing.final
+class ReviewFile(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    OLD_PATH_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    INDEXED_FIELD_NUMBER: _builtins.int
+    ADDED_LINES_FIELD_NUMBER: _builtins.int
+    DELETED_LINES_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    """the new path (the old one for a deleted file), and the old path"""
+    old_path: _builtins.str
+    status: _builtins.str
+    """added, deleted, renamed or modified"""
+    indexed: _builtins.bool
+    """whether the code graph knows the file (a new file it cannot)"""
+    added_lines: _builtins.int
+    deleted_lines: _builtins.int
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        old_path: _builtins.str = ...,
+        status: _builtins.str = ...,
+        indexed: _builtins.bool = ...,
+        added_lines: _builtins.int = ...,
+        deleted_lines: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["added_lines", b"added_lines", "deleted_lines", b"deleted_lines", "indexed", b"indexed", "old_path", b"old_path", "path", b"path", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewFile: _TypeAlias = ReviewFile  # noqa: Y015
+
+@_typing.final
+class ChangedSymbol(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    QUALNAME_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    PATH_FIELD_NUMBER: _builtins.int
+    START_LINE_FIELD_NUMBER: _builtins.int
+    END_LINE_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    SIGNATURE_CHANGED_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    qualname: _builtins.str
+    name: _builtins.str
+    kind: _builtins.str
+    path: _builtins.str
+    start_line: _builtins.int
+    end_line: _builtins.int
+    signature: _builtins.str
+    signature_changed: _builtins.bool
+    status: _builtins.str
+    """modified or deleted"""
+    def __init__(
+        self,
+        *,
+        qualname: _builtins.str = ...,
+        name: _builtins.str = ...,
+        kind: _builtins.str = ...,
+        path: _builtins.str = ...,
+        start_line: _builtins.int = ...,
+        end_line: _builtins.int = ...,
+        signature: _builtins.str = ...,
+        signature_changed: _builtins.bool = ...,
+        status: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end_line", b"end_line", "kind", b"kind", "name", b"name", "path", b"path", "qualname", b"qualname", "signature", b"signature", "signature_changed", b"signature_changed", "start_line", b"start_line", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChangedSymbol: _TypeAlias = ChangedSymbol  # noqa: Y015
+
+@_typing.final
+class ReviewDependent(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    PATH_FIELD_NUMBER: _builtins.int
+    EDGE_FIELD_NUMBER: _builtins.int
+    DISTANCE_FIELD_NUMBER: _builtins.int
+    VIA_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    """symbol or file"""
+    name: _builtins.str
+    """a qualname or a path"""
+    path: _builtins.str
+    edge: _builtins.str
+    """calls, imports, inherits or references"""
+    distance: _builtins.int
+    via: _builtins.str
+    """the changed symbol (or file) it depends on"""
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        name: _builtins.str = ...,
+        path: _builtins.str = ...,
+        edge: _builtins.str = ...,
+        distance: _builtins.int = ...,
+        via: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["distance", b"distance", "edge", b"edge", "kind", b"kind", "name", b"name", "path", b"path", "via", b"via"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewDependent: _TypeAlias = ReviewDependent  # noqa: Y015
+
+@_typing.final
+class RiskPart(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    WEIGHT_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """centrality, fan_in, churn, fix_ratio or untested; value 0..1, higher is riskier"""
+    value: _builtins.float
+    weight: _builtins.float
+    detail: _builtins.str
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        value: _builtins.float = ...,
+        weight: _builtins.float = ...,
+        detail: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["detail", b"detail", "name", b"name", "value", b"value", "weight", b"weight"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RiskPart: _TypeAlias = RiskPart  # noqa: Y015
+
+@_typing.final
+class Risk(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCORE_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    PARTS_FIELD_NUMBER: _builtins.int
+    score: _builtins.float
+    """the weighted mean of the parts, 0..1; level low, medium or high"""
+    level: _builtins.str
+    @_builtins.property
+    def parts(self) -> _containers.RepeatedCompositeFieldContainer[Global___RiskPart]: ...
+    def __init__(
+        self,
+        *,
+        score: _builtins.float = ...,
+        level: _builtins.str = ...,
+        parts: _abc.Iterable[Global___RiskPart] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["level", b"level", "parts", b"parts", "score", b"score"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Risk: _TypeAlias = Risk  # noqa: Y015
+
+@_typing.final
+class MissingChange(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    SYMBOL_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    symbol: _builtins.str
+    """set when a symbol is meant (a caller of a symbol whose signature changed)"""
+    score: _builtins.float
+    reason: _builtins.str
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        symbol: _builtins.str | None = ...,
+        score: _builtins.float = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_symbol", b"_symbol", "symbol", b"symbol"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_symbol", b"_symbol", "path", b"path", "reason", b"reason", "score", b"score", "symbol", b"symbol"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__symbol: _TypeAlias = _typing.Literal["symbol"]  # noqa: Y015
+    _WhichOneofArgType__symbol: _TypeAlias = _typing.Literal["_symbol", b"_symbol"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__symbol) -> _WhichOneofReturnType__symbol | None: ...
+
+Global___MissingChange: _TypeAlias = MissingChange  # noqa: Y015
+
+@_typing.final
+class ReviewMemory(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    ABOUT_FIELD_NUMBER: _builtins.int
+    SUSPECT_FIELD_NUMBER: _builtins.int
+    SUSPECT_REASON_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    text: _builtins.str
+    created_at: _builtins.float
+    suspect: _builtins.bool
+    suspect_reason: _builtins.str
+    @_builtins.property
+    def about(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the changed symbols and files it is about"""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        text: _builtins.str = ...,
+        created_at: _builtins.float = ...,
+        about: _abc.Iterable[_builtins.str] | None = ...,
+        suspect: _builtins.bool = ...,
+        suspect_reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["about", b"about", "created_at", b"created_at", "id", b"id", "suspect", b"suspect", "suspect_reason", b"suspect_reason", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewMemory: _TypeAlias = ReviewMemory  # noqa: Y015
+
+@_typing.final
+class ReviewCommit(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SHA_FIELD_NUMBER: _builtins.int
+    SUBJECT_FIELD_NUMBER: _builtins.int
+    AUTHORED_AT_FIELD_NUMBER: _builtins.int
+    AUTHOR_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    SYMBOLS_FIELD_NUMBER: _builtins.int
+    sha: _builtins.str
+    subject: _builtins.str
+    authored_at: _builtins.float
+    author: _builtins.str
+    score: _builtins.float
+    reason: _builtins.str
+    """why it is listed (which changed symbols it changed, whether its message gives a reason)"""
+    @_builtins.property
+    def symbols(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        sha: _builtins.str = ...,
+        subject: _builtins.str = ...,
+        authored_at: _builtins.float = ...,
+        author: _builtins.str = ...,
+        score: _builtins.float = ...,
+        reason: _builtins.str = ...,
+        symbols: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["author", b"author", "authored_at", b"authored_at", "reason", b"reason", "score", b"score", "sha", b"sha", "subject", b"subject", "symbols", b"symbols"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewCommit: _TypeAlias = ReviewCommit  # noqa: Y015
+
+@_typing.final
+class ReviewDiffResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPO_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    CHANGED_FIELD_NUMBER: _builtins.int
+    DEPENDENTS_FIELD_NUMBER: _builtins.int
+    RISK_FIELD_NUMBER: _builtins.int
+    MISSING_FIELD_NUMBER: _builtins.int
+    MEMORIES_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    DEPENDENTS_TRUNCATED_FIELD_NUMBER: _builtins.int
+    TOOK_MS_FIELD_NUMBER: _builtins.int
+    repo: _builtins.str
+    dependents_truncated: _builtins.bool
+    took_ms: _builtins.float
+    @_builtins.property
+    def files(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReviewFile]: ...
+    @_builtins.property
+    def changed(self) -> _containers.RepeatedCompositeFieldContainer[Global___ChangedSymbol]: ...
+    @_builtins.property
+    def dependents(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReviewDependent]: ...
+    @_builtins.property
+    def risk(self) -> Global___Risk: ...
+    @_builtins.property
+    def missing(self) -> _containers.RepeatedCompositeFieldContainer[Global___MissingChange]: ...
+    @_builtins.property
+    def memories(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReviewMemory]: ...
+    @_builtins.property
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReviewCommit]: ...
+    def __init__(
+        self,
+        *,
+        repo: _builtins.str = ...,
+        files: _abc.Iterable[Global___ReviewFile] | None = ...,
+        changed: _abc.Iterable[Global___ChangedSymbol] | None = ...,
+        dependents: _abc.Iterable[Global___ReviewDependent] | None = ...,
+        risk: Global___Risk | None = ...,
+        missing: _abc.Iterable[Global___MissingChange] | None = ...,
+        memories: _abc.Iterable[Global___ReviewMemory] | None = ...,
+        history: _abc.Iterable[Global___ReviewCommit] | None = ...,
+        dependents_truncated: _builtins.bool = ...,
+        took_ms: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["risk", b"risk"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["changed", b"changed", "dependents", b"dependents", "dependents_truncated", b"dependents_truncated", "files", b"files", "history", b"history", "memories", b"memories", "missing", b"missing", "repo", b"repo", "risk", b"risk", "took_ms", b"took_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewDiffResponse: _TypeAlias = ReviewDiffResponse  # noqa: Y015

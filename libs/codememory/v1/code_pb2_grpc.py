@@ -99,6 +99,11 @@ class CodeServiceStub:
                 request_serializer=codememory_dot_v1_dot_code__pb2.SearchCodeRequest.SerializeToString,
                 response_deserializer=codememory_dot_v1_dot_code__pb2.SearchCodeResponse.FromString,
                 _registered_method=True)
+        self.ReviewDiff = channel.unary_unary(
+                '/codememory.v1.CodeService/ReviewDiff',
+                request_serializer=codememory_dot_v1_dot_code__pb2.ReviewDiffRequest.SerializeToString,
+                response_deserializer=codememory_dot_v1_dot_code__pb2.ReviewDiffResponse.FromString,
+                _registered_method=True)
 
 
 class CodeServiceServicer:
@@ -190,6 +195,17 @@ class CodeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReviewDiff(self, request, context):
+        """A unified diff reviewed against the code graph: the changed symbols (innermost enclosing the
+        changed lines, on the diff's old side), their dependents with distance, a risk score with its
+        parts, likely-missing changes ranked, the memories linked to the changed code and the commits whose
+        messages explain it. An empty diff is an empty review; a diff over 4,000,000 characters is
+        INVALID_ARGUMENT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CodeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -257,6 +273,11 @@ def add_CodeServiceServicer_to_server(servicer, server):
                     servicer.SearchCode,
                     request_deserializer=codememory_dot_v1_dot_code__pb2.SearchCodeRequest.FromString,
                     response_serializer=codememory_dot_v1_dot_code__pb2.SearchCodeResponse.SerializeToString,
+            ),
+            'ReviewDiff': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReviewDiff,
+                    request_deserializer=codememory_dot_v1_dot_code__pb2.ReviewDiffRequest.FromString,
+                    response_serializer=codememory_dot_v1_dot_code__pb2.ReviewDiffResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -610,6 +631,33 @@ class CodeService:
             '/codememory.v1.CodeService/SearchCode',
             codememory_dot_v1_dot_code__pb2.SearchCodeRequest.SerializeToString,
             codememory_dot_v1_dot_code__pb2.SearchCodeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReviewDiff(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/codememory.v1.CodeService/ReviewDiff',
+            codememory_dot_v1_dot_code__pb2.ReviewDiffRequest.SerializeToString,
+            codememory_dot_v1_dot_code__pb2.ReviewDiffResponse.FromString,
             options,
             channel_credentials,
             insecure,

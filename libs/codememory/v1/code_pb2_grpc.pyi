@@ -55,6 +55,13 @@ class CodeServiceStub:
     CoChanged: _grpc.UnaryUnaryMultiCallable[_code_pb2.CoChangedRequest, _code_pb2.GraphNodesResponse]
     SearchCode: _grpc.UnaryUnaryMultiCallable[_code_pb2.SearchCodeRequest, _code_pb2.SearchCodeResponse]
     """Symbols ranked for a natural-language or code query (hybrid: dense + lexical)."""
+    ReviewDiff: _grpc.UnaryUnaryMultiCallable[_code_pb2.ReviewDiffRequest, _code_pb2.ReviewDiffResponse]
+    """A unified diff reviewed against the code graph: the changed symbols (innermost enclosing the
+    changed lines, on the diff's old side), their dependents with distance, a risk score with its
+    parts, likely-missing changes ranked, the memories linked to the changed code and the commits whose
+    messages explain it. An empty diff is an empty review; a diff over 4,000,000 characters is
+    INVALID_ARGUMENT.
+    """
 
 @_typing.type_check_only
 class CodeServiceAsyncStub(CodeServiceStub):
@@ -81,6 +88,13 @@ class CodeServiceAsyncStub(CodeServiceStub):
     CoChanged: _aio.UnaryUnaryMultiCallable[_code_pb2.CoChangedRequest, _code_pb2.GraphNodesResponse]  # type: ignore[assignment]
     SearchCode: _aio.UnaryUnaryMultiCallable[_code_pb2.SearchCodeRequest, _code_pb2.SearchCodeResponse]  # type: ignore[assignment]
     """Symbols ranked for a natural-language or code query (hybrid: dense + lexical)."""
+    ReviewDiff: _aio.UnaryUnaryMultiCallable[_code_pb2.ReviewDiffRequest, _code_pb2.ReviewDiffResponse]  # type: ignore[assignment]
+    """A unified diff reviewed against the code graph: the changed symbols (innermost enclosing the
+    changed lines, on the diff's old side), their dependents with distance, a risk score with its
+    parts, likely-missing changes ranked, the memories linked to the changed code and the commits whose
+    messages explain it. An empty diff is an empty review; a diff over 4,000,000 characters is
+    INVALID_ARGUMENT.
+    """
 
 class CodeServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -182,5 +196,18 @@ class CodeServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_code_pb2.SearchCodeResponse, _abc.Awaitable[_code_pb2.SearchCodeResponse]]:
         """Symbols ranked for a natural-language or code query (hybrid: dense + lexical)."""
+
+    @_abc_1.abstractmethod
+    def ReviewDiff(
+        self,
+        request: _code_pb2.ReviewDiffRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_code_pb2.ReviewDiffResponse, _abc.Awaitable[_code_pb2.ReviewDiffResponse]]:
+        """A unified diff reviewed against the code graph: the changed symbols (innermost enclosing the
+        changed lines, on the diff's old side), their dependents with distance, a risk score with its
+        parts, likely-missing changes ranked, the memories linked to the changed code and the commits whose
+        messages explain it. An empty diff is an empty review; a diff over 4,000,000 characters is
+        INVALID_ARGUMENT.
+        """
 
 def add_CodeServiceServicer_to_server(servicer: CodeServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -11,6 +11,7 @@ from codememory.codegraph.queries import CoChanged, Dependent, HistoryEntry, Nei
 from codememory.codegraph.temporal import ChangeSet, CommitInfo, Snapshot
 from codememory.codegraph.views import NodeRef
 from codememory.codesearch import CodeHit
+from codememory.review import Review
 from codememory.v1 import code_pb2 as cpb
 
 
@@ -144,4 +145,79 @@ def code_hit_message(hit: CodeHit) -> cpb.CodeHit:
         lexical=hit.parts.lexical or 0.0,
         score=hit.parts.fused,
         docstring=hit.docstring,
+    )
+
+
+def review_message(review: Review, *, truncated: bool, took_ms: float) -> cpb.ReviewDiffResponse:
+    """A review as ``ReviewDiffResponse``: each part field by field."""
+    risk = review.risk
+    return cpb.ReviewDiffResponse(
+        repo=review.repo,
+        files=[
+            cpb.ReviewFile(
+                path=f.path,
+                old_path=f.old_path,
+                status=f.status,
+                indexed=f.indexed,
+                added_lines=f.added_lines,
+                deleted_lines=f.deleted_lines,
+            )
+            for f in review.files
+        ],
+        changed=[
+            cpb.ChangedSymbol(
+                qualname=s.qualname,
+                name=s.name,
+                kind=s.kind,
+                path=s.path,
+                start_line=s.start_line,
+                end_line=s.end_line,
+                signature=s.signature,
+                signature_changed=s.signature_changed,
+                status=s.status,
+            )
+            for s in review.changed
+        ],
+        dependents=[
+            cpb.ReviewDependent(
+                kind=d.kind, name=d.name, path=d.path, edge=d.edge, distance=d.distance, via=d.via
+            )
+            for d in review.dependents
+        ],
+        risk=cpb.Risk(
+            score=risk.score,
+            level=risk.level,
+            parts=[
+                cpb.RiskPart(name=p.name, value=p.value, weight=p.weight, detail=p.detail) for p in risk.parts
+            ],
+        ),
+        missing=[
+            cpb.MissingChange(path=m.path, score=m.score, reason=m.reason, symbol=m.symbol or None)
+            for m in review.missing
+        ],
+        memories=[
+            cpb.ReviewMemory(
+                id=m.memory_id,
+                text=m.text,
+                created_at=m.created_at,
+                about=list(m.about),
+                suspect=m.suspect,
+                suspect_reason=m.suspect_reason,
+            )
+            for m in review.memories
+        ],
+        history=[
+            cpb.ReviewCommit(
+                sha=h.sha,
+                subject=h.subject,
+                authored_at=h.authored_at,
+                author=h.author,
+                score=h.score,
+                reason=h.reason,
+                symbols=list(h.symbols),
+            )
+            for h in review.history
+        ],
+        dependents_truncated=truncated,
+        took_ms=took_ms,
     )

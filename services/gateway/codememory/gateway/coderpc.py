@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 import grpc
+import msgspec
 
 from codememory.codegraph import CodeGraph, UnknownNodeError, queries
 from codememory.codegraph.temporal import ChangeSet, moment
@@ -27,12 +28,14 @@ from codememory.gateway.codeconvert import (
     history_message,
     nodes_message,
     path_message,
+    review_message,
     stale_files_message,
     symbol_info_message,
 )
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.rpc import rpc
+from codememory.review import Limits, Review, review
 from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import code_pb2_grpc as cpb_grpc
 
@@ -241,6 +244,40 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
             path_prefix=request.path_prefix,
         )
         return cpb.SearchCodeResponse(hits=[code_hit_message(h) for h in hits], took_ms=took_ms)
+
+    @rpc
+    async def ReviewDiff(
+        self, tenant: str, request: cpb.ReviewDiffRequest, context: Any
+    ) -> cpb.ReviewDiffResponse:
+        started = time.perf_counter()
+        limits = Limits(
+            depth=request.depth or 3,
+            dependents=(request.max_dependents or 200) + 1,
+            missing=request.max_missing or 20,
+            history=request.max_history or 8,
+            memories=request.max_memories or 20,
+        )
+        snapshot = self.core.centrality(tenant).snapshot
+        suspects = self.core.relevance(tenant).suspects
+
+        def query(graph: CodeGraph) -> Review:
+            return review(
+                graph,
+                request.repo,
+                request.diff,
+                centrality=snapshot,
+                suspects=suspects,
+                limits=limits,
+                side="new" if request.new_side else "old",
+            )
+
+        def convert(_: CodeGraph, found: Review) -> cpb.ReviewDiffResponse:
+            cap = limits.dependents - 1
+            trimmed = msgspec.structs.replace(found, dependents=found.dependents[:cap])
+            took = (time.perf_counter() - started) * 1000
+            return review_message(trimmed, truncated=len(found.dependents) > cap, took_ms=took)
+
+        return await self._ask(tenant, query, convert)
 
     @staticmethod
     def _ref(graph: Any, name: str, repo: str) -> NodeRef | str:

@@ -35,6 +35,7 @@ from codememory.gateway.importing import ImportRun
 from codememory.gateway.status import StatusSource
 from codememory.recall import RecallHit
 from codememory.recall.codeaware import CodeAwareHit
+from codememory.review import InvalidDiffError, ReviewError
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc as pb_grpc
 
@@ -49,8 +50,9 @@ _CODES: Mapping[type[Exception], grpc.StatusCode] = {
     UnknownNodeError: grpc.StatusCode.NOT_FOUND,
     InvalidQueryError: grpc.StatusCode.INVALID_ARGUMENT,
     InvalidCodeInputError: grpc.StatusCode.INVALID_ARGUMENT,
+    InvalidDiffError: grpc.StatusCode.INVALID_ARGUMENT,
 }
-_TRANSLATED = (GatewayError, GraphError, CodeSearchError)
+_TRANSLATED = (GatewayError, GraphError, CodeSearchError, ReviewError)
 
 
 def status_of(exc: Exception) -> grpc.StatusCode:
