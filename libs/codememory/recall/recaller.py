@@ -18,6 +18,7 @@ import msgspec
 
 from codememory.embedding import Embedder
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
+from codememory.recall.currency import latest_first, pull_current, superseders
 from codememory.recall.feedback import FEEDBACK_DOCS, FEEDBACK_NEW, feedback_query
 from codememory.recall.links import session_neighbours
 from codememory.recall.query import RecallQuery, query_filter
@@ -103,7 +104,49 @@ class Recaller:
                 ranked = score(list(found.values()), self.weights, hint, clock)
         if self.weights.link > 0 and ranked:
             ranked = self._expand(ranked, found, flt, hint, clock, query.limit)
+        if query.text.strip() and ranked:
+            ranked = self._current_first(query.text, ranked, flt, hint, clock, query.limit)
         return [RecallHit(c.memory_id, dict(c.payload), parts) for c, parts in ranked[: query.limit]]
+
+    def _current_first(
+        self,
+        text: str,
+        ranked: list[tuple[Candidate, ScoreParts]],
+        flt: IndexFilter,
+        hint: ScopeHint,
+        now: float,
+        limit: int,
+    ) -> list[tuple[Candidate, ScoreParts]]:
+        """The current statement of a rule above the one it replaced (``currency``): superseders of
+        superseded hits are read (through merges) and pulled up, then later statements that answer
+        the query as well as earlier ones move above them."""
+        window = max(2 * limit, 20)
+        chain: dict[str, dict[str, object]] = {}
+        fetched: dict[str, Candidate] = {}
+        frontier = [i for i in superseders(ranked, window) if i not in {c.memory_id for c, _ in ranked}]
+        tenant_only = IndexFilter(equals={"tenant": flt.equals.get("tenant", "")})
+        for _ in range(4):  # superseded by a memory that was merged into another ...
+            if not frontier:
+                break
+            read = self._index.scroll(msgspec.structs.replace(tenant_only, ids=frontier), batch=len(frontier))
+            chain.update({p.id: dict(p.payload) for p in read})
+            frontier = [
+                nxt
+                for p in chain.values()
+                for nxt in (p.get("merged_into"), p.get("superseded_by"))
+                if isinstance(nxt, str) and nxt and nxt not in chain
+            ]
+        if chain:
+            currents = [i for i, p in chain.items() if p.get("state") == "active"]
+            fetched = self._read(self._embed(text), flt, {}, {}, currents)
+        if chain or any(c.payload.get("state") == "superseded" for c, _ in ranked[:window]):
+            top = top_lexical_of(c for c, _ in ranked)
+
+            def score_one(candidate: Candidate) -> ScoreParts:
+                return score([candidate], self.weights, hint, now, top_lexical=top)[0][1]
+
+            ranked = pull_current(ranked, chain, fetched, self.weights, window, score_one)
+        return latest_first(ranked, self.weights, window)
 
     def _candidates_for(
         self, text: str, sparse: SparseVec, flt: IndexFilter, pool: int

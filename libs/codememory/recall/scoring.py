@@ -34,6 +34,10 @@ class Weights:
     feedback: float = 0.3  # weight of terms the top hits share, added to the query (0: no feedback)
     recency_half_life_days: float = 14.0
     superseded: float = 0.3  # multiplier of a memory a later one superseded (history, below the current)
+    # a later stated memory (another session) whose relevance is at least this share of an earlier
+    # one's ranks above it: the query names the subject, the later statement is the rule as it stands
+    # (``currency``; 0: off)
+    latest_margin: float = 0.8
 
 
 def parse_weights(spec: str) -> Weights:

@@ -87,3 +87,41 @@ def test_the_same_inputs_give_the_same_event_ids() -> None:
     first = run_cycle(a.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=a.last_seq)
     again = run_cycle(b.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=b.last_seq)
     assert [i for i, _ in first.events] == [i for i, _ in again.events]
+
+
+def _restated(log: Log, text: str, vector: object) -> tuple[str, str]:
+    return (
+        log.stored(text, vector, kind="prompt", session="a"),
+        log.stored(text, vector, kind="prompt", session="b"),
+    )
+
+
+def test_a_restated_task_is_no_convention_and_a_restated_rule_is_one() -> None:
+    log = Log()
+    _restated(log, "fix the type errors in shop/cart.py", unit(1))
+    _restated(log, "always run the tests with pytest -n auto", unit(0, 1))
+    view = ConsolidationView()
+    view.apply_batch(log.records)
+    out = run_cycle(view.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
+    merged = [e for _, e in out.events if isinstance(e, MemoriesMerged)]
+    assert len(merged) == 2  # both restatements merge ...
+    (lesson,) = [e for _, e in out.events if isinstance(e, InsightDerived)]
+    assert lesson.kind == "convention" and lesson.title == "always run the tests with pytest -n auto"
+    assert lesson.what_worked == ""  # ... and the rule's text is not repeated in its lesson
+
+
+def test_a_convention_is_superseded_with_the_rule_it_was_drawn_from() -> None:
+    log = Log()
+    _restated(log, "always use 4 spaces for indentation in Python files", unit(1))
+    view = ConsolidationView()
+    view.apply_batch(log.records)
+    first = run_cycle(view.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
+    for event_id, event in first.events:
+        log.add(event, event_id=event_id)
+    (lesson,) = [e for _, e in first.events if isinstance(e, InsightDerived)]
+    (merge,) = [e for _, e in first.events if isinstance(e, MemoriesMerged)]
+    new = log.stored("From now on indent Python files with 2 spaces.", at_angle(0.8), session="c")
+    view.apply_batch(log.records)
+    second = run_cycle(view.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
+    superseded = {e.memory_id: e.superseded_by for _, e in second.events if isinstance(e, MemorySuperseded)}
+    assert superseded == {merge.canonical_id: new, lesson.insight_id: new}

@@ -19,10 +19,11 @@ import structlog
 
 from codememory.consolidate.cycle import CycleOutput, run_cycle, run_session_cycle, unsummarized
 from codememory.consolidate.phrasing import Extracted, Phraser
-from codememory.consolidate.policy import DERIVED_TYPES, ConsolidationPolicy
+from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.view import ConsolidationView
 from codememory.cycles import CycleReport
 from codememory.events import Event, EventLog, InsightDerived, new_envelope
+from codememory.memory.kinds import DERIVED_TYPES
 from codememory.projection import LiveProjection
 
 log = structlog.get_logger(__name__)

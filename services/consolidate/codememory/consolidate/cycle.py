@@ -16,8 +16,9 @@ from codememory.consolidate.decay import adjustments, expiries
 from codememory.consolidate.duplicates import Merge, find_merges
 from codememory.consolidate.insights import Lesson, corrections, finished, fixes, summary
 from codememory.consolidate.links import find_links
-from codememory.consolidate.policy import DERIVED_TYPES, ConsolidationPolicy
+from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.supersession import find_supersessions
+from codememory.consolidate.terms import has_cue, is_question
 from codememory.consolidate.view import Remembered, TenantView
 from codememory.events import (
     ConsolidationCompleted,
@@ -34,6 +35,7 @@ from codememory.events import (
     SessionSummarized,
     deterministic_id,
 )
+from codememory.memory.kinds import DERIVED_TYPES
 
 CHUNK = 500  # memories named by one event at most (an event stays well under NATS's payload limit)
 COUNTS = ("merged", "superseded", "archived", "decayed", "insights", "summaries", "linked")
@@ -118,17 +120,25 @@ def _repo_events(
     gone = {m.memory_id for merge in merges for m in merge.merged}
     group = [m for m in group if m.memory_id not in gone]
     new = [m for m in new if m.memory_id not in gone]
+    superseded_now: set[str] = set()
     for found in find_supersessions(new, group, policy):
-        superseded = MemorySuperseded(
-            memory_id=found.old.memory_id,
-            superseded_by=found.new.memory_id,
-            superseded_at=found.new.created_at,
-            reason=found.reason,
-            similarity=round(found.similarity, 4),
-            cycle_id=out.cycle_id,
-        )
-        event_id = deterministic_id(tenant, "superseded", found.old.memory_id, found.new.memory_id)
-        out.add(event_id, superseded, "superseded")
+        superseded_now.add(found.old.memory_id)
+        # the lessons drawn from the old rule go with it (a convention that no longer holds)
+        lessons = [i for i in view.insights_of.get(found.old.memory_id, ()) if _active(view, i)]
+        for memory_id, reason in [
+            (found.old.memory_id, found.reason),
+            *((i, "the rule it was drawn from was superseded") for i in lessons),
+        ]:
+            superseded = MemorySuperseded(
+                memory_id=memory_id,
+                superseded_by=found.new.memory_id,
+                superseded_at=found.new.created_at,
+                reason=reason,
+                similarity=round(found.similarity, 4),
+                cycle_id=out.cycle_id,
+            )
+            event_id = deterministic_id(tenant, "superseded", memory_id, found.new.memory_id)
+            out.add(event_id, superseded, "superseded")
     unlinked = [m for m in new if m.memory_id not in view.links_done]
     links = find_links(unlinked, group, view.files.get(repo, set()), policy)
     items = [MemoryLinks(memory_id=k, neighbours=v[0], code=v[1]) for k, v in sorted(links.items())]
@@ -137,20 +147,40 @@ def _repo_events(
         event_id = deterministic_id(tenant, "linked", out.cycle_id, *(link.memory_id for link in chunk))
         out.add(event_id, MemoriesLinked(links=chunk, cycle_id=out.cycle_id), "linked", len(chunk))
     for merge in merges:
-        sessions = {m.session_id for m in (merge.canonical, *merge.merged) if m.session_id}
-        if len(sessions) < 2 or merge.canonical.memory_type not in policy.stated_types:
+        if not _convention(merge.canonical, superseded_now, policy):
             continue
+        sessions = {m.session_id for m in (merge.canonical, *merge.merged) if m.session_id}
+        if len(sessions) < 2:
+            continue
+        title, _, rest = merge.canonical.text.strip().partition("\n")
         lesson = Lesson(
             kind="convention",
-            title=merge.canonical.text.splitlines()[0][:160],
+            title=title[:160],
             situation=f"stated in {len(sessions)} sessions",
-            what_worked=merge.canonical.text,
+            what_worked=rest.strip(),  # the title is the rule; a longer statement adds the rest once
             evidence=(merge.canonical.memory_id,),
             paths=merge.canonical.paths,
         )
         insight_id, insight = _lesson_event(tenant, merge.canonical.session_id, repo, lesson, out.cycle_id)
         if insight_id not in view.derived:
             out.add(insight_id, insight, "insights")
+
+
+def _active(view: TenantView, memory_id: str) -> bool:
+    found = view.memories.get(memory_id)
+    return found is not None and found.state == "active"
+
+
+def _convention(canonical: Remembered, superseded_now: set[str], policy: ConsolidationPolicy) -> bool:
+    """Whether a restated memory reads as a rule worth a lesson: stated, not a question, worded as a
+    rule (``convention_cues``: "always", "never", "use" ...) and not superseded in this cycle; a
+    restated task ("fix the type errors in a.py") is no convention."""
+    return (
+        canonical.memory_type in policy.stated_types
+        and canonical.memory_id not in superseded_now
+        and not is_question(canonical.text)
+        and has_cue(canonical.text, policy.convention_cues)
+    )
 
 
 def _decay_events(

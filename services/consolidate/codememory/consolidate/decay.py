@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from codememory.consolidate.policy import OBSERVED_TYPES, ConsolidationPolicy
+from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.view import Remembered
+from codememory.memory.kinds import OBSERVED_TYPES
 
 DAY = 86400.0
 _READS = ("read", "search")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from codememory.memory.kinds import OBSERVED_TYPES, STATED_TYPES
+
 # how people say that a rule changed ("from now on", "switch to", "instead") — checked as phrases
 CHANGE_CUES = (
     "instead",
@@ -68,10 +70,31 @@ CORRECTION_CUES = (
     "you should",
     "please don't",
 )
-# memory types someone stated (they can merge, supersede and be supersede); the rest were observed
-STATED_TYPES = ("prompt", "note", "decision", "preference", "fact", "rule", "convention")
-OBSERVED_TYPES = ("observation", "failure", "subagent")
-DERIVED_TYPES = ("insight", "summary")
+# how a rule reads (a convention is a restated rule, not a restated task such as "fix the type errors")
+CONVENTION_CUES = (
+    "always",
+    "never",
+    "every",
+    "only",
+    "don't",
+    "do not",
+    "dont",
+    "use",
+    "prefer",
+    "stick to",
+    "must",
+    "should",
+    "keep",
+    "instead",
+    "reminder",
+    "remember",
+    "rule",
+    "convention",
+    "follow",
+    "go through",
+    "no",
+    "not",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,6 +121,7 @@ class ConsolidationPolicy:
     change_cues: tuple[str, ...] = CHANGE_CUES
     not_change_cues: tuple[str, ...] = NOT_CHANGE_CUES
     correction_cues: tuple[str, ...] = CORRECTION_CUES
+    convention_cues: tuple[str, ...] = CONVENTION_CUES
     stated_types: tuple[str, ...] = STATED_TYPES
     # what may merge: statements and observations; a turn of conversation (type "dialog") means what it
     # means in its place in the conversation, so it is never folded into another

@@ -68,6 +68,7 @@ class TenantView:
     sessions: dict[str, SessionLog] = field(default_factory=dict)
     files: dict[str, set[str]] = field(default_factory=dict)  # repo -> paths that exist
     derived: set[str] = field(default_factory=set)  # insight and summary ids already in LOG
+    insights_of: dict[str, list[str]] = field(default_factory=dict)  # evidence id -> insight ids
     done_up_to: int = 0  # the LOG position the last completed cycle saw
     activity_seq: int = 0  # the last event a cycle has work from (memories, vectors, session steps)
     links_done: set[str] = field(default_factory=set)
@@ -143,6 +144,9 @@ class ConsolidationView:
                 )
             if isinstance(event, InsightDerived | SessionSummarized):
                 view.derived.add(draft.memory_id)
+            if isinstance(event, InsightDerived):
+                for evidence in event.evidence_ids:
+                    view.insights_of.setdefault(evidence, []).append(event.insight_id)
             if isinstance(event, SessionSummarized):  # its steps did their work: keep the view small
                 view.sessions.pop(event.session_id, None)
             return
