@@ -51,3 +51,22 @@ def test_log_prints_events_from_a_sequence(stack) -> None:  # type: ignore[no-un
     events = [json.loads(line) for line in lines]
     assert [e["seq"] for e in events] == [2, 3, 4]
     assert all({"event_id", "tenant", "occurred_at", "payload", "subject"} <= set(e) for e in events)
+
+
+def test_replay_watch_reports_progress_then_the_result(stack, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from codememory.v1 import memory_pb2 as pb
+
+    repo = f"rw{uuid.uuid4().hex[:6]}"
+    rows = [{"text": f"replayed note {i} about {repo}", "repo": repo} for i in range(3000)]
+    source = tmp_path / "many.jsonl"
+    source.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    stack.cli("import", str(source), "--no-wait-embedded")
+    stack.wait_caught_up()
+    meta = (("authorization", f"Bearer {stack.token()}"),)
+    updates = list(stack.stub().ReplayWatch(pb.ReplayRequest(), metadata=meta, timeout=300))
+    assert updates[-1].phase == "done" and updates[-1].result.events >= 3000
+    assert updates[-1].result.digest_before == updates[-1].result.digest_after
+    folding = [u for u in updates if u.phase == "memory"]
+    assert all(u.until > 0 and u.seq <= u.until for u in folding)
+    assert [u.seq for u in folding] == sorted(u.seq for u in folding)
+    assert len(stack.cli_json("recall", f"replayed note about {repo}", "--repo", repo)["hits"]) == 10

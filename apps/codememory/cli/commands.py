@@ -221,8 +221,16 @@ def status(json_out: Json = False) -> None:
 
 @app.command()
 def replay(json_out: Json = False) -> None:
-    """Rebuild the projections from LOG, without re-embedding."""
-    response = as_dict(call("Replay", pb.ReplayRequest()))
+    """Rebuild the projections from LOG, without re-embedding (a progress bar on a terminal)."""
+    from codememory.cli.replaycmd import ReplayIncompleteError, watch_replay
+
+    try:
+        with connect(_home()) as conn:
+            response = as_dict(watch_replay(conn))
+    except (NotRunningError, ReplayIncompleteError) as exc:
+        _fail(str(exc))
+    except grpc.RpcError as exc:
+        _fail(f"{exc.code().name}: {exc.details()}")
     if json_out:
         print_json(response)
     else:

@@ -14,6 +14,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 
 from codememory import subjects
+from codememory.bus.logbatches import read_batches
 from codememory.bus.streams import LOG
 from codememory.events import Appended, Envelope, LogRecord, encode_envelope, log_subject
 
@@ -66,6 +67,14 @@ class JetStreamEventLog:
                         break
         finally:
             await sub.unsubscribe()
+
+    async def read_batches(
+        self, from_seq: int = 1, *, until_seq: int | None = None, batch: int = 5000
+    ) -> AsyncIterator[list[LogRecord]]:
+        """LOG in order in lists of up to ``batch`` (replay: see ``logbatches``)."""
+        end = until_seq if until_seq is not None else await self.last_seq()
+        async for records in read_batches(self._js, from_seq, end, batch=batch):
+            yield records
 
 
 async def follow(js: JetStreamContext, from_seq: int, *, batch: int = 256) -> AsyncIterator[list[LogRecord]]:

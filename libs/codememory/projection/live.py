@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -54,6 +54,7 @@ class LiveProjection(Generic[P]):
         self._poison = poison
         self._transient = transient
         self.unoptimized = 0  # events applied since the index last built its search structures
+        self.rebuilding: tuple[int, int] | None = None  # (LOG seq folded, LOG seq to reach) in a rebuild
 
     @property
     def seq(self) -> int:
@@ -111,22 +112,36 @@ class LiveProjection(Generic[P]):
         *,
         chunk: int = 2000,
         prepare: Callable[[P], object] | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> Rebuilt[P]:
         """Fold LOG from the start into ``fresh``, ``prepare`` it, catch up under the lock, swap it in.
 
-        Reading the next chunk from LOG overlaps with folding the previous one (in a thread).
+        Reading the next chunk from LOG overlaps with folding the previous one (in a thread); LOG is
+        read in batches (``log_batches``). ``progress(seq, until)`` is told after each chunk.
         """
         started = time.perf_counter()
+        until = await event_log.last_seq()
+        self.rebuilding = (0, until)
+        try:
+            return await self._rebuild(event_log, fresh, chunk, until, started, prepare, progress)
+        finally:
+            self.rebuilding = None
+
+    async def _rebuild(
+        self,
+        event_log: EventLog,
+        fresh: P,
+        chunk: int,
+        until: int,
+        started: float,
+        prepare: Callable[[P], object] | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> Rebuilt[P]:
         chunks: asyncio.Queue[list[LogRecord] | None] = asyncio.Queue(maxsize=2)
 
         async def read() -> None:
-            batch: list[LogRecord] = []
-            async for record in event_log.read(1):
-                batch.append(record)
-                if len(batch) >= chunk:
-                    await chunks.put(batch)
-                    batch = []
-            await chunks.put(batch)
+            async for batch in log_batches(event_log, 1, until, chunk):
+                await chunks.put(batch)
             await chunks.put(None)
 
         reader = asyncio.create_task(read())
@@ -136,6 +151,9 @@ class LiveProjection(Generic[P]):
                 folded = await asyncio.to_thread(self._fold, fresh, records)
                 events += folded.applied
                 await self._report(folded.poisoned)
+                self.rebuilding = (records[-1].seq if records else until, until)
+                if progress is not None:
+                    progress(*self.rebuilding)
         except BaseException:
             reader.cancel()
             raise
@@ -155,6 +173,26 @@ class LiveProjection(Generic[P]):
         return Rebuilt(old=old, events=events, poisoned=fresh.poisoned, fold_s=fold_s, prepare_s=prepare_s)
 
 
+async def log_batches(
+    event_log: EventLog, from_seq: int, until_seq: int, chunk: int
+) -> AsyncIterator[list[LogRecord]]:
+    """LOG from ``from_seq`` to ``until_seq`` in lists of up to ``chunk``: by the log's own batched
+    reader when it has one (``JetStreamEventLog.read_batches``), else by grouping ``read``."""
+    batched = getattr(event_log, "read_batches", None)
+    if batched is not None:
+        async for records in batched(from_seq, until_seq=until_seq, batch=chunk):
+            yield records
+        return
+    batch: list[LogRecord] = []
+    async for record in event_log.read(from_seq, until_seq=until_seq):
+        batch.append(record)
+        if len(batch) >= chunk:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 async def poll(event_log: EventLog, live: LiveProjection[Any], every_s: float = 0.005) -> None:
     """Follow any ``EventLog`` into ``live`` by reading what is new every ``every_s`` (until cancelled):
     how an in-memory log is followed; over JetStream, ``bus.follower`` pushes instead."""
@@ -165,4 +203,4 @@ async def poll(event_log: EventLog, live: LiveProjection[Any], every_s: float = 
         await asyncio.sleep(every_s)
 
 
-__all__ = ["LiveProjection", "Rebuilt", "poll"]
+__all__ = ["LiveProjection", "Rebuilt", "log_batches", "poll"]

@@ -832,6 +832,40 @@ class ReplayResponse(_message.Message):
 Global___ReplayResponse: _TypeAlias = ReplayResponse  # noqa: Y015
 
 @_typing.final
+class ReplayProgress(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PHASE_FIELD_NUMBER: _builtins.int
+    SEQ_FIELD_NUMBER: _builtins.int
+    UNTIL_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    phase: _builtins.str
+    """"starting", "memory" (folding LOG), "finishing" (search structures, code), "done" """
+    seq: _builtins.int
+    """the LOG sequence folded so far (phase "memory")"""
+    until: _builtins.int
+    """the LOG sequence the fold reads up to"""
+    @_builtins.property
+    def result(self) -> Global___ReplayResponse:
+        """phase "done" """
+
+    def __init__(
+        self,
+        *,
+        phase: _builtins.str = ...,
+        seq: _builtins.int = ...,
+        until: _builtins.int = ...,
+        result: Global___ReplayResponse | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["phase", b"phase", "result", b"result", "seq", b"seq", "until", b"until"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayProgress: _TypeAlias = ReplayProgress  # noqa: Y015
+
+@_typing.final
 class ConsolidateRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

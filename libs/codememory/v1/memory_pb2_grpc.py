@@ -79,6 +79,11 @@ class MemoryServiceStub:
                 request_serializer=codememory_dot_v1_dot_memory__pb2.ReplayRequest.SerializeToString,
                 response_deserializer=codememory_dot_v1_dot_memory__pb2.ReplayResponse.FromString,
                 _registered_method=True)
+        self.ReplayWatch = channel.unary_stream(
+                '/codememory.v1.MemoryService/ReplayWatch',
+                request_serializer=codememory_dot_v1_dot_memory__pb2.ReplayRequest.SerializeToString,
+                response_deserializer=codememory_dot_v1_dot_memory__pb2.ReplayProgress.FromString,
+                _registered_method=True)
         self.Consolidate = channel.unary_unary(
                 '/codememory.v1.MemoryService/Consolidate',
                 request_serializer=codememory_dot_v1_dot_memory__pb2.ConsolidateRequest.SerializeToString,
@@ -162,6 +167,13 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReplayWatch(self, request, context):
+        """The same, with progress while it runs (the last message carries the result).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Consolidate(self, request, context):
         """Run one consolidation cycle for the caller's tenant now; returns once its events are projected.
         """
@@ -239,6 +251,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.Replay,
                     request_deserializer=codememory_dot_v1_dot_memory__pb2.ReplayRequest.FromString,
                     response_serializer=codememory_dot_v1_dot_memory__pb2.ReplayResponse.SerializeToString,
+            ),
+            'ReplayWatch': grpc.unary_stream_rpc_method_handler(
+                    servicer.ReplayWatch,
+                    request_deserializer=codememory_dot_v1_dot_memory__pb2.ReplayRequest.FromString,
+                    response_serializer=codememory_dot_v1_dot_memory__pb2.ReplayProgress.SerializeToString,
             ),
             'Consolidate': grpc.unary_unary_rpc_method_handler(
                     servicer.Consolidate,
@@ -504,6 +521,33 @@ class MemoryService:
             '/codememory.v1.MemoryService/Replay',
             codememory_dot_v1_dot_memory__pb2.ReplayRequest.SerializeToString,
             codememory_dot_v1_dot_memory__pb2.ReplayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayWatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/codememory.v1.MemoryService/ReplayWatch',
+            codememory_dot_v1_dot_memory__pb2.ReplayRequest.SerializeToString,
+            codememory_dot_v1_dot_memory__pb2.ReplayProgress.FromString,
             options,
             channel_credentials,
             insecure,

@@ -48,6 +48,8 @@ class MemoryServiceStub:
     Status: _grpc.UnaryUnaryMultiCallable[_memory_pb2.StatusRequest, _memory_pb2.StatusResponse]
     Replay: _grpc.UnaryUnaryMultiCallable[_memory_pb2.ReplayRequest, _memory_pb2.ReplayResponse]
     """Rebuild the projection from LOG without re-embedding."""
+    ReplayWatch: _grpc.UnaryStreamMultiCallable[_memory_pb2.ReplayRequest, _memory_pb2.ReplayProgress]
+    """The same, with progress while it runs (the last message carries the result)."""
     Consolidate: _grpc.UnaryUnaryMultiCallable[_memory_pb2.ConsolidateRequest, _memory_pb2.ConsolidateResponse]
     """Run one consolidation cycle for the caller's tenant now; returns once its events are projected."""
     Supersede: _grpc.UnaryUnaryMultiCallable[_memory_pb2.SupersedeRequest, _memory_pb2.MutationResponse]
@@ -76,6 +78,8 @@ class MemoryServiceAsyncStub(MemoryServiceStub):
     Status: _aio.UnaryUnaryMultiCallable[_memory_pb2.StatusRequest, _memory_pb2.StatusResponse]  # type: ignore[assignment]
     Replay: _aio.UnaryUnaryMultiCallable[_memory_pb2.ReplayRequest, _memory_pb2.ReplayResponse]  # type: ignore[assignment]
     """Rebuild the projection from LOG without re-embedding."""
+    ReplayWatch: _aio.UnaryStreamMultiCallable[_memory_pb2.ReplayRequest, _memory_pb2.ReplayProgress]  # type: ignore[assignment]
+    """The same, with progress while it runs (the last message carries the result)."""
     Consolidate: _aio.UnaryUnaryMultiCallable[_memory_pb2.ConsolidateRequest, _memory_pb2.ConsolidateResponse]  # type: ignore[assignment]
     """Run one consolidation cycle for the caller's tenant now; returns once its events are projected."""
     Supersede: _aio.UnaryUnaryMultiCallable[_memory_pb2.SupersedeRequest, _memory_pb2.MutationResponse]  # type: ignore[assignment]
@@ -155,6 +159,14 @@ class MemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_memory_pb2.ReplayResponse, _abc.Awaitable[_memory_pb2.ReplayResponse]]:
         """Rebuild the projection from LOG without re-embedding."""
+
+    @_abc_1.abstractmethod
+    def ReplayWatch(
+        self,
+        request: _memory_pb2.ReplayRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_memory_pb2.ReplayProgress], _abc.AsyncIterator[_memory_pb2.ReplayProgress]]:
+        """The same, with progress while it runs (the last message carries the result)."""
 
     @_abc_1.abstractmethod
     def Consolidate(

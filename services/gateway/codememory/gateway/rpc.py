@@ -95,6 +95,7 @@ def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
     return wrapper
 
 
+REPLAY_PROGRESS_S = 0.25  # between ReplayWatch's progress messages
 IMPORT_WAIT_S = 600.0  # for the projection after the last batch, when the caller set no deadline
 CodeRank = Callable[[str, Sequence[RecallHit], Sequence[str]], list[CodeAwareHit]]
 MAX_RECALL = 500
@@ -214,6 +215,35 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         self, tenant: str, request: pb.ReplayRequest, context: grpc.aio.ServicerContext
     ) -> pb.ReplayResponse:
         return await self._replay()
+
+    async def ReplayWatch(
+        self, request: pb.ReplayRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.ReplayProgress]:
+        """Replay with progress; a client that goes away does not stop the replay (it swaps at its end)."""
+        try:
+            tenant_of(context, self.tokens)
+        except Unauthenticated as exc:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
+            return
+        task = asyncio.ensure_future(self._replay())
+        folded = False
+        while not task.done():
+            await asyncio.wait({task}, timeout=REPLAY_PROGRESS_S)
+            rebuilding = self.core.live.rebuilding
+            folded = folded or rebuilding is not None
+            seq, until = rebuilding or (0, 0)
+            phase = "memory" if rebuilding else ("finishing" if folded else "starting")
+            yield pb.ReplayProgress(phase=phase, seq=seq, until=until)
+        try:
+            result = task.result()
+        except _TRANSLATED as exc:
+            await context.abort(status_of(exc), str(exc))
+            return
+        except Exception:
+            log.exception("replay_failed")
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            return
+        yield pb.ReplayProgress(phase="done", seq=result.events, until=result.events, result=result)
 
     @rpc
     async def Consolidate(
