@@ -39,6 +39,11 @@ class Service:
     consumers: tuple[Consumer, ...] = ()  # shared by replicas; lag on these scales the service
     follows_log: bool = False  # each replica folds all of LOG itself (its own ordered consumer)
     serves_grpc: bool = False
+    # what its NATS user may do beyond its consumers (codememory.bus.permissions derives the rest)
+    appends_log: bool = True  # publishes events to LOG
+    answers: tuple[str, ...] = ()  # core request subjects it replies to
+    asks: tuple[str, ...] = ()  # core request subjects it sends requests to
+    reads: tuple[str, ...] = ()  # streams it reads whole besides LOG (the gateway lists the DLQ)
 
     @property
     def module(self) -> str:
@@ -64,8 +69,15 @@ GRAPH = Service(
         Consumer(stream=LOG, durable="graph", filter_subject=subjects.log_of_kind(event_tag(ToolObserved))),
     ),
 )
-GATEWAY = Service(name="gateway", follows_log=True, serves_grpc=True)
-CONSOLIDATE = Service(name="consolidate", follows_log=True)
+GATEWAY = Service(
+    name="gateway",
+    follows_log=True,
+    serves_grpc=True,
+    answers=(subjects.CONTEXT_REQUESTS,),
+    asks=(subjects.CONSOLIDATE_REQUESTS,),
+    reads=(DLQ,),
+)
+CONSOLIDATE = Service(name="consolidate", follows_log=True, answers=(subjects.CONSOLIDATE_REQUESTS,))
 
 REVIEWS = Service(
     name="reviews",

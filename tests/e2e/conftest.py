@@ -2,7 +2,8 @@
 
 It starts its own nats-server (JetStream in a temp home), Qdrant Edge on disk, the real model and the
 gRPC gateway on a free port. Two extra tokens map to tenants ``alpha`` and ``beta`` for the tenancy
-tests; the local token maps to ``local``.
+tests; the local token maps to ``local``. The bus requires credentials: ``Stack.nats_url`` carries the
+stack's admin user (``secrets/bus.json``), what the tests use to inspect streams and inject messages.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def launch(home: Path, *up_args: str, env: dict[str, str] | None = None, timeout
         "CODEMEMORY_HOME": str(home),
         "CODEMEMORY_UP_GRPC_LISTEN": "127.0.0.1:0",
         "CODEMEMORY_GATEWAY_TOKENS": "tok-alpha=alpha,tok-beta=beta",
+        "CODEMEMORY_UP_HOOK_TENANTS": "alpha,beta",  # hook credentials for them too (secrets/)
         "HF_HUB_OFFLINE": "1",
         "CODEMEMORY_CONSOLIDATE_INTERVAL_S": "0",  # cycles only when a test asks: tests share a stack
         "CODEMEMORY_CONSOLIDATE_SUMMARY_DELAY_S": "0",
@@ -99,8 +101,19 @@ def launch(home: Path, *up_args: str, env: dict[str, str] | None = None, timeout
         time.sleep(0.2)
     data = json.loads(runtime.read_text())
     return Stack(
-        home=home, nats_url=data["nats_url"], grpc_address=data["grpc_address"], env=full_env, process=process
+        home=home,
+        nats_url=admin_url(home, data["nats_url"]),
+        grpc_address=data["grpc_address"],
+        env=full_env,
+        process=process,
     )
+
+
+def admin_url(home: Path, url: str) -> str:
+    """The stack's NATS URL with its admin's credentials: the tests inspect and inject as an operator."""
+    password = json.loads((home / "secrets" / "bus.json").read_text())["passwords"]["admin"]
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://admin:{password}@{rest}"
 
 
 def shutdown(stack: Stack) -> None:

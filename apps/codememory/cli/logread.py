@@ -7,10 +7,12 @@ import json
 import nats
 
 from codememory.bus import JetStreamEventLog
+from codememory.runtime.buscreds import operator_options
+from codememory.settings import default_home
 
 
 async def print_log(nats_url: str, from_seq: int, limit: int, json_out: bool) -> None:
-    nc = await nats.connect(nats_url, name="codememory-log")
+    nc = await nats.connect(nats_url, name="codememory-log", **operator_options(default_home()))
     try:
         printed = 0
         async for record in JetStreamEventLog(nc.jetstream()).read(from_seq):

@@ -19,6 +19,7 @@ from codememory.bus.deadletters import DeadLetter
 from codememory.cli.render import print_json
 from codememory.runtime.home import NotRunningError, read_runtime
 from codememory.settings import default_home
+from codememory.runtime.buscreds import operator_options
 from codememory.topology import SERVICES, UnknownServiceError, service
 
 dlq_app = typer.Typer(no_args_is_help=True, help="Dead-lettered messages: list them, put them back.")
@@ -67,7 +68,7 @@ def _row(letter: DeadLetter) -> dict[str, object]:
 
 
 async def _letters(service_name: str, seq: int) -> list[DeadLetter]:
-    nc = await nats.connect(_nats_url(), name="codememory-dlq")
+    nc = await nats.connect(_nats_url(), name="codememory-dlq", **operator_options(default_home()))
     try:
         return [
             d async for d in dead_letters(nc.jetstream(), service=service_name) if not seq or d.seq == seq
@@ -100,7 +101,7 @@ def dlq_redrive(
     """Put dead letters back through their service's normal path (once their cause is fixed)."""
 
     async def go() -> list[int]:
-        nc = await nats.connect(_nats_url(), name="codememory-dlq")
+        nc = await nats.connect(_nats_url(), name="codememory-dlq", **operator_options(default_home()))
         try:
             js = nc.jetstream()
             letters = [d async for d in dead_letters(js, service=service_name) if not seq or d.seq == seq]

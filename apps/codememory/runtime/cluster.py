@@ -4,7 +4,8 @@ Each replica runs ``python -m codememory.<service>.main`` (what a container runs
 the environment. Replicas of a consumer service share its durable consumer; each gateway replica has
 its own data directory (its own Qdrant Edge shard and ordered consumers of LOG) and all of them listen
 on the one gRPC address (SO_REUSEPORT: the kernel spreads connections). nats-server is supervised too,
-on the same port and store, so a restarted server is the same server to every client.
+on the same port and store, so a restarted server is the same server to every client. Each replica
+logs in to NATS as its own service's user (``runtime.buscreds``), with that service's permissions.
 """
 
 from __future__ import annotations
@@ -18,9 +19,17 @@ import time
 import grpc
 import structlog
 
+from codememory.runtime.buscreds import StackBus
 from codememory.runtime.home import Runtime, clear_runtime, local_token, write_runtime
 from codememory.runtime.natsd import NatsServer, free_port, listening, nats_server_from_env
-from codememory.runtime.stack import StackSettings, flush_hooks, keep_flushing, wait_for_signal
+from codememory.runtime.observe import Observers, metrics_env, metrics_url, start_observers
+from codememory.runtime.stack import (
+    StackSettings,
+    embedded_bus,
+    flush_hooks,
+    keep_flushing,
+    wait_for_signal,
+)
 from codememory.runtime.supervisor import ProcessSpec, Supervisor
 from codememory.topology import SERVICES
 
@@ -40,7 +49,10 @@ def _free_listen(preferred: str) -> str:
             return f"{host or '127.0.0.1'}:{free_port()}"
 
 
-def service_specs(settings: StackSettings, nats_url: str, grpc_listen: str) -> list[ProcessSpec]:
+def service_specs(
+    settings: StackSettings, nats_url: str, grpc_listen: str, bus: StackBus | None = None
+) -> list[ProcessSpec]:
+    """One process per replica, each with its own service's NATS user (from ``bus``, when made)."""
     home = settings.home
     logs = home / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -56,7 +68,9 @@ def service_specs(settings: StackSettings, nats_url: str, grpc_listen: str) -> l
     specs = []
     for svc in SERVICES:
         for replica in range(settings.scale.get(svc.name, 1)):
-            env = dict(common)
+            env = dict(common) | metrics_env(1)[0]  # each replica its own /metrics
+            if bus is not None and bus.passwords:
+                env |= bus.credentials(svc.name).as_env()
             if svc.serves_grpc:
                 data_dir = home / ("gateway" if replica == 0 else f"gateway-{replica}")
                 env |= {
@@ -99,8 +113,15 @@ async def run_supervised(settings: StackSettings) -> None:
     specs: list[ProcessSpec] = []
     server: NatsServer | None = None
     nats_url = settings.nats_url
+    bus = embedded_bus(settings)
     if not nats_url:
-        server = nats_server_from_env(home / "nats", settings.nats_port, sync_always=settings.sync_always)
+        server = nats_server_from_env(
+            home / "nats",
+            settings.nats_port,
+            sync_always=settings.sync_always,
+            authorization=bus.authorization,
+            tls=bus.server_tls,
+        )
         nats_url = server.url
         specs.append(
             ProcessSpec(
@@ -108,17 +129,20 @@ async def run_supervised(settings: StackSettings) -> None:
             )
         )
     grpc_listen = _free_listen(settings.grpc_listen)
-    specs += service_specs(settings, nats_url, grpc_listen)
+    specs += service_specs(settings, nats_url, grpc_listen, bus)
+    observers = Observers()
     supervisor = Supervisor(home, specs)
     supervisor.start()
     watcher = asyncio.create_task(supervisor.watch())
     try:
         if server is not None:
             await _wait_listening(server.port)
-        flushed = await asyncio.to_thread(flush_hooks, settings, nats_url)
+        flushed = await asyncio.to_thread(flush_hooks, settings, nats_url, bus)
         address = f"127.0.0.1:{grpc_listen.rpartition(':')[2]}"
         serving = await wait_serving(address)
-        write_runtime(home, Runtime(nats_url=nats_url, grpc_address=address, pid=os.getpid()))
+        write_runtime(home, Runtime(nats_url=nats_url, grpc_address=address, pid=os.getpid(), nats_ca=bus.ca))
+        urls = [metrics_url(s.env) for s in specs if "CODEMEMORY_METRICS_PORT" in s.env]
+        observers = start_observers(home, address, metrics_urls=urls)
         log.info(
             "up",
             mode="supervised",
@@ -128,11 +152,12 @@ async def run_supervised(settings: StackSettings) -> None:
             serving=serving,
             spool_flushed=flushed,
         )
-        flusher = asyncio.create_task(keep_flushing(settings, nats_url))
+        flusher = asyncio.create_task(keep_flushing(settings, nats_url, bus))
         await wait_for_signal()
         flusher.cancel()
     finally:
         log.info("stopping")
+        observers.close()
         clear_runtime(home)
         await asyncio.to_thread(supervisor.stop)
         watcher.cancel()

@@ -7,6 +7,9 @@ its JetStream data in the directory it is given. Its configuration file is writt
 ``sync_interval: always`` by default, so every acknowledged publish is on disk before the ack (a
 kill -9 of the server loses nothing it acknowledged; the cost is measured in benchmarks/). With a
 ``Cluster``, it is one node of a JetStream cluster on loopback ports (streams at R3 survive a node).
+With ``authorization`` (``codememory.bus.permissions.authorization_block``) every client must log in
+and may do only what its user is allowed; the file then holds passwords and is written 0600. With
+``tls`` the server speaks TLS only.
 """
 
 from __future__ import annotations
@@ -52,6 +55,13 @@ def free_port() -> int:
 
 
 @dataclass(frozen=True)
+class ServerTls:
+    cert: str
+    key: str
+    ca: str = ""  # with a CA, clients may present certificates signed by it (not required)
+
+
+@dataclass(frozen=True)
 class Cluster:
     """This node's place in a loopback JetStream cluster: its route port and every node's route port."""
 
@@ -81,17 +91,21 @@ class NatsServer:
         binary: str | None = None,
         sync_always: bool = True,
         cluster: Cluster | None = None,
+        authorization: str = "",
+        tls: ServerTls | None = None,
     ) -> None:
         self.store_dir = store_dir
         self.port = port or free_port()
         self.binary = find_nats_server(binary)
         self.sync_always = sync_always
         self.cluster = cluster
+        self.authorization = authorization
+        self.tls = tls
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"nats://127.0.0.1:{self.port}"
+        return f"{'tls' if self.tls is not None else 'nats'}://127.0.0.1:{self.port}"
 
     @property
     def pid(self) -> int:
@@ -108,13 +122,22 @@ class NatsServer:
                 f"cluster {{\n  name: {self.cluster.name}\n  listen: 127.0.0.1:{self.cluster.port}\n"
                 f"  routes: [{routes}]\n}}"
             )
+        if self.tls is not None:
+            ca = f"\n  ca_file: {json.dumps(self.tls.ca)}" if self.tls.ca else ""
+            cert, key = json.dumps(self.tls.cert), json.dumps(self.tls.key)
+            lines.append(f"tls {{\n  cert_file: {cert}\n  key_file: {key}{ca}\n  timeout: 2\n}}")
+        if self.authorization:
+            lines.append(self.authorization.rstrip("\n"))
         return "\n".join(lines) + "\n"
 
     def command(self) -> list[str]:
         """Writes the configuration file and returns the command line (the supervisor runs it too)."""
         self.store_dir.mkdir(parents=True, exist_ok=True)
         config = self.store_dir / "nats.conf"
-        config.write_text(self.config_text())
+        config.unlink(missing_ok=True)
+        fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # passwords, when authorised
+        with os.fdopen(fd, "w") as handle:
+            handle.write(self.config_text())
         return [self.binary, "-c", str(config)]
 
     def start(self, timeout: float = 10.0) -> NatsServer:
@@ -170,7 +193,19 @@ class NatsServer:
         self.stop()
 
 
-def nats_server_from_env(store_dir: Path, port: int = 0, *, sync_always: bool = True) -> NatsServer:
+def nats_server_from_env(
+    store_dir: Path,
+    port: int = 0,
+    *,
+    sync_always: bool = True,
+    authorization: str = "",
+    tls: ServerTls | None = None,
+) -> NatsServer:
     return NatsServer(
-        store_dir, port=port, binary=os.environ.get("CODEMEMORY_NATS_SERVER") or None, sync_always=sync_always
+        store_dir,
+        port=port,
+        binary=os.environ.get("CODEMEMORY_NATS_SERVER") or None,
+        sync_always=sync_always,
+        authorization=authorization,
+        tls=tls,
     )

@@ -21,7 +21,9 @@ from pathlib import Path
 import structlog
 
 from codememory.bus.app import service_app, service_broker
+from codememory.bus.auth import BusCredentials
 from codememory.bus.durable import DurableSettings
+from codememory.bus.permissions import ONE_PROCESS
 from codememory.bus.streams import StreamSettings
 from codememory.consolidate.settings import ConsolidateSettings
 from codememory.consolidate.wiring import ConsolidateWiring
@@ -39,6 +41,8 @@ from codememory.hookclient import HookSettings, flush_spool
 from codememory.ingest.main import create_router as ingest_router
 from codememory.ingest.settings import IngestSettings
 from codememory.logs import configure_logging
+from codememory.runtime.buscreds import StackBus, prepare_bus
+from codememory.runtime.certs import local_tls
 from codememory.runtime.home import Runtime, clear_runtime, local_token, write_runtime
 from codememory.runtime.natsd import NatsServer, nats_server_from_env
 from codememory.runtime.supervisor import processes_file, write_processes
@@ -57,6 +61,8 @@ class StackSettings:
     tenant: str = "local"
     scale: Mapping[str, int] = field(default_factory=dict)  # empty: one process
     sync_always: bool = True  # the embedded server's sync_interval: always
+    hook_tenants: tuple[str, ...] = ()  # more tenants to make hook credentials for (secrets/hook-<t>.json)
+    tls: bool = False  # the embedded server speaks TLS only (a local CA under <home>/tls)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, *, scale: str = "") -> StackSettings:
@@ -68,6 +74,10 @@ class StackSettings:
             tenant=env_str("up", "tenant", "local", environ),
             scale=parse_scale(scale) if scale else {},
             sync_always=env_bool("up", "sync_always", True, environ),
+            hook_tenants=tuple(
+                t.strip() for t in env_str("up", "hook_tenants", "", environ).split(",") if t.strip()
+            ),
+            tls=env_bool("up", "tls", False, environ),
         )
 
 
@@ -81,14 +91,19 @@ async def run_stack(settings: StackSettings) -> None:
         return
     server: NatsServer | None = None
     nats_url = settings.nats_url
+    bus = embedded_bus(settings)
     if not nats_url:
         server = nats_server_from_env(
-            settings.home / "nats", settings.nats_port, sync_always=settings.sync_always
+            settings.home / "nats",
+            settings.nats_port,
+            sync_always=settings.sync_always,
+            authorization=bus.authorization,
+            tls=bus.server_tls,
         )
         server.start()
         nats_url = server.url
     try:
-        await _run_single(settings, nats_url)
+        await _run_single(settings, nats_url, bus)
     finally:
         clear_runtime(settings.home)
         processes_file(settings.home).unlink(missing_ok=True)
@@ -96,19 +111,38 @@ async def run_stack(settings: StackSettings) -> None:
             server.stop()
 
 
-def flush_hooks(settings: StackSettings, nats_url: str) -> int:
-    hook = HookSettings.from_env().replace(home=str(settings.home), nats_url=nats_url, tenant=settings.tenant)
+def embedded_bus(settings: StackSettings) -> StackBus:
+    """The users, passwords and certificates of this home's server (an external one: none made)."""
+    if settings.nats_url:
+        return StackBus("", {})
+    tls = local_tls(settings.home / "tls") if settings.tls else None
+    return prepare_bus(settings.home, settings.tenant, settings.hook_tenants, tls=tls)
+
+
+def up_credentials(bus: StackBus) -> BusCredentials:
+    """The one-process stack's user; with an external server, whatever the environment gives."""
+    return bus.credentials(ONE_PROCESS) if bus.passwords else BusCredentials.from_env("up")
+
+
+def flush_hooks(settings: StackSettings, nats_url: str, bus: StackBus | None = None) -> int:
+    """Publish the home's spool as the hook would: its credential (secrets/hook.json), its tenant."""
+    hook = HookSettings.from_env({**os.environ, "CODEMEMORY_HOME": str(settings.home)})
+    hook = hook.replace(nats_url=nats_url, **({"nats_ca": bus.ca} if bus is not None and bus.ca else {}))
+    if not hook.nats_user:
+        hook = hook.replace(tenant=settings.tenant)
     return flush_spool(hook)
 
 
-async def keep_flushing(settings: StackSettings, nats_url: str, every_s: float = 2.0) -> None:
+async def keep_flushing(
+    settings: StackSettings, nats_url: str, bus: StackBus | None = None, every_s: float = 2.0
+) -> None:
     """Hooks that ran while the server was down spooled their events; publish them once it is back,
     rather than waiting for the next hook to do it (the spool file is locked against hooks flushing
     at the same time)."""
     while True:
         await asyncio.sleep(every_s)
         try:
-            flushed = await asyncio.to_thread(flush_hooks, settings, nats_url)
+            flushed = await asyncio.to_thread(flush_hooks, settings, nats_url, bus)
         except Exception as exc:  # the server is still down: try again next time
             log.debug("spool_flush_failed", error=repr(exc))
             continue
@@ -116,7 +150,7 @@ async def keep_flushing(settings: StackSettings, nats_url: str, every_s: float =
             log.info("spool_flushed", events=flushed)
 
 
-async def _run_single(settings: StackSettings, nats_url: str) -> None:
+async def _run_single(settings: StackSettings, nats_url: str, bus: StackBus) -> None:
     home = settings.home
     configured = GatewaySettings.from_env()
     gateway_settings = replace(
@@ -127,7 +161,7 @@ async def _run_single(settings: StackSettings, nats_url: str) -> None:
         listen=settings.grpc_listen,
         reuse_port=False,  # one gateway here: a second stack must never share its port (and tenants)
     )
-    broker = service_broker(nats_url, "up")
+    broker = service_broker(nats_url, "up", up_credentials(bus))
     # its own model instance: a batch being embedded never holds the lock a query waits on
     model = ModelSlot(MiniLmEmbedder)
     gateway = gateway_wiring(gateway_settings, broker, lambda: load_query_embedder(gateway_settings))
@@ -157,13 +191,15 @@ async def _run_single(settings: StackSettings, nats_url: str) -> None:
         await gateway.start(listen="127.0.0.1:0")
     assert gateway.app is not None
     grpc_address = f"127.0.0.1:{gateway.app.port}"
-    flushed = await asyncio.to_thread(flush_hooks, settings, nats_url)
+    flushed = await asyncio.to_thread(flush_hooks, settings, nats_url, bus)
     write_processes(home, [_row(s.name, os.getpid()) for s in SERVICES])
-    write_runtime(home, Runtime(nats_url=nats_url, grpc_address=grpc_address, pid=os.getpid()))
+    write_runtime(
+        home, Runtime(nats_url=nats_url, grpc_address=grpc_address, pid=os.getpid(), nats_ca=bus.ca)
+    )
     log.info(
         "up", mode="one process", nats_url=nats_url, grpc=grpc_address, home=str(home), spool_flushed=flushed
     )
-    flusher = asyncio.create_task(keep_flushing(settings, nats_url))
+    flusher = asyncio.create_task(keep_flushing(settings, nats_url, bus))
     await wait_for_signal()
     log.info("stopping")
     flusher.cancel()

@@ -20,6 +20,7 @@ from faststream.nats import NatsBroker, NatsRouter
 from faststream.specification import AsyncAPI
 from nats.js.client import JetStreamContext
 
+from codememory.bus.auth import BusCredentials
 from codememory.bus.durable import DurableSettings, consumer_config
 from codememory.bus.streams import StreamSettings, ensure_streams
 from codememory.logs import configure_logging
@@ -31,11 +32,14 @@ log = structlog.get_logger(__name__)
 Startup = Callable[[], Awaitable[None]]
 
 
-def service_broker(nats_url: str, name: str) -> NatsBroker:
+def service_broker(nats_url: str, name: str, credentials: BusCredentials | None = None) -> NatsBroker:
+    """A broker as ``name``'s user (credentials read from the environment unless given)."""
     logger = logging.getLogger(f"faststream.{name}")
     logger.setLevel(logging.WARNING)  # its task-supervisor chatter; failures still show
+    auth = credentials if credentials is not None else BusCredentials.from_env(name)
     return NatsBroker(
         nats_url,
+        **auth.broker_options(),
         name=name,
         max_reconnect_attempts=-1,  # a service outlives any outage of the server
         reconnect_time_wait=1,

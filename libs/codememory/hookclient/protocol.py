@@ -71,8 +71,8 @@ def parse_url(url: str) -> tuple[str, int, str, str]:
     rest = url.strip()
     scheme, sep, after = rest.partition("://")
     if sep:
-        if scheme.lower() not in ("nats", "tcp"):
-            raise NatsError(f"unsupported NATS URL scheme {scheme!r} (only nats:// on loopback)")
+        if scheme.lower() not in ("nats", "tcp", "tls"):
+            raise NatsError(f"unsupported NATS URL scheme {scheme!r} (nats:// or tls://)")
         rest = after
     rest = rest.split("/", 1)[0]
     user = password = ""

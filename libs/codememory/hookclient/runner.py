@@ -25,7 +25,7 @@ TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs th
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = ["FLUSH_BUDGET_S", "FLUSH_MAX_MESSAGES", "flush_spool", "run_hook"]
+__all__ = ["FLUSH_BUDGET_S", "FLUSH_MAX_MESSAGES", "connect", "flush_spool", "run_hook"]
 
 FLUSH_BUDGET_S = 0.2  # how long a hook may spend draining an old backlog before its own message
 FLUSH_MAX_MESSAGES = 500
@@ -40,7 +40,7 @@ def run_hook(agent: str, raw: bytes, settings: HookSettings) -> str | None:
         _spool(settings, spool, message, "no NATS URL (CODEMEMORY_NATS_URL or runtime.json)")
         return None
     try:
-        conn = NatsConnection.connect(settings.nats_url, settings.hook_timeout_s)
+        conn = connect(settings)
     except (NatsError, OSError, ValueError) as exc:
         _spool(settings, spool, message, f"connect failed: {exc}")
         return None
@@ -81,7 +81,7 @@ def flush_spool(settings: HookSettings, max_seconds: float = 30.0) -> int:
     deadline = time.monotonic() + max_seconds
     flushed = 0
     try:
-        with NatsConnection.connect(settings.nats_url, settings.hook_timeout_s) as conn:
+        with connect(settings) as conn:
             while spool.has_pending() and time.monotonic() < deadline:
                 result = spool.drain(_sender(conn, deadline), deadline=deadline)
                 if result is None:  # a hook process holds the spool; let it work
@@ -93,6 +93,18 @@ def flush_spool(settings: HookSettings, max_seconds: float = 30.0) -> int:
     except (NatsError, OSError) as exc:
         log_line(settings, f"flush_spool: {exc}")
     return flushed
+
+
+def connect(settings: HookSettings) -> NatsConnection:
+    """A connection as the hook's user (its tenant's), over TLS when the server asks for it."""
+    assert settings.nats_url
+    return NatsConnection.connect(
+        settings.nats_url,
+        settings.hook_timeout_s,
+        user=settings.nats_user,
+        password=settings.nats_password,
+        ca=settings.nats_ca,
+    )
 
 
 def _sender(conn: NatsConnection, deadline: float) -> Callable[[Sequence[dict[str, object]]], list[str]]:

@@ -4,6 +4,12 @@ The hook runs as a fresh process for every agent event, so this module stays on 
 avoids ``dataclasses`` (which pulls in ``inspect``, ~10 ms here): ``HookSettings`` is a small
 immutable slots class instead. The NATS URL comes from ``CODEMEMORY_NATS_URL`` or else from the
 ``runtime.json`` that ``codememory up`` writes; with neither, the hook only spools.
+
+Credentials: ``CODEMEMORY_HOOK_CREDENTIALS`` or else ``<home>/secrets/hook.json`` (written 0600 by
+``codememory up``) gives the NATS user, its password and the tenant that user may publish for; the
+tenant is then the credential's, whatever ``CODEMEMORY_TENANT`` says (the server would refuse any
+other). Without that file, ``CODEMEMORY_NATS_USER``/``CODEMEMORY_NATS_PASSWORD`` (a deployment's
+provisioned hook user). ``CODEMEMORY_NATS_CA`` or runtime.json's ``nats_ca``: the CA of a TLS server.
 """
 
 from __future__ import annotations
@@ -32,24 +38,41 @@ def _int_env(env: Mapping[str, str], name: str, default: int, minimum: int) -> i
         return default
 
 
-def _runtime_nats_url(home: str) -> str | None:
-    """The ``nats_url`` of ``<home>/runtime.json``, or None if the file is absent or unreadable."""
+def _json_file(path: str) -> dict[str, object]:
+    """A JSON object from ``path``; empty when the file is absent, unreadable or not an object."""
     try:
-        with open(os.path.join(home, "runtime.json"), "rb") as fh:
+        with open(path, "rb") as fh:
             data = json.loads(fh.read())
     except (OSError, ValueError):
-        return None
-    url = data.get("nats_url") if isinstance(data, dict) else None
-    return url if isinstance(url, str) and url else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _text(data: dict[str, object], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) and value else None
 
 
 class HookSettings:
     """Immutable settings; build with ``from_env()`` or the keyword constructor in tests."""
 
-    __slots__ = ("context_timeout_s", "home", "hook_timeout_s", "max_field", "nats_url", "tenant")
+    __slots__ = (
+        "context_timeout_s",
+        "home",
+        "hook_timeout_s",
+        "max_field",
+        "nats_ca",
+        "nats_password",
+        "nats_url",
+        "nats_user",
+        "tenant",
+    )
 
     home: str
     nats_url: str | None
+    nats_user: str
+    nats_password: str
+    nats_ca: str
     tenant: str
     hook_timeout_s: float
     context_timeout_s: float
@@ -60,6 +83,9 @@ class HookSettings:
         *,
         home: str,
         nats_url: str | None = None,
+        nats_user: str = "",
+        nats_password: str = "",
+        nats_ca: str = "",
         tenant: str = _DEFAULT_TENANT,
         hook_timeout_s: float = _DEFAULT_HOOK_TIMEOUT_MS / 1000,
         context_timeout_s: float = _DEFAULT_CONTEXT_TIMEOUT_MS / 1000,
@@ -68,6 +94,9 @@ class HookSettings:
         values = {
             "home": home,
             "nats_url": nats_url,
+            "nats_user": nats_user,
+            "nats_password": nats_password,
+            "nats_ca": nats_ca,
             "tenant": tenant or _DEFAULT_TENANT,
             "hook_timeout_s": hook_timeout_s,
             "context_timeout_s": context_timeout_s,
@@ -80,10 +109,21 @@ class HookSettings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> HookSettings:
         env = os.environ if env is None else env
         home = os.path.abspath(os.path.expanduser(env.get("CODEMEMORY_HOME") or "~/.codememory"))
+        runtime = _json_file(os.path.join(home, "runtime.json"))
+        credentials = _json_file(
+            env.get("CODEMEMORY_HOOK_CREDENTIALS") or os.path.join(home, "secrets", "hook.json")
+        )
+        bound = _text(credentials, "user") and _text(credentials, "password")
         return cls(
             home=home,
-            nats_url=env.get("CODEMEMORY_NATS_URL") or _runtime_nats_url(home),
-            tenant=env.get("CODEMEMORY_TENANT") or _DEFAULT_TENANT,
+            nats_url=env.get("CODEMEMORY_NATS_URL") or _text(runtime, "nats_url"),
+            nats_user=(_text(credentials, "user") if bound else env.get("CODEMEMORY_NATS_USER")) or "",
+            nats_password=(_text(credentials, "password") if bound else env.get("CODEMEMORY_NATS_PASSWORD"))
+            or "",
+            nats_ca=env.get("CODEMEMORY_NATS_CA") or _text(runtime, "nats_ca") or "",
+            tenant=(_text(credentials, "tenant") if bound else None)
+            or env.get("CODEMEMORY_TENANT")
+            or _DEFAULT_TENANT,
             hook_timeout_s=_int_env(env, "CODEMEMORY_HOOK_TIMEOUT_MS", _DEFAULT_HOOK_TIMEOUT_MS, 10) / 1000,
             context_timeout_s=_int_env(env, "CODEMEMORY_CONTEXT_TIMEOUT_MS", _DEFAULT_CONTEXT_TIMEOUT_MS, 0)
             / 1000,
@@ -119,7 +159,10 @@ class HookSettings:
         return hash(tuple(getattr(self, n) for n in self.__slots__))
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        fields = ", ".join(
+            f"{n}={'***' if n == 'nats_password' and self.nats_password else repr(getattr(self, n))}"
+            for n in self.__slots__
+        )
         return f"HookSettings({fields})"
 
 

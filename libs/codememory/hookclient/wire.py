@@ -6,7 +6,9 @@ text over TCP, so one socket and a line parser do: read INFO, send CONNECT and S
 inbox, then HPUB with a reply subject and wait for the reply (a JetStream PubAck, or the answer to
 a core request). Everything is pipelined into as few writes as possible and bounded by a deadline.
 ``_socket`` is used directly because the ``socket`` wrapper module imports ``selectors`` and
-``enum`` on top (~5 ms). TLS is not supported: the local server listens on loopback.
+``enum`` on top (~5 ms). TLS (a ``tls://`` URL or a server that requires it) upgrades the socket
+after INFO with the ``ssl`` module, imported only then; ``ca`` names the CA file of a private CA.
+Replies come to the user's own inbox (``_INBOX_<user>``), the only one its permissions let it read.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import os
 import time
 
+from codememory import subjects
 from codememory.hookclient.protocol import (
     NatsError,
     NatsTimeout,
@@ -40,21 +43,30 @@ _MAX_LINE = 64 * 1024
 class NatsConnection:
     """One blocking connection. Not thread-safe; meant to live for one hook process."""
 
-    def __init__(self, sock: _socket.socket, info: dict[str, object], buffered: bytes = b"") -> None:
+    def __init__(
+        self, sock: _socket.socket, info: dict[str, object], buffered: bytes = b"", inbox: str = "_INBOX"
+    ) -> None:
         self._sock = sock
         self._buf = bytearray(buffered)
         self.info = info
         max_payload = info.get("max_payload")
         self.max_payload = max_payload if isinstance(max_payload, int) else 1024 * 1024
-        self._inbox = "_INBOX." + os.urandom(12).hex()
+        self._inbox = f"{inbox}.{os.urandom(12).hex()}"
         self._next_reply = 0
         self._replies: dict[str, tuple[bytes | None, bytes]] = {}
 
     @classmethod
-    def connect(cls, url: str, timeout: float) -> NatsConnection:
-        """Open, read INFO, and send CONNECT plus the inbox SUB (not waited for: pipelined)."""
+    def connect(
+        cls, url: str, timeout: float, *, user: str = "", password: str = "", ca: str = ""
+    ) -> NatsConnection:
+        """Open, read INFO, and send CONNECT plus the inbox SUB (not waited for: pipelined).
+
+        ``user``/``password`` win over credentials in the URL; a lone URL user is a token.
+        """
         deadline = time.monotonic() + timeout
-        host, port, user, password = parse_url(url)
+        host, port, url_user, url_password = parse_url(url)
+        if not user:
+            user, password = url_user, url_password
         sock = _open_socket(host, port, deadline)
         try:
             reader = cls(sock, {})
@@ -64,9 +76,10 @@ class NatsConnection:
             info = json.loads(line[4:])
             if not isinstance(info, dict):
                 raise NatsError("malformed INFO")
-            if info.get("tls_required"):
-                raise NatsError("server requires TLS, which the hook client does not speak")
-            conn = cls(sock, info, bytes(reader._buf))
+            if info.get("tls_required") or url.strip().lower().startswith("tls://"):
+                sock = _upgrade(sock, host, ca, deadline)
+            inbox = "_INBOX_" + subjects.token(user) if user and password else "_INBOX"
+            conn = cls(sock, info, bytes(reader._buf), inbox)
             options: dict[str, object] = {
                 "verbose": False,
                 "pedantic": False,
@@ -235,6 +248,22 @@ class NatsConnection:
         data = bytes(self._buf[:size])
         del self._buf[:size]
         return data
+
+
+def _upgrade(sock: _socket.socket, host: str, ca: str, deadline: float) -> _socket.socket:
+    """The connection over TLS, checked against ``ca`` (else the system's CAs) and ``host``."""
+    import socket
+    import ssl
+
+    context = ssl.create_default_context(cafile=ca or None)
+    plain = socket.socket(sock.family, sock.type, sock.proto, fileno=sock.detach())
+    plain.settimeout(max(deadline - time.monotonic(), 0.001))
+    try:
+        wrapped = context.wrap_socket(plain, server_hostname=host)
+    except (ssl.SSLError, OSError) as exc:
+        plain.close()
+        raise NatsError(f"TLS handshake with {host} failed: {exc}") from exc
+    return wrapped  # an SSLSocket has every method used here
 
 
 def _open_socket(host: str, port: int, deadline: float) -> _socket.socket:

@@ -30,9 +30,10 @@ def test_parse_url(url: str, expected: tuple[str, int, str, str]) -> None:
     assert parse_url(url) == expected
 
 
-def test_parse_url_rejects_tls() -> None:
+def test_parse_url_takes_tls_and_rejects_other_schemes() -> None:
+    assert parse_url("tls://127.0.0.1:4222") == ("127.0.0.1", 4222, "", "")
     with pytest.raises(NatsError):
-        parse_url("tls://127.0.0.1:4222")
+        parse_url("ws://127.0.0.1:4222")
 
 
 def test_encode_headers_is_a_nats_header_block() -> None:

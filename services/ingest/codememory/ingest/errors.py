@@ -7,7 +7,7 @@ Unknown agents and unknown hook events are deliberately *not* errors: they becom
 
 from __future__ import annotations
 
-__all__ = ["IngestError", "MalformedHookMessageError"]
+__all__ = ["ForeignTenantError", "IngestError", "MalformedHookMessageError"]
 
 
 class IngestError(Exception):
@@ -16,3 +16,7 @@ class IngestError(Exception):
 
 class MalformedHookMessageError(IngestError):
     """The bytes are not a hook message: not JSON, not an object, or an envelope field is missing or wrong."""
+
+
+class ForeignTenantError(IngestError):
+    """The message names a tenant other than the one its subject (its publisher's credential) is for."""

@@ -2,7 +2,8 @@
 
 Malformed messages are dead-lettered with the reason and the rest of the batch goes on. A message is
 acknowledged only after its events were appended, so nothing acknowledged is lost; the deterministic
-event ids make a redelivered message append nothing new.
+event ids make a redelivered message append nothing new. The tenant is the subject's (the publisher's
+credential allows no other), also for a redriven message (its original subject).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 
 import structlog
 
+from codememory import subjects
 from codememory.bus import ACK, Delivery, Outcome, Retryable, dead
 from codememory.events import Envelope, EventLog
 from codememory.ingest.errors import IngestError
@@ -28,7 +30,8 @@ class IngestHandler:
         envelopes: list[Envelope] = []
         for delivery in deliveries:
             try:
-                envelopes.extend(to_envelopes(delivery.data))
+                tenant = subjects.tenant_of(delivery.subject)
+                envelopes.extend(to_envelopes(delivery.data, bound_tenant=tenant))
                 outcomes.append(ACK)
             except IngestError as exc:
                 outcomes.append(dead(f"{type(exc).__name__}: {exc}"))

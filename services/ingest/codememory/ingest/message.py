@@ -8,18 +8,24 @@ strictly here and a bad one raises ``MalformedHookMessageError`` (a DLQ case). T
 Envelope ids are derived from the hook client's ``dedupe_key`` and the event's position, so a redelivered
 message yields identical envelopes and the log stores them once. The envelope's time is ``received_at``
 (agents send no reliable clock), its causation the dedupe key, its correlation the agent session.
+
+The tenant is the one the message's subject names (``cm.hooks.<tenant>...``), which the bus lets a hook
+publish only with that tenant's credential: ``to_envelopes`` is given it as ``bound_tenant``, and a
+message whose own ``tenant`` field says otherwise is a forgery (``ForeignTenantError``, dead-lettered),
+never stored under either tenant.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
+from codememory import subjects
 from codememory.events import Envelope, deterministic_id, new_envelope
-from codememory.ingest.errors import MalformedHookMessageError
+from codememory.ingest.errors import ForeignTenantError, MalformedHookMessageError
 from codememory.ingest.normalize import normalize_message
 
 __all__ = ["MESSAGE_VERSION", "HookMessage", "parse_hook_message", "to_envelopes"]
@@ -61,9 +67,18 @@ class HookMessage:
         return "_raw" in self.payload and len(self.payload) == 1
 
 
-def to_envelopes(data: bytes) -> list[Envelope]:
-    """The envelopes for one hook message (possibly none); raises ``MalformedHookMessageError`` if bad."""
+def to_envelopes(data: bytes, *, bound_tenant: str | None = None) -> list[Envelope]:
+    """The envelopes for one hook message (possibly none); raises ``MalformedHookMessageError`` if bad.
+
+    ``bound_tenant``: the tenant token of the subject it arrived on; the envelopes are that tenant's.
+    """
     message = parse_hook_message(data)
+    if bound_tenant is not None:
+        if subjects.token(message.tenant) != bound_tenant:
+            raise ForeignTenantError(
+                f"hook message names tenant {_short(message.tenant)}, its subject {bound_tenant!r}"
+            )
+        message = replace(message, tenant=bound_tenant)
     try:
         events = normalize_message(message)
     except RecursionError as exc:  # a payload deep enough to exhaust the stack while being read

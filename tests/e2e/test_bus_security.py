@@ -1,0 +1,268 @@
+"""Nobody on the bus without credentials, and each credential does only what it is for.
+
+Against the real embedded stack (``codememory up``: nats-server with the authorization block made
+from the topology). Every attack is tried with a positive control beside it, so a denial is the
+permission and not a broken connection: the same user doing what it may succeeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import nats
+import pytest
+from conftest_paths import BIN  # type: ignore[import-not-found]
+from nats.aio.client import Client
+from nats.errors import Error as NatsError
+from nats.errors import NoServersError
+
+from codememory import subjects
+from codememory.topology import HOOKS, LOG, SERVICES, Service
+
+Action = Callable[[Client], Awaitable[Any]]
+
+
+def _plain_url(stack) -> str:  # type: ignore[no-untyped-def]
+    return json.loads((stack.home / "runtime.json").read_text())["nats_url"]
+
+
+def _passwords(home: Path) -> dict[str, str]:
+    return json.loads((home / "secrets" / "bus.json").read_text())["passwords"]
+
+
+def _attempt(url: str, user: str, password: str, action: Action) -> tuple[bool, list[str]]:
+    """Run ``action`` as ``user``: (it completed, the permission violations the server reported)."""
+
+    async def go() -> tuple[bool, list[str]]:
+        violations: list[str] = []
+
+        async def on_error(exc: Exception) -> None:
+            if "permissions violation" in str(exc).lower():
+                violations.append(str(exc))
+
+        nc = await nats.connect(
+            url, user=user, password=password, error_cb=on_error, allow_reconnect=False, connect_timeout=2
+        )
+        try:
+            try:
+                await asyncio.wait_for(action(nc), 2.0)
+                done = True
+            except (TimeoutError, NatsError):
+                done = False
+            await nc.flush(timeout=2)
+            await asyncio.sleep(0.2)
+            return done and not violations, violations
+        finally:
+            await nc.close()
+
+    return asyncio.run(go())
+
+
+def _allowed(stack, user: str, action: Action) -> bool:  # type: ignore[no-untyped-def]
+    return _attempt(_plain_url(stack), user, _passwords(stack.home)[user], action)[0]
+
+
+def _denied(stack, user: str, action: Action) -> bool:  # type: ignore[no-untyped-def]
+    done, violations = _attempt(_plain_url(stack), user, _passwords(stack.home)[user], action)
+    return not done and bool(violations)
+
+
+def _hook_body(tenant: str, text: str) -> bytes:
+    return json.dumps(
+        {
+            "v": 1,
+            "agent": "claude",
+            "event": "UserPromptSubmit",
+            "tenant": tenant,
+            "received_at": "2026-01-01T00:00:00+00:00",
+            "dedupe_key": str(uuid.uuid4()),
+            "payload": {"session_id": "s-sec", "cwd": "/w", "prompt": text},
+        }
+    ).encode()
+
+
+def _js_publish(subject: str, body: bytes) -> Action:
+    async def action(nc: Client) -> Any:
+        return await nc.jetstream().publish(subject, body, headers={"Nats-Msg-Id": str(uuid.uuid4())})
+
+    return action
+
+
+def _subscribe(subject: str) -> Action:
+    async def action(nc: Client) -> Any:
+        return await nc.subscribe(subject)
+
+    return action
+
+
+def _request(subject: str, body: bytes = b"{}") -> Action:
+    async def action(nc: Client) -> Any:
+        return await nc.request(subject, body, timeout=1.5)
+
+    return action
+
+
+def _stream_info(stream: str) -> Action:
+    async def action(nc: Client) -> Any:
+        return await nc.jetstream().stream_info(stream)
+
+    return action
+
+
+def _read_stream(stream: str, subject: str) -> Action:
+    async def action(nc: Client) -> Any:
+        sub = await nc.jetstream().subscribe(subject, stream=stream, ordered_consumer=True)
+        return await sub.next_msg(timeout=1)
+
+    return action
+
+
+def _api(subject: str) -> Action:
+    async def action(nc: Client) -> Any:
+        return await nc.request(subject, b"", timeout=1.5)
+
+    return action
+
+
+def _count(stack, subject: str) -> int:  # type: ignore[no-untyped-def]
+    async def go() -> int:
+        nc = await nats.connect(stack.nats_url)  # admin
+        try:
+            info = await nc.jetstream().stream_info(
+                HOOKS if subject.startswith("cm.hooks") else LOG, subjects_filter=subject
+            )
+            return sum((info.state.subjects or {}).values())
+        finally:
+            await nc.close()
+
+    return asyncio.run(go())
+
+
+def test_an_anonymous_client_or_a_wrong_password_cannot_connect(stack) -> None:  # type: ignore[no-untyped-def]
+    async def connect(**kwargs: Any) -> None:
+        nc = await nats.connect(
+            _plain_url(stack), allow_reconnect=False, max_reconnect_attempts=0, connect_timeout=2, **kwargs
+        )
+        await nc.close()
+
+    for kwargs in ({}, {"user": "admin", "password": "guess"}, {"user": "hook-alpha", "password": ""}):
+        with pytest.raises((NatsError, NoServersError, OSError)):
+            asyncio.run(connect(**kwargs))
+    asyncio.run(connect(user="admin", password=_passwords(stack.home)["admin"]))  # the control
+
+
+def test_the_credentials_are_kept_for_the_owner_only(stack) -> None:  # type: ignore[no-untyped-def]
+    secrets = stack.home / "secrets"
+    assert secrets.stat().st_mode & 0o777 == 0o700
+    for path in (*secrets.iterdir(), stack.home / "nats" / "nats.conf"):
+        assert path.stat().st_mode & 0o777 == 0o600, path
+    hook = json.loads((secrets / "hook.json").read_text())
+    assert hook["tenant"] == "local" and hook["user"] == "hook-local"
+    assert "password" not in (stack.home / "runtime.json").read_text()
+
+
+def test_a_hook_credential_publishes_and_asks_for_its_own_tenant_only(stack) -> None:  # type: ignore[no-untyped-def]
+    user = "hook-alpha"
+    own = f"alpha's own fact {uuid.uuid4().hex[:8]}"
+    assert _allowed(
+        stack, user, _js_publish("cm.hooks.alpha.claude.UserPromptSubmit", _hook_body("alpha", own))
+    )
+    assert _allowed(stack, user, _request("cm.rpc.alpha.context", b'{"budget_tokens": 200}'))
+
+    before_beta = _count(stack, "cm.hooks.beta.>")
+    assert _denied(stack, user, _js_publish("cm.hooks.beta.claude.UserPromptSubmit", _hook_body("beta", "x")))
+    assert _denied(stack, user, _request("cm.rpc.beta.context", b'{"budget_tokens": 200}'))
+    assert _denied(stack, user, _request("cm.rpc.alpha.consolidate"))
+    assert _denied(stack, user, _subscribe("cm.log.>"))
+    assert _denied(stack, user, _subscribe("cm.hooks.>"))
+    assert _denied(stack, user, _subscribe("cm.rpc.*.context"))  # answering as the gateway
+    assert _denied(stack, user, _subscribe("_INBOX.>"))  # the services' replies
+    assert _denied(stack, user, _subscribe("_INBOX_hook-beta.>"))  # beta's context replies
+    assert _denied(stack, user, _read_stream(LOG, "cm.log.>"))
+    assert _denied(stack, user, _read_stream(HOOKS, "cm.hooks.>"))
+    assert _denied(stack, user, _stream_info(LOG))
+    assert _denied(stack, user, _js_publish("cm.log.alpha.memory.stored", b"{}"))
+    assert _count(stack, "cm.hooks.beta.>") == before_beta
+
+    stack.wait_caught_up()
+    events = [json.loads(line) for line in stack.cli("log", "--json").stdout.splitlines()]
+    mine = [e for e in events if own in json.dumps(e)]
+    assert mine and all(e["tenant"] == "alpha" for e in mine)
+
+
+def test_a_forged_tenant_in_the_message_is_dead_lettered_not_stored(stack) -> None:  # type: ignore[no-untyped-def]
+    forged = f"forged into beta {uuid.uuid4().hex[:8]}"
+    assert _allowed(
+        stack, "hook-alpha", _js_publish("cm.hooks.alpha.claude.UserPromptSubmit", _hook_body("beta", forged))
+    )
+    stack.wait_caught_up()
+    assert forged not in stack.cli("log", "--json").stdout.decode()
+    letters = json.loads(stack.cli("dlq", "list", "--json").stdout)
+    foreign = [d for d in letters if "ForeignTenantError" in d["reason"]]
+    assert foreign and all(d["subject"].startswith("cm.hooks.alpha.") for d in foreign)
+    assert any("'beta'" in d["reason"] for d in foreign)
+
+
+def test_the_hook_uses_its_credential_without_being_told(stack) -> None:  # type: ignore[no-untyped-def]
+    fact = f"hook with credentials {uuid.uuid4().hex[:8]}"
+    prompt = {"session_id": "s", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": fact}
+    stack.hook("claude", json.dumps(prompt).encode())
+    stack.wait_caught_up()
+    assert fact in json.dumps(stack.cli_json("recall", fact))
+    assert (
+        not (stack.home / "spool" / "hooks.jsonl").is_file()
+        or fact not in (stack.home / "spool" / "hooks.jsonl").read_text()
+    )
+    # a hook told another tenant in its environment still publishes as its credential's tenant
+    alpha = str(stack.home / "secrets" / "hook-alpha.json")
+    env = {**stack.env, "CODEMEMORY_TENANT": "beta", "CODEMEMORY_HOOK_CREDENTIALS": alpha}
+    other = f"told beta, is alpha {uuid.uuid4().hex[:8]}"
+    subprocess.run(
+        [str(BIN / "codememory"), "hook", "--agent", "claude"],
+        input=json.dumps({**prompt, "prompt": other}).encode(),
+        env=env,
+        check=True,
+        timeout=60,
+    )
+    stack.wait_caught_up()
+    events = [json.loads(line) for line in stack.cli("log", "--json").stdout.splitlines()]
+    assert {e["tenant"] for e in events if other in json.dumps(e)} == {"alpha"}
+
+
+def _service_attacks(service: Service) -> list[tuple[str, Action]]:
+    """What no service needs: each must be denied to ``service``'s user."""
+    attacks: list[tuple[str, Action]] = [
+        ("publish a hook", _js_publish("cm.hooks.local.claude.UserPromptSubmit", _hook_body("local", "x"))),
+        ("delete LOG", _api("$JS.API.STREAM.DELETE.LOG")),
+        ("purge HOOKS", _api("$JS.API.STREAM.PURGE.HOOKS")),
+        ("update LOG", _api("$JS.API.STREAM.UPDATE.LOG")),
+        ("read a hook's replies", _subscribe("_INBOX_hook-local.>")),
+        ("publish a redrive", _js_publish("cm.redrive.ingest", b"{}")),
+    ]
+    if not any(c.stream == HOOKS for c in service.consumers):
+        attacks.append(("pull from ingest's consumer", _api("$JS.API.CONSUMER.MSG.NEXT.HOOKS.ingest")))
+        attacks.append(("read HOOKS", _read_stream(HOOKS, "cm.hooks.>")))
+    if subjects.CONTEXT_REQUESTS not in service.answers:
+        attacks.append(("answer context requests", _subscribe(subjects.CONTEXT_REQUESTS)))
+    if subjects.CONTEXT_REQUESTS not in service.asks:
+        attacks.append(("ask another tenant's context", _request("cm.rpc.beta.context")))
+    if not service.follows_log and not any(c.stream == LOG for c in service.consumers):
+        attacks.append(("read LOG", _read_stream(LOG, "cm.log.>")))
+    if not service.appends_log:
+        attacks.append(("append to LOG", _js_publish("cm.log.local.memory.stored", b"{}")))
+    other = next(s for s in SERVICES if s.name != service.name)
+    attacks.append((f"dead-letter as {other.name}", _js_publish(subjects.dead_letter(other.name), b"x")))
+    return attacks
+
+
+@pytest.mark.parametrize("service", SERVICES, ids=[s.name for s in SERVICES])
+def test_each_service_credential_cannot_do_what_it_does_not_need(stack, service: Service) -> None:  # type: ignore[no-untyped-def]
+    assert _allowed(stack, service.name, _stream_info(LOG))  # the control: it logs in and works
+    for what, attack in _service_attacks(service):
+        assert _denied(stack, service.name, attack), f"{service.name} could {what}"
