@@ -57,12 +57,26 @@ def current_of(memory_id: str, payloads: Mapping[str, Mapping[str, object]]) -> 
     return current
 
 
-def superseders(ranked: Ranked, window: int) -> list[str]:
-    """The ids that superseded memories within the top ``window`` point to (to read if absent)."""
+def _lenders(ranked: Ranked, weights: Weights, window: int) -> list[tuple[Candidate, float]]:
+    """Superseded candidates that would rank within the top ``window`` without the ``superseded``
+    multiplier, with the total they would have."""
+    if weights.superseded <= 0 or not ranked:
+        return []
+    cutoff = ranked[min(window, len(ranked)) - 1][1].total
     out = []
-    for candidate, _ in ranked[:window]:
+    for candidate, parts in ranked:
+        if candidate.payload.get("state") == "superseded" and parts.total / weights.superseded >= cutoff:
+            out.append((candidate, parts.total / weights.superseded))
+    return out
+
+
+def superseders(ranked: Ranked, weights: Weights, window: int) -> list[str]:
+    """The ids that superseded memories that would rank within the top ``window`` point to (to read
+    when the ranking lacks them)."""
+    out = []
+    for candidate, _ in _lenders(ranked, weights, window):
         target = candidate.payload.get("superseded_by")
-        if candidate.payload.get("state") == "superseded" and isinstance(target, str) and target:
+        if isinstance(target, str) and target:
             out.append(target)
     return list(dict.fromkeys(out))
 
@@ -75,20 +89,17 @@ def pull_current(
     window: int,
     score_one: Callable[[Candidate], ScoreParts],
 ) -> Ranked:
-    """``ranked`` with each superseded memory's current replacement at least as high as the old one
-    would rank without the ``superseded`` multiplier. ``chain``: payloads of the memories the ranking
-    lacks that a chain passes through (superseders, canonical memories); ``fetched``: the current
-    memories the ranking lacks that match the query's filter; ``score_one`` scores one of them."""
-    if weights.superseded <= 0:
-        return ranked
+    """``ranked`` with the current replacement of each superseded memory that would rank within the
+    top ``window`` without the ``superseded`` multiplier at least as high as the old one would.
+    ``chain``: payloads of the memories the ranking lacks that a chain passes through (superseders,
+    canonical memories); ``fetched``: the current memories the ranking lacks that match the query's
+    filter; ``score_one`` scores one of them."""
     payloads = {**chain, **{c.memory_id: c.payload for c, _ in ranked}}
     lent: dict[str, float] = {}
-    for candidate, parts in ranked[:window]:
-        if candidate.payload.get("state") != "superseded":
-            continue
+    for candidate, total in _lenders(ranked, weights, window):
         current = current_of(candidate.memory_id, payloads)
         if current != candidate.memory_id and payloads.get(current, {}).get("state") == "active":
-            lent[current] = max(lent.get(current, 0.0), parts.total / weights.superseded)
+            lent[current] = max(lent.get(current, 0.0), total)
     if not lent:
         return ranked
     by_id = {c.memory_id: (c, p) for c, p in ranked}

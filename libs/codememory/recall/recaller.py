@@ -123,7 +123,8 @@ class Recaller:
         window = max(2 * limit, 20)
         chain: dict[str, dict[str, object]] = {}
         fetched: dict[str, Candidate] = {}
-        frontier = [i for i in superseders(ranked, window) if i not in {c.memory_id for c, _ in ranked}]
+        known = {c.memory_id for c, _ in ranked}
+        frontier = [i for i in superseders(ranked, self.weights, window) if i not in known]
         tenant_only = IndexFilter(equals={"tenant": flt.equals.get("tenant", "")})
         for _ in range(4):  # superseded by a memory that was merged into another ...
             if not frontier:
@@ -139,7 +140,7 @@ class Recaller:
         if chain:
             currents = [i for i, p in chain.items() if p.get("state") == "active"]
             fetched = self._read(self._embed(text), flt, {}, {}, currents)
-        if chain or any(c.payload.get("state") == "superseded" for c, _ in ranked[:window]):
+        if any(c.payload.get("state") == "superseded" for c, _ in ranked):
             top = top_lexical_of(c for c, _ in ranked)
 
             def score_one(candidate: Candidate) -> ScoreParts:

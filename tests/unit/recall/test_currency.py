@@ -65,7 +65,7 @@ def test_a_superseded_rule_pulls_its_current_one_above_it() -> None:
     new = _c("new", 0.1, 0.0)
     noise = _c("noise", 0.5, 5.0)
     ranked = score([old, noise], W, ScopeHint(), NOW)
-    assert superseders(ranked, 20) == ["mid"]
+    assert superseders(ranked, W, 20) == ["mid"]
     assert current_of("old", {"old": old.payload, "mid": mid, "new": new.payload}) == "new"
 
     def one(c: Candidate):  # type: ignore[no-untyped-def]
@@ -80,3 +80,17 @@ def test_a_chain_that_loops_or_ends_in_nothing_stops() -> None:
     loop = {"a": {"superseded_by": "b"}, "b": {"superseded_by": "a"}}
     assert current_of("a", loop) == "b"
     assert current_of("x", {}) == "x"
+
+
+def test_a_superseded_rule_below_the_window_still_lends_when_it_would_rank_inside_it() -> None:
+    old = _c("old", 0.95, 10.0, state="superseded", superseded_by="new")
+    new = _c("new", 0.2, 0.0)
+    noise = [_c(f"n{i:02}", 0.5, 5.0) for i in range(30)]
+    ranked = score([old, new, *noise], W, ScopeHint(), NOW)
+    assert _ids(ranked).index("old") > 20  # x0.3 puts it below the window ...
+
+    def one(c: Candidate):  # type: ignore[no-untyped-def]
+        return score([c], W, ScopeHint(), NOW)[0][1]
+
+    pulled = pull_current(ranked, {}, {}, W, 20, one)
+    assert _ids(pulled)[0] == "new"  # ... but unmultiplied it would lead, so its successor does
