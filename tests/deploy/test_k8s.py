@@ -214,7 +214,7 @@ def test_every_workload_is_budgeted_bounded_and_locked_down(target: str) -> None
 def test_secrets_are_referenced_not_written(target: str) -> None:
     secrets = objects(target, "Secret")
     if target == "dev":
-        assert [s["metadata"]["name"] for s in secrets] == ["codememory-tokens"]
+        assert [s["metadata"]["name"] for s in secrets] == ["codememory-tokens", "codememory-nats-users"]
         assert "EXAMPLE ONLY" in (TARGETS["dev"] / "kustomization.yaml").read_text()
     else:
         assert secrets == []
