@@ -82,6 +82,7 @@ def launch(home: Path, *up_args: str, env: dict[str, str] | None = None, timeout
         "CODEMEMORY_UP_GRPC_LISTEN": "127.0.0.1:0",
         "CODEMEMORY_GATEWAY_TOKENS": "tok-alpha=alpha,tok-beta=beta",
         "CODEMEMORY_UP_HOOK_TENANTS": "alpha,beta",  # hook credentials for them too (secrets/)
+        "CODEMEMORY_GATEWAY_REFLECTION": "1",  # off by default; test_grpc_surface lists the services
         "HF_HUB_OFFLINE": "1",
         "CODEMEMORY_CONSOLIDATE_INTERVAL_S": "0",  # cycles only when a test asks: tests share a stack
         "CODEMEMORY_CONSOLIDATE_SUMMARY_DELAY_S": "0",

@@ -46,8 +46,16 @@ def _attempt(url: str, user: str, password: str, action: Action) -> tuple[bool, 
             if "permissions violation" in str(exc).lower():
                 violations.append(str(exc))
 
+        # a hook user reads replies on its own inbox only, as the hook client does
+        inbox = f"_INBOX_{user}" if user.startswith("hook-") else "_INBOX"
         nc = await nats.connect(
-            url, user=user, password=password, error_cb=on_error, allow_reconnect=False, connect_timeout=2
+            url,
+            user=user,
+            password=password,
+            error_cb=on_error,
+            allow_reconnect=False,
+            connect_timeout=2,
+            inbox_prefix=inbox,
         )
         try:
             try:

@@ -48,6 +48,7 @@ def replicas(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]
             "CODEMEMORY_NATS_URL": server.url,
             "CODEMEMORY_GATEWAY_LISTEN": address,
             "CODEMEMORY_GATEWAY_TOKENS": "tok=alpha",
+            "CODEMEMORY_GATEWAY_ADMIN_TOKENS": "tok",  # Status below
             "CODEMEMORY_GATEWAY_MODEL_CACHE": str(tmp_path / "models"),
             "HF_HUB_OFFLINE": "1",
         }

@@ -77,6 +77,11 @@ def service_specs(
                     "CODEMEMORY_GATEWAY_LISTEN": grpc_listen,
                     "CODEMEMORY_GATEWAY_DATA_DIR": str(data_dir),
                     "CODEMEMORY_GATEWAY_TOKENS": ",".join(filter(None, (tokens, local))),
+                    "CODEMEMORY_GATEWAY_ADMIN_TOKENS": ",".join(
+                        filter(
+                            None, (os.environ.get("CODEMEMORY_GATEWAY_ADMIN_TOKENS", ""), local_token(home))
+                        )
+                    ),
                 }
             specs.append(
                 ProcessSpec(

@@ -158,6 +158,7 @@ async def _run_single(settings: StackSettings, nats_url: str, bus: StackBus) -> 
         nats_url=nats_url,
         data_dir=home / "gateway",
         tokens={**configured.tokens, local_token(home): settings.tenant},
+        admin_tokens=configured.admin_tokens | {local_token(home)},  # the owner of this home
         listen=settings.grpc_listen,
         reuse_port=False,  # one gateway here: a second stack must never share its port (and tenants)
     )

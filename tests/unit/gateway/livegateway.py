@@ -60,6 +60,7 @@ async def running_gateway(nats_url: str, data_dir: Path, **overrides: Any) -> As
         listen="127.0.0.1:0",
         data_dir=data_dir,
         tokens={"tok": "alpha"},
+        admin_tokens=frozenset({"tok"}),
         reflection=False,
         centrality_every_s=60.0,
         **overrides,

@@ -114,7 +114,14 @@ class GatewayApp:
 
     async def start(self) -> GatewayApp:
         """Bind and serve; raises ``ListenError`` (with every shard released) when the address is taken."""
-        servicer = MemoryServicer(self.core, self.settings.tokens, self.status, self.replay, self.code.rank)
+        servicer = MemoryServicer(
+            self.core,
+            self.settings.tokens,
+            self.status,
+            self.replay,
+            self.code.rank,
+            admin_tokens=self.settings.admin_tokens,
+        )
         code_servicer = CodeServicer(self.code, self.settings.tokens)
         try:
             self._server, self.port, self._health = await create_server(

@@ -2,6 +2,7 @@
 
 GatewayError
 ├── Unauthenticated   no or unknown token
+├── PermissionDenied  a known token asks for what only an admin token may (Status, Replay)
 ├── InvalidArgument   the request cannot be served as asked
 ├── NotFound          no such memory for this tenant (another tenant's memory is "not found" too)
 ├── NotReady          the projection has not caught up within the deadline
@@ -17,6 +18,10 @@ class GatewayError(Exception):
 
 
 class Unauthenticated(GatewayError):
+    pass
+
+
+class PermissionDenied(GatewayError):
     pass
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hmac
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -30,7 +31,14 @@ from codememory.gateway.convert import (
     recall_query,
 )
 from codememory.gateway.core import GatewayCore
-from codememory.gateway.errors import GatewayError, InvalidArgument, NotFound, NotReady, Unauthenticated
+from codememory.gateway.errors import (
+    GatewayError,
+    InvalidArgument,
+    NotFound,
+    NotReady,
+    PermissionDenied,
+    Unauthenticated,
+)
 from codememory.gateway.importing import ImportRun
 from codememory.gateway.status import StatusSource
 from codememory.recall import RecallHit
@@ -44,6 +52,7 @@ R = TypeVar("R")
 
 _CODES: Mapping[type[Exception], grpc.StatusCode] = {
     Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
+    PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
     InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
     NotFound: grpc.StatusCode.NOT_FOUND,
     NotReady: grpc.StatusCode.UNAVAILABLE,
@@ -63,13 +72,39 @@ def status_of(exc: Exception) -> grpc.StatusCode:
     return grpc.StatusCode.INTERNAL
 
 
-def tenant_of(context: grpc.aio.ServicerContext, tokens: Mapping[str, str]) -> str:
+def _bearer(context: grpc.aio.ServicerContext) -> str:
     for key, value in context.invocation_metadata() or ():
         if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            tenant = tokens.get(value.removeprefix("Bearer ").strip())
-            if tenant:
-                return tenant
+            return value.removeprefix("Bearer ").strip()
+    return ""
+
+
+def _matches(presented: str, token: str) -> bool:
+    """Constant time in the content of both (``hmac.compare_digest``): no timing oracle on a token."""
+    return hmac.compare_digest(presented.encode(), token.encode())
+
+
+def tenant_of(context: grpc.aio.ServicerContext, tokens: Mapping[str, str]) -> str:
+    """The tenant of the caller's bearer token. Every configured token is compared, each in constant
+    time; several tokens may name one tenant (rotation: add the new one, move clients, drop the old)."""
+    presented = _bearer(context)
+    tenant = ""
+    for token, name in tokens.items():
+        if _matches(presented, token) and presented:
+            tenant = name
+    if tenant:
+        return tenant
     raise Unauthenticated("missing or unknown bearer token")
+
+
+def require_admin(context: grpc.aio.ServicerContext, admin_tokens: Collection[str]) -> None:
+    """Status and Replay show and rebuild every tenant's state: an admin token only."""
+    presented = _bearer(context)
+    allowed = False
+    for token in admin_tokens:
+        allowed |= _matches(presented, token) and bool(presented)
+    if not allowed:
+        raise PermissionDenied("an admin token is needed (CODEMEMORY_GATEWAY_ADMIN_TOKENS)")
 
 
 def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
@@ -117,8 +152,10 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         status: StatusSource,
         replay: Callable[[], Awaitable[pb.ReplayResponse]],
         code_rank: CodeRank | None = None,
+        admin_tokens: Collection[str] = frozenset(),
     ) -> None:
         self.core = core
+        self.admin_tokens = admin_tokens
         self._code_rank = code_rank
         self.tokens = tokens
         self._status = status
@@ -208,12 +245,14 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
     async def Status(
         self, tenant: str, request: pb.StatusRequest, context: grpc.aio.ServicerContext
     ) -> pb.StatusResponse:
+        require_admin(context, self.admin_tokens)
         return await self._status.status()
 
     @rpc
     async def Replay(
         self, tenant: str, request: pb.ReplayRequest, context: grpc.aio.ServicerContext
     ) -> pb.ReplayResponse:
+        require_admin(context, self.admin_tokens)
         return await self._replay()
 
     async def ReplayWatch(
@@ -222,8 +261,9 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         """Replay with progress; a client that goes away does not stop the replay (it swaps at its end)."""
         try:
             tenant_of(context, self.tokens)
-        except Unauthenticated as exc:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
+            require_admin(context, self.admin_tokens)
+        except (Unauthenticated, PermissionDenied) as exc:
+            await context.abort(status_of(exc), str(exc))
             return
         task = asyncio.ensure_future(self._replay())
         folded = False

@@ -1,7 +1,9 @@
 """The gateway's settings, from ``CODEMEMORY_GATEWAY_<KEY>`` or ``CODEMEMORY_<KEY>``.
 
 ``tokens`` maps bearer tokens to tenants (``token=tenant,...``); it is the only source of a caller's
-tenant. ``qdrant_url`` empty means Qdrant Edge on disk under ``data_dir`` (the embedded default). ``weights``
+tenant; ``admin_tokens`` (``CODEMEMORY_GATEWAY_ADMIN_TOKENS``, comma-separated) may also call Status and
+Replay. ``reflection`` is off unless ``CODEMEMORY_GATEWAY_REFLECTION=1``. ``qdrant_url`` empty means
+Qdrant Edge on disk under ``data_dir`` (the embedded default). ``weights``
 (``dense=0.45,lexical=0.35,recency=0.08,importance=0.07,scope=0.05,link=0.1,recency_half_life_days=14``)
 sets the hybrid scoring. ``stall_after_s``: health turns NOT_SERVING when a projection is behind LOG
 and has not moved for that long (or LOG cannot be reached for that long). ``reuse_port``: replicas on
@@ -37,8 +39,9 @@ class GatewaySettings:
     listen: str = "127.0.0.1:50051"
     data_dir: Path = field(default_factory=lambda: default_home() / "gateway")
     tokens: Mapping[str, str] = field(default_factory=dict)
+    admin_tokens: frozenset[str] = frozenset()  # may call Status and Replay (every tenant's state)
     qdrant_url: str = ""
-    reflection: bool = True
+    reflection: bool = False  # gRPC server reflection: off unless configured
     write_wait_ms: int = 5000
     context_budget_tokens: int = 1500
     weights: Weights = field(default_factory=Weights)
@@ -62,8 +65,11 @@ class GatewaySettings:
             listen=env_str(SERVICE, "listen", cls.listen, environ),
             data_dir=Path(env_str(SERVICE, "data_dir", str(home / "gateway"), environ)),
             tokens=parse_tokens(env_str(SERVICE, "tokens", "", environ)),
+            admin_tokens=frozenset(
+                t.strip() for t in env_str(SERVICE, "admin_tokens", "", environ).split(",") if t.strip()
+            ),
             qdrant_url=env_str(SERVICE, "qdrant_url", "", environ),
-            reflection=env_bool(SERVICE, "reflection", True, environ),
+            reflection=env_bool(SERVICE, "reflection", False, environ),
             write_wait_ms=env_int(SERVICE, "write_wait_ms", cls.write_wait_ms, environ),
             context_budget_tokens=env_int(
                 SERVICE, "context_budget_tokens", cls.context_budget_tokens, environ
