@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
-from typing import Annotated
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import nats
 import typer
@@ -17,10 +19,13 @@ import typer
 from codememory.bus import dead_letters, redrive
 from codememory.bus.deadletters import DeadLetter
 from codememory.cli.render import print_json
+from codememory.runtime.buscreds import operator_options
 from codememory.runtime.home import NotRunningError, read_runtime
 from codememory.settings import default_home
-from codememory.runtime.buscreds import operator_options
 from codememory.topology import SERVICES, UnknownServiceError, service
+
+if TYPE_CHECKING:
+    from codememory.metrics.headline import Headline, Series
 
 dlq_app = typer.Typer(no_args_is_help=True, help="Dead-lettered messages: list them, put them back.")
 
@@ -128,6 +133,36 @@ def dlq_redrive(
     if seq and not sent:
         typer.echo(f"codememory: no dead letter with sequence {seq}", err=True)
         raise typer.Exit(1)
+
+
+def _scrape_all(urls: list[str]) -> tuple[Series, int]:
+    from codememory.metrics.headline import ScrapeError, parse, scrape
+
+    texts = []
+    for url in urls:
+        try:
+            texts.append(scrape(url))
+        except ScrapeError:
+            continue  # a replica restarting: the others still count
+    return parse(texts), len(texts)
+
+
+def metrics_headline(home: Path, interval_s: float = 1.0) -> Headline | None:
+    """The stack's headline figures from two scrapes of every metrics endpoint ``interval_s`` apart;
+    None when ``up`` recorded no endpoint or none answered."""
+    from codememory.metrics.headline import headline
+    from codememory.runtime.observe import read_observers
+
+    _, urls = read_observers(home)
+    if not urls:
+        return None
+    before, answered = _scrape_all(urls)
+    if not answered:
+        return None
+    started = time.monotonic()
+    time.sleep(interval_s)
+    after, answered = _scrape_all(urls)
+    return headline(before, after, time.monotonic() - started) if answered else None
 
 
 def register(app: typer.Typer) -> None:

@@ -45,6 +45,7 @@ from codememory.runtime.buscreds import StackBus, prepare_bus
 from codememory.runtime.certs import local_tls
 from codememory.runtime.home import Runtime, clear_runtime, local_token, write_runtime
 from codememory.runtime.natsd import NatsServer, nats_server_from_env
+from codememory.runtime.observe import start_observers
 from codememory.runtime.supervisor import processes_file, write_processes
 from codememory.settings import default_home, env_bool, env_int, env_str, stream_replicas
 from codememory.topology import CONSOLIDATE, EMBED, GATEWAY, GRAPH, INGEST, SERVICES, parse_scale
@@ -197,6 +198,7 @@ async def _run_single(settings: StackSettings, nats_url: str, bus: StackBus) -> 
     write_runtime(
         home, Runtime(nats_url=nats_url, grpc_address=grpc_address, pid=os.getpid(), nats_ca=bus.ca)
     )
+    observers = start_observers(home, grpc_address)  # the web view and /metrics (observe.py)
     log.info(
         "up", mode="one process", nats_url=nats_url, grpc=grpc_address, home=str(home), spool_flushed=flushed
     )
@@ -204,6 +206,7 @@ async def _run_single(settings: StackSettings, nats_url: str, bus: StackBus) -> 
     await wait_for_signal()
     log.info("stopping")
     flusher.cancel()
+    observers.close()
     await _bounded("services", app.stop(), 20)
     log.info("stopped")
 

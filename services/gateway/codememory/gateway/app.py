@@ -20,11 +20,13 @@ from codememory.bus.follower import Follower
 from codememory.bus.tasks import cancelling, stop_task
 from codememory.embedding import Embedder
 from codememory.gateway.accesses import AccessRecorder
+from codememory.gateway.browse import BrowseServicer
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.coderpc import CodeServicer
 from codememory.gateway.core import Consolidation, GatewayCore
 from codememory.gateway.deadletters import LogDeadLetters
 from codememory.gateway.indexes import IndexGenerations, code_projection
+from codememory.gateway.logpages import TenantLog
 from codememory.gateway.replay import Replayer
 from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server, set_serving
@@ -105,6 +107,7 @@ class GatewayApp:
             self.followers, self.event_log.last_seq, self._set_serving, stall_after_s=settings.stall_after_s
         )
         self.status = StatusSource(js, self.core, self.watchdog)
+        self.browse = BrowseServicer(lambda: self.live.projection.index, TenantLog(js), settings.tokens)
         self.port = 0
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -130,6 +133,7 @@ class GatewayApp:
                 self.settings.listen,
                 reflection_enabled=self.settings.reflection,
                 reuse_port=self.settings.reuse_port,
+                browse_servicer=self.browse,
             )
         except Exception:
             await asyncio.to_thread(self._close_indexes)  # so a retry on another port can open them

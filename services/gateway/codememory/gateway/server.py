@@ -13,15 +13,17 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from codememory.gateway.browse import BrowseServicer
 from codememory.gateway.coderpc import CodeServicer
 from codememory.gateway.errors import ListenError
 from codememory.gateway.rpc import MemoryServicer
 from codememory.metrics import MetricsInterceptor
-from codememory.v1 import code_pb2, code_pb2_grpc, memory_pb2, memory_pb2_grpc
+from codememory.v1 import browse_pb2, browse_pb2_grpc, code_pb2, code_pb2_grpc, memory_pb2, memory_pb2_grpc
 
 SERVICE_NAME = memory_pb2.DESCRIPTOR.services_by_name["MemoryService"].full_name
 CODE_SERVICE_NAME = code_pb2.DESCRIPTOR.services_by_name["CodeService"].full_name
-_SERVED = ("", SERVICE_NAME, CODE_SERVICE_NAME)
+BROWSE_SERVICE_NAME = browse_pb2.DESCRIPTOR.services_by_name["BrowseService"].full_name
+_SERVED = ("", SERVICE_NAME, CODE_SERVICE_NAME, BROWSE_SERVICE_NAME)
 
 
 async def create_server(
@@ -31,6 +33,7 @@ async def create_server(
     *,
     reflection_enabled: bool = True,
     reuse_port: bool = True,
+    browse_servicer: BrowseServicer | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor()],  # requests by method and code, latency: every service
@@ -41,12 +44,14 @@ async def create_server(
     )
     memory_pb2_grpc.add_MemoryServiceServicer_to_server(servicer, server)
     code_pb2_grpc.add_CodeServiceServicer_to_server(code_servicer, server)
+    if browse_servicer is not None:
+        browse_pb2_grpc.add_BrowseServiceServicer_to_server(browse_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     await set_serving(health_servicer, False)
     if reflection_enabled:
         reflection.enable_server_reflection(
-            (SERVICE_NAME, CODE_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+            (*_SERVED[1:], health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
     try:
         port = server.add_insecure_port(listen)
