@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import grpc
 import nats
 import pytest
 from conftest_paths import BIN  # type: ignore[import-not-found]
@@ -24,6 +25,7 @@ from nats.errors import NoServersError
 
 from codememory import subjects
 from codememory.topology import HOOKS, LOG, SERVICES, Service
+from codememory.v1 import memory_pb2 as pb
 
 Action = Callable[[Client], Awaitable[Any]]
 
@@ -274,3 +276,40 @@ def test_each_service_credential_cannot_do_what_it_does_not_need(stack, service:
     assert _allowed(stack, service.name, _stream_info(LOG))  # the control: it logs in and works
     for what, attack in _service_attacks(service):
         assert _denied(stack, service.name, attack), f"{service.name} could {what}"
+
+
+ALPHA = (("authorization", "Bearer tok-alpha"),)
+BETA = (("authorization", "Bearer tok-beta"),)
+
+
+def _code(call: Callable[..., Any], request: Any) -> grpc.StatusCode:
+    try:
+        call(request, metadata=BETA, timeout=30)
+    except grpc.RpcError as exc:
+        return exc.code()  # type: ignore[no-any-return]
+    return grpc.StatusCode.OK
+
+
+def test_another_tenants_memory_id_answers_exactly_as_a_random_one(stack) -> None:  # type: ignore[no-untyped-def]
+    """No method tells beta that alpha's id exists, nor lets beta claim or change it."""
+    stub = stack.stub()
+    theirs = stub.Store(pb.StoreRequest(text=f"alpha private {uuid.uuid4()}"), metadata=ALPHA, timeout=30)
+    mine = stub.Store(pb.StoreRequest(text=f"beta own {uuid.uuid4()}"), metadata=BETA, timeout=30).memory_id
+    stack.wait_caught_up()
+    random_id = str(uuid.uuid4())
+    probes: list[tuple[str, Callable[..., Any], Callable[[str], Any]]] = [
+        ("Refine", stub.Refine, lambda i: pb.RefineRequest(memory_id=i, text="beta was here")),
+        ("Deprecate", stub.Deprecate, lambda i: pb.DeprecateRequest(memory_id=i)),
+        ("Forget", stub.Forget, lambda i: pb.ForgetRequest(memory_id=i)),
+        ("History", stub.History, lambda i: pb.HistoryRequest(memory_id=i)),
+        ("Supersede old", stub.Supersede, lambda i: pb.SupersedeRequest(memory_id=i, superseded_by=mine)),
+        ("Supersede new", stub.Supersede, lambda i: pb.SupersedeRequest(memory_id=mine, superseded_by=i)),
+    ]
+    for name, call, request in probes:
+        foreign, unknown = _code(call, request(theirs.memory_id)), _code(call, request(random_id))
+        assert foreign == unknown == grpc.StatusCode.NOT_FOUND, (name, foreign, unknown)
+    # a Store naming an existing id of another tenant is refused like one naming a fresh random id is not
+    claim = _code(stub.Store, pb.StoreRequest(text="hijack", memory_id=theirs.memory_id))
+    assert claim != grpc.StatusCode.OK
+    history = stub.History(pb.HistoryRequest(memory_id=theirs.memory_id), metadata=ALPHA, timeout=30)
+    assert all("beta" not in json.dumps(str(e)) for e in history.entries)  # nothing beta tried landed
