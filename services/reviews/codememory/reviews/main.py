@@ -13,6 +13,7 @@ from codememory.bus.app import durable_settings, service_app, service_broker
 from codememory.bus.run import run_app
 from codememory.bus.streams import StreamSettings
 from codememory.logs import configure_logging
+from codememory.metrics import metrics_step
 from codememory.reviews.settings import SERVICE, ReviewsSettings
 from codememory.reviews.wiring import ReviewsWiring
 from codememory.topology import REVIEWS
@@ -34,7 +35,7 @@ def create_app(settings: ReviewsSettings | None = None) -> FastStream:
         [wiring.router],
         streams=StreamSettings(replicas=resolved.stream_replicas),
         durable=durable_settings(resolved),
-        on_startup=[configure],
+        on_startup=[configure, metrics_step(SERVICE)],
         after_startup=wiring.after_startup,
         on_shutdown=wiring.on_shutdown,
         title=REVIEWS.name,
