@@ -7,6 +7,21 @@ PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 "$PYTHON" -c 'import sys; assert sys.version_info[:2] == (3, 11), "codememory needs Python 3.11"' 
 [[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
+# The web view's browser test (tests/e2e/test_web_view.py) drives Debian's chromium through chromedriver.
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  sudo=""
+  [[ $(id -u) == 0 ]] || sudo="sudo -n"
+  if command -v apt-get >/dev/null 2>&1; then
+    $sudo apt-get update -qq >/dev/null 2>&1 || true
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      chromium chromium-driver >/dev/null 2>&1 || true
+  fi
+  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    echo "setup: chromium and chromedriver are needed by the browser test and could not be installed" \
+      "(run: apt-get install chromium chromium-driver)" >&2
+    exit 1
+  fi
+fi
 stamp=.venv/.codememory-installed
 want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [[ -f $stamp && $(cat "$stamp") == "$want" ]]; then
