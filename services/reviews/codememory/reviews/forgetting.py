@@ -142,7 +142,7 @@ def detect(history: Sequence[Turn], prompt: str, edit: Edit, since: Sequence[Edi
     if _REVERT.search(prompt):
         return None
     change = _change(edit)
-    if not change.old.units and not change.new.units and not change.old.identifiers:
+    if not (change.old.units or change.new.units or change.old.identifiers or change.new.identifiers):
         return None  # nothing parsed: a language not supported here, or no code
     best: Finding | None = None
     for position, turn in enumerate(history):

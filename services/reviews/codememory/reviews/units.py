@@ -66,6 +66,9 @@ _IDENTS = frozenset(
 )
 _BODIES = frozenset({"block", "statement_block", "class_body", "body"})
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_SEQUENCES = frozenset({"module", "block", "program", "statement_block", "source_file", "class_body"})
+_METHOD_HEAD = re.compile(r"^\s*(?:async\s+|static\s+|get\s+|set\s+)*[#\w$]+\s*\(.*\)\s*\{\s*$")
+_KEYWORDS = frozenset({"if", "for", "while", "switch", "catch", "function", "return", "with"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +100,18 @@ def _parser(language: str) -> Parser:
 
 
 def _prepare(text: str, language: str) -> str:
-    """Python fragments lose their first line's indentation to capping: dedent the rest to match."""
+    """Make a fragment parse as what it is.
+
+    Python fragments lose their first line's indentation to capping: the rest is dedented to match. A
+    JavaScript or TypeScript fragment that starts with a method header (``finish (meta) {``) would
+    parse as a call followed by a block, so it is put inside a class body.
+    """
+    if language in ("javascript", "typescript", "tsx"):
+        first = text.lstrip("\n").split("\n", 1)[0]
+        word = first.strip().split("(", 1)[0].split()[-1:] if "(" in first else []
+        if _METHOD_HEAD.match(first) and not (set(word) & _KEYWORDS):
+            return "class _ {\n" + text + "\n}"
+        return text
     if language != "python":
         return text
     lines = text.strip("\n").split("\n")
@@ -151,7 +165,12 @@ def _unit(node: Node) -> Unit | None:
         return Unit("decorator", _norm(_text(node)), _norm(_text(node)))
     if kind in _IMPORTS:
         return Unit("import", _norm(_text(node)), _norm(_text(node)))
-    if kind.endswith("_statement") or kind in _DECLS:
+    statement_level = parent is not None and parent.type in _SEQUENCES and node.is_named
+    if (
+        kind.endswith("_statement")
+        or kind in _DECLS
+        or (statement_level and kind not in ("comment", "ERROR"))
+    ):
         text = _norm(_text(node))
         if len(tokens(text)) < 3:
             return None  # pass, break, a bare return: too small to mean anything alone
