@@ -313,3 +313,16 @@ def test_another_tenants_memory_id_answers_exactly_as_a_random_one(stack) -> Non
     assert claim != grpc.StatusCode.OK
     history = stub.History(pb.HistoryRequest(memory_id=theirs.memory_id), metadata=ALPHA, timeout=30)
     assert all("beta" not in json.dumps(str(e)) for e in history.entries)  # nothing beta tried landed
+
+
+def test_status_and_replay_need_an_admin_token(stack) -> None:  # type: ignore[no-untyped-def]
+    stub = stack.stub()
+    for call, request in ((stub.Status, pb.StatusRequest()), (stub.Replay, pb.ReplayRequest())):
+        with pytest.raises(grpc.RpcError) as err:
+            call(request, metadata=ALPHA, timeout=30)
+        assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    with pytest.raises(grpc.RpcError) as err:
+        list(stub.ReplayWatch(pb.ReplayRequest(), metadata=BETA, timeout=30))
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    admin = (("authorization", f"Bearer {stack.token()}"),)
+    assert stub.Status(pb.StatusRequest(), metadata=admin, timeout=30).log_last_seq > 0  # the control
