@@ -106,7 +106,13 @@ def _replay_history(history: History, root: Path, env: dict[str, str]) -> int:
                 event.agent, raw, tenant=settings.tenant, max_field=settings.max_field, now=event.at
             )
         )
-    with NatsConnection.connect(settings.nats_url, 10.0) as conn:
+    with NatsConnection.connect(  # as the stack's hook user (secrets/hook.json), as the hook does
+        settings.nats_url,
+        10.0,
+        user=settings.nats_user,
+        password=settings.nats_password,
+        ca=settings.nats_ca,
+    ) as conn:
         for start in range(0, len(messages), 200):
             batch = messages[start : start + 200]
             results = conn.publish_many([(m.subject, m.data, {"Nats-Msg-Id": m.msg_id}) for m in batch], 30.0)

@@ -76,7 +76,10 @@ def start(home: Path, *up_args: str, env: dict[str, str] | None = None) -> Runni
             raise SystemExit(f"codememory up failed:\n{(home / 'up.log').read_text()[-3000:]}")
         time.sleep(0.2)
     runtime = json.loads((home / "runtime.json").read_text())
-    return Running(home, process, runtime["nats_url"], runtime["grpc_address"], full)
+    # the stack's admin (secrets/bus.json): the benchmark publishes and counts as an operator
+    password = json.loads((home / "secrets" / "bus.json").read_text())["passwords"]["admin"]
+    scheme, _, address = runtime["nats_url"].partition("://")
+    return Running(home, process, f"{scheme}://admin:{password}@{address}", runtime["grpc_address"], full)
 
 
 def prompt_payload(tag: str, n: int) -> bytes:
