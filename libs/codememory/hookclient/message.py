@@ -78,6 +78,11 @@ def encode_json(value: object) -> bytes:
         return json.dumps(value, separators=(",", ":")).encode()
 
 
+def _finite(text: str) -> float | str:
+    value = float(text)
+    return value if value - value == 0 else text  # inf - inf is nan: not finite
+
+
 def format_received_at(now: float) -> str:
     """``2026-11-22T06:00:00.123456Z`` (UTC, microseconds) without importing datetime."""
     seconds = int(now)
@@ -140,7 +145,8 @@ def build_message(
     received_at = format_received_at(time.time() if now is None else now)
     key = dedupe_key(agent, received_at, raw)
     try:
-        parsed = json.loads(raw) if raw.strip() else None
+        # NaN, Infinity and 1e999 are kept as their text: re-encoded as numbers they would not be JSON
+        parsed = json.loads(raw, parse_constant=str, parse_float=_finite) if raw.strip() else None
     except (ValueError, RecursionError):  # nested thousands deep: kept as raw text below
         parsed = None
     payload: dict[str, object] = {}

@@ -173,7 +173,7 @@ def test_ping_is_answered_and_connect_options_are_sent(fake: list[FakeServer]) -
     options = json.loads(connect_line[len(b"CONNECT ") :])
     assert options["headers"] is True and options["no_responders"] is True and options["verbose"] is False
     assert (options["user"], options["pass"]) == ("user", "pw")
-    assert b"HPUB cm.hooks.t.a.e _INBOX." in server.received
+    assert b"HPUB cm.hooks.t.a.e _INBOX_user." in server.received  # the user's own inbox
     assert b"NATS/1.0\r\nNats-Msg-Id: k\r\n\r\n{}\r\n" in server.received
 
 
