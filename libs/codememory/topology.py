@@ -83,6 +83,7 @@ REVIEWS = Service(
     name="reviews",
     consumers=(Consumer(stream=LOG, durable="reviews", filter_subject=subjects.LOG_ALL),),
     follows_log=True,
+    answers=(subjects.FORGETTING_REQUESTS,),
 )
 
 SERVICES: tuple[Service, ...] = (INGEST, EMBED, GRAPH, GATEWAY, CONSOLIDATE, REVIEWS)

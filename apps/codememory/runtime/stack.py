@@ -41,6 +41,8 @@ from codememory.hookclient import HookSettings, flush_spool
 from codememory.ingest.main import create_router as ingest_router
 from codememory.ingest.settings import IngestSettings
 from codememory.logs import configure_logging
+from codememory.reviews.settings import ReviewsSettings
+from codememory.reviews.wiring import ReviewsWiring
 from codememory.runtime.buscreds import StackBus, prepare_bus
 from codememory.runtime.certs import local_tls
 from codememory.runtime.home import Runtime, clear_runtime, local_token, write_runtime
@@ -48,7 +50,7 @@ from codememory.runtime.natsd import NatsServer, nats_server_from_env
 from codememory.runtime.observe import start_observers
 from codememory.runtime.supervisor import processes_file, write_processes
 from codememory.settings import default_home, env_bool, env_int, env_str, stream_replicas
-from codememory.topology import CONSOLIDATE, EMBED, GATEWAY, GRAPH, INGEST, SERVICES, parse_scale
+from codememory.topology import CONSOLIDATE, EMBED, GATEWAY, GRAPH, INGEST, REVIEWS, SERVICES, parse_scale
 
 log = structlog.get_logger(__name__)
 
@@ -169,8 +171,9 @@ async def _run_single(settings: StackSettings, nats_url: str, bus: StackBus) -> 
     gateway = gateway_wiring(gateway_settings, broker, lambda: load_query_embedder(gateway_settings))
     ingest, embed, graph = IngestSettings.from_env(), EmbedSettings.from_env(), GraphSettings.from_env()
     consolidate = ConsolidateWiring(ConsolidateSettings.from_env(), broker)
+    reviews = ReviewsWiring(ReviewsSettings.from_env(), broker)
     app = service_app(
-        [INGEST, EMBED, GRAPH, GATEWAY, CONSOLIDATE],
+        [INGEST, EMBED, GRAPH, GATEWAY, CONSOLIDATE, REVIEWS],
         broker,
         [
             lambda js: ingest_router(ingest, js),
@@ -178,12 +181,13 @@ async def _run_single(settings: StackSettings, nats_url: str, bus: StackBus) -> 
             lambda js: graph_router(graph, js),
             gateway.router,
             consolidate.router,
+            reviews.router,
         ],
         streams=StreamSettings(replicas=stream_replicas()),
         durable=DurableSettings(batch=embed.batch, max_deliver=embed.max_deliver),
         on_startup=[model.load, *gateway.on_startup],
-        after_startup=[*gateway.after_startup, *consolidate.after_startup],
-        on_shutdown=[*consolidate.on_shutdown, *gateway.on_shutdown],
+        after_startup=[*gateway.after_startup, *consolidate.after_startup, *reviews.after_startup],
+        on_shutdown=[*reviews.on_shutdown, *consolidate.on_shutdown, *gateway.on_shutdown],
         title="codememory up",
     )
     try:

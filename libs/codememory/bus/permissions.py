@@ -8,10 +8,10 @@ allowed that is not listed (NATS denies what an allow-list leaves out). Services
 its own (``_INBOX_hook-<tenant>``), which no service and no other tenant's hook may read.
 
 A hook user is bound to one tenant: it may publish ``cm.hooks.<tenant>.>``, ask
-``cm.rpc.<tenant>.context`` and read its own inbox, nothing else; ingest and the gateway take the
-tenant from the subject, so a hook credential is the tenant. ``admin`` (the CLI's ``log`` and
-``dlq``, backups) may do everything. ``up`` is the one-process stack: all services on one broker,
-the union of their permissions.
+``cm.rpc.<tenant>.context`` and ``cm.rpc.<tenant>.forgetting`` and read its own inbox, nothing
+else; ingest and the gateway take the tenant from the subject, so a hook credential is the tenant.
+``admin`` (the CLI's ``log`` and ``dlq``, backups) may do everything. ``up`` is the one-process
+stack: all services on one broker, the union of their permissions.
 
 JetStream's API is itself subjects: a service may create the streams when they are missing (a create
 never changes an existing stream; update, delete and purge are never granted), create, inspect and
@@ -112,10 +112,11 @@ def one_process_permissions(services: Sequence[Service] = SERVICES) -> Permissio
 
 
 def hook_permissions(tenant: str) -> Permissions:
-    """Publish this tenant's hooks and ask for its context; read the replies; nothing else."""
+    """Publish this tenant's hooks, ask for its context and whether an edit undid an instruction (the
+    reviews service); read the replies; nothing else."""
     token = subjects.token(tenant)
     return Permissions(
-        publish=(f"cm.hooks.{token}.>", subjects.context_request(token)),
+        publish=(f"cm.hooks.{token}.>", subjects.context_request(token), subjects.forgetting_request(token)),
         subscribe=(f"{hook_inbox(tenant)}.>",),
     )
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 
 from codememory.hookclient.context import context_request, fetch_context, format_output, is_context_event
+from codememory.hookclient.forgetting import fetch_forgetting, forgetting_request, format_forgetting
 from codememory.hookclient.message import HookMessage, build_message, encode_json
 from codememory.hookclient.protocol import NatsError
 from codememory.hookclient.settings import HookSettings, log_line
@@ -67,6 +68,10 @@ def run_hook(agent: str, raw: bytes, settings: HookSettings) -> str | None:
             except Exception as exc:  # whatever went wrong, the event is kept for a later hook
                 _spool(settings, spool, message, f"publish failed: {type(exc).__name__}: {exc}")
         event = str(message.body["event"])
+        asked = forgetting_request(agent, message.body)
+        if asked is not None:
+            timeout = min(settings.context_timeout_s, _left(deadline))
+            return format_forgetting(agent, event, fetch_forgetting(conn, settings.tenant, asked, timeout))
         if not is_context_event(agent, event):
             return None
         text = fetch_context(conn, settings.tenant, context_request(message.body), settings.context_timeout_s)

@@ -83,6 +83,7 @@ def test_scale_names_services_and_defaults_the_rest_to_one() -> None:
         "graph": 1,
         "gateway": 1,
         "consolidate": 1,
+        "reviews": 1,
     }
     for bad in ("ingest", "nope=2", "embed=0", "embed=x"):
         with pytest.raises(SettingsError):
