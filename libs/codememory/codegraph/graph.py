@@ -48,6 +48,7 @@ class CodeGraph(GraphStore):
                     fold_code.apply_deleted(self, event, at, seq)
                 case CommitRecorded():
                     fold_history.apply_commit(self, event)
+                    fold_memory.apply_memory(self, envelope, seq)  # its message is a memory too
                 case MemoryForgotten():
                     fold_memory.forget(self, event.memory_id)
                 case MemoryRefined():

@@ -3,7 +3,9 @@
 One function decides it for every consumer: the embed service embeds exactly the texts this produces,
 and the projection indexes exactly these drafts, so the two can never disagree about a memory's text.
 Observations of what the agent did (prompts, edits, shell runs, failures, subagent results, compaction
-summaries) become memories of their own type; explicit ``MemoryStored`` events carry theirs.
+summaries) become memories of their own type; explicit ``MemoryStored`` events carry theirs. A recorded
+commit's message is a memory of type ``commit`` (the decision a commit documented, with its sha and
+date, linked to the files and symbols it changed); merge commits and empty messages are not.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from datetime import UTC, datetime
 import msgspec
 
 from codememory.events import (
+    CommitRecorded,
     CompactionCheckpointed,
     Envelope,
     InsightDerived,
@@ -97,6 +100,39 @@ def _derived(
     )
 
 
+def commit_text(event: CommitRecorded) -> str:
+    """A commit as one memory text: its message, then its sha, date and what it changed."""
+    day = datetime.fromtimestamp(event.authored_at, UTC).strftime("%Y-%m-%d") if event.authored_at else ""
+    paths = [f.path for f in event.files if f.status != "deleted"]
+    symbols = [q for f in event.files for q in f.symbols]
+    changed = ", ".join(paths[:8]) + (f" (+{len(paths) - 8} more)" if len(paths) > 8 else "")
+    return _join(
+        event.message.strip()[: _MAX_TEXT - 600],
+        f"(commit {event.sha[:12]}{' on ' + day if day else ''}"
+        + (f"; changed {changed}" if changed else "")
+        + (f"; symbols {', '.join(symbols[:12])}" if symbols else "")
+        + ")",
+    )
+
+
+def _commit(envelope: Envelope, event: CommitRecorded) -> MemoryDraft | None:
+    if len(event.parents) > 1 or not event.message.strip():
+        return None
+    day = datetime.fromtimestamp(event.authored_at, UTC).strftime("%Y-%m-%d") if event.authored_at else ""
+    return MemoryDraft(
+        memory_id=envelope.event_id,
+        tenant=envelope.tenant,
+        text=commit_text(event),
+        memory_type="commit",
+        repo=event.repo,
+        agent="git",
+        paths=tuple(f.path for f in event.files if f.status != "deleted")[:50],
+        importance=0.5,
+        metadata={"sha": event.sha, "date": day},
+        created_at=event.authored_at or envelope.occurred_at.timestamp(),
+    )
+
+
 def memory_from_envelope(envelope: Envelope) -> MemoryDraft | None:
     """The memory an event creates, or None when the event is not itself a memory."""
     event = envelope.payload
@@ -123,6 +159,8 @@ def memory_from_envelope(envelope: Envelope) -> MemoryDraft | None:
             return _derived(envelope, event, event.insight_id, insight_text(event), "insight", 0.7)
         case SessionSummarized():
             return _derived(envelope, event, event.summary_id, event.summary, "summary", 0.6)
+        case CommitRecorded():
+            return _commit(envelope, event)
         case PromptSubmitted() if event.prompt.strip():
             paths: tuple[str, ...] = ()
             text, memory_type, importance = event.prompt[:_MAX_TEXT], "prompt", 0.5

@@ -12,5 +12,7 @@ STATED_TYPES = ("prompt", "note", "decision", "preference", "fact", "rule", "con
 OBSERVED_TYPES = ("observation", "failure", "subagent")
 # a consolidation cycle wrote it from other memories
 DERIVED_TYPES = ("insight", "summary")
+# git recorded it: a commit's message (what was changed and why, at that sha)
+RECORDED_TYPES = ("commit",)
 
-__all__ = ["DERIVED_TYPES", "OBSERVED_TYPES", "STATED_TYPES"]
+__all__ = ["DERIVED_TYPES", "OBSERVED_TYPES", "RECORDED_TYPES", "STATED_TYPES"]

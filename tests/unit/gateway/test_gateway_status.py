@@ -13,7 +13,7 @@ from codememory.bus.app import prepare_streams
 from codememory.bus.durable import DurableSettings
 from codememory.bus.streams import StreamSettings
 from codememory.runtime.natsd import NatsServer
-from codememory.topology import EMBED, GRAPH, INGEST, durable_consumers
+from codememory.topology import EMBED, GRAPH, INGEST, REVIEWS, durable_consumers
 
 
 async def test_status_names_every_consumer_and_projection(tmp_path: Path) -> None:
@@ -25,7 +25,7 @@ async def test_status_names_every_consumer_and_projection(tmp_path: Path) -> Non
 
             nc = await nats.connect(server.url)
             js = nc.jetstream()
-            await prepare_streams(js, [INGEST, EMBED, GRAPH], StreamSettings(), DurableSettings())
+            await prepare_streams(js, [INGEST, EMBED, GRAPH, REVIEWS], StreamSettings(), DurableSettings())
             await js.publish(subjects.hook("alpha", "claude", "Stop"), b"{}")
             await nc.close()
             await gateway.store("a memory for the embed consumer to see")

@@ -189,7 +189,8 @@ def shape_of(text: str, path: str) -> Shape:
     for node in _walk(tree.root_node):
         if node.type in _IDENTS:
             identifiers.append(_text(node))
-            continue
+            if node.parent is None or node.parent.type not in _PARAM_LISTS:
+                continue  # a bare parameter name is a parameter too
         unit = _unit(node)
         if unit is not None:
             units[unit] += 1
