@@ -57,16 +57,16 @@ def current_of(memory_id: str, payloads: Mapping[str, Mapping[str, object]]) -> 
     return current
 
 
-def _lenders(ranked: Ranked, weights: Weights, window: int) -> list[tuple[Candidate, float]]:
+def _lenders(ranked: Ranked, weights: Weights, window: int) -> list[tuple[Candidate, ScoreParts, float]]:
     """Superseded candidates that would rank within the top ``window`` without the ``superseded``
-    multiplier, with the total they would have."""
+    multiplier, with their parts and the total they would have."""
     if weights.superseded <= 0 or not ranked:
         return []
     cutoff = ranked[min(window, len(ranked)) - 1][1].total
     out = []
     for candidate, parts in ranked:
         if candidate.payload.get("state") == "superseded" and parts.total / weights.superseded >= cutoff:
-            out.append((candidate, parts.total / weights.superseded))
+            out.append((candidate, parts, parts.total / weights.superseded))
     return out
 
 
@@ -74,7 +74,7 @@ def superseders(ranked: Ranked, weights: Weights, window: int) -> list[str]:
     """The ids that superseded memories that would rank within the top ``window`` point to (to read
     when the ranking lacks them)."""
     out = []
-    for candidate, _ in _lenders(ranked, weights, window):
+    for candidate, _, _ in _lenders(ranked, weights, window):
         target = candidate.payload.get("superseded_by")
         if isinstance(target, str) and target:
             out.append(target)
@@ -88,20 +88,23 @@ def pull_current(
     weights: Weights,
     window: int,
     score_one: Callable[[Candidate], ScoreParts],
-) -> Ranked:
+) -> tuple[Ranked, dict[str, float]]:
     """``ranked`` with the current replacement of each superseded memory that would rank within the
     top ``window`` without the ``superseded`` multiplier at least as high as the old one would.
     ``chain``: payloads of the memories the ranking lacks that a chain passes through (superseders,
     canonical memories); ``fetched``: the current memories the ranking lacks that match the query's
-    filter; ``score_one`` scores one of them."""
+    filter; ``score_one`` scores one of them. Also the relevance each pulled memory inherited (what
+    ``latest_first`` compares it by: it answers the query as well as the rule it replaced)."""
     payloads = {**chain, **{c.memory_id: c.payload for c, _ in ranked}}
     lent: dict[str, float] = {}
-    for candidate, total in _lenders(ranked, weights, window):
+    inherited: dict[str, float] = {}
+    for candidate, parts, total in _lenders(ranked, weights, window):
         current = current_of(candidate.memory_id, payloads)
         if current != candidate.memory_id and payloads.get(current, {}).get("state") == "active":
             lent[current] = max(lent.get(current, 0.0), total)
+            inherited[current] = max(inherited.get(current, 0.0), relevance(parts, weights))
     if not lent:
-        return ranked
+        return ranked, {}
     by_id = {c.memory_id: (c, p) for c, p in ranked}
     for mid in lent:
         if mid not in by_id and mid in fetched:
@@ -113,11 +116,14 @@ def pull_current(
             (candidate, parts if total == parts.total else msgspec.structs.replace(parts, total=total))
         )
     out.sort(key=lambda pair: (-pair[1].total, pair[0].memory_id))
-    return out
+    return out, inherited
 
 
 def _answers_later(
-    later: tuple[Candidate, ScoreParts], earlier: tuple[Candidate, ScoreParts], weights: Weights
+    later: tuple[Candidate, ScoreParts],
+    earlier: tuple[Candidate, ScoreParts],
+    weights: Weights,
+    inherited: Mapping[str, float],
 ) -> bool:
     (new, new_parts), (old, old_parts) = later, earlier
     if old.payload.get("type") not in _STATED or old.payload.get("state") != "active":
@@ -126,13 +132,22 @@ def _answers_later(
         return False
     if _created(new.payload) <= _created(old.payload):
         return False
-    return relevance(new_parts, weights) >= weights.latest_margin * relevance(old_parts, weights)
+    new_relevance = max(relevance(new_parts, weights), inherited.get(new.memory_id, 0.0))
+    old_relevance = max(relevance(old_parts, weights), inherited.get(old.memory_id, 0.0))
+    return new_relevance >= weights.latest_margin * old_relevance
 
 
-def latest_first(ranked: Sequence[tuple[Candidate, ScoreParts]], weights: Weights, window: int) -> Ranked:
+def latest_first(
+    ranked: Sequence[tuple[Candidate, ScoreParts]],
+    weights: Weights,
+    window: int,
+    inherited: Mapping[str, float] | None = None,
+) -> Ranked:
     """The top ``window`` with each active stated memory moved above the highest-ranked earlier
     statement (another session, stated before it) that it answers the query about as well as;
-    a moved memory takes that one's total (plus a hair), so totals stay in rank order."""
+    a moved memory takes that one's total (plus a hair), so totals stay in rank order.
+    ``inherited``: relevance a memory has from the rule it replaced (``pull_current``)."""
+    inherited = inherited or {}
     if not 0 < weights.latest_margin <= 1:
         return list(ranked)
     head: Ranked = []
@@ -140,7 +155,9 @@ def latest_first(ranked: Sequence[tuple[Candidate, ScoreParts]], weights: Weight
         candidate, parts = item
         place = len(head)
         if candidate.payload.get("type") in _STATED and candidate.payload.get("state") == "active":
-            place = next((i for i, other in enumerate(head) if _answers_later(item, other, weights)), place)
+            place = next(
+                (i for i, other in enumerate(head) if _answers_later(item, other, weights, inherited)), place
+            )
         if place < len(head):
             above = head[place][1].total
             item = (candidate, msgspec.structs.replace(parts, total=max(parts.total, above + 1e-9)))

@@ -140,14 +140,15 @@ class Recaller:
         if chain:
             currents = [i for i, p in chain.items() if p.get("state") == "active"]
             fetched = self._read(self._embed(text), flt, {}, {}, currents)
+        inherited: dict[str, float] = {}
         if any(c.payload.get("state") == "superseded" for c, _ in ranked):
             top = top_lexical_of(c for c, _ in ranked)
 
             def score_one(candidate: Candidate) -> ScoreParts:
                 return score([candidate], self.weights, hint, now, top_lexical=top)[0][1]
 
-            ranked = pull_current(ranked, chain, fetched, self.weights, window, score_one)
-        return latest_first(ranked, self.weights, window)
+            ranked, inherited = pull_current(ranked, chain, fetched, self.weights, window, score_one)
+        return latest_first(ranked, self.weights, window, inherited)
 
     def _candidates_for(
         self, text: str, sparse: SparseVec, flt: IndexFilter, pool: int

@@ -71,7 +71,7 @@ def test_a_superseded_rule_pulls_its_current_one_above_it() -> None:
     def one(c: Candidate):  # type: ignore[no-untyped-def]
         return score([c], W, ScopeHint(), NOW)[0][1]
 
-    pulled = pull_current(ranked, {"mid": mid, "new": dict(new.payload)}, {"new": new}, W, 20, one)
+    pulled, _ = pull_current(ranked, {"mid": mid, "new": dict(new.payload)}, {"new": new}, W, 20, one)
     assert _ids(pulled)[0] == "new"
     assert _ids(pulled).index("old") > 0
 
@@ -92,5 +92,20 @@ def test_a_superseded_rule_below_the_window_still_lends_when_it_would_rank_insid
     def one(c: Candidate):  # type: ignore[no-untyped-def]
         return score([c], W, ScopeHint(), NOW)[0][1]
 
-    pulled = pull_current(ranked, {}, {}, W, 20, one)
+    pulled, _ = pull_current(ranked, {}, {}, W, 20, one)
     assert _ids(pulled)[0] == "new"  # ... but unmultiplied it would lead, so its successor does
+
+
+def test_a_pulled_memory_answers_as_well_as_the_rule_it_replaced() -> None:
+    old = _c("old", 0.95, 10.0, state="superseded", superseded_by="new", created_at=NOW - 90 * DAY)
+    new = _c("new", 0.1, 0.0, created_at=NOW - 60 * DAY)
+    later = _c("later", 0.3, 2.0, created_at=NOW - DAY)  # stated after it, a weak answer
+
+    def one(c: Candidate):  # type: ignore[no-untyped-def]
+        return score([c], W, ScopeHint(), NOW)[0][1]
+
+    ranked = score([old, new, later], W, ScopeHint(), NOW)
+    pulled, inherited = pull_current(ranked, {}, {}, W, 20, one)
+    assert inherited["new"] > 0.5
+    assert _ids(latest_first(pulled, W, 20, inherited))[0] == "new"
+    assert _ids(latest_first(pulled, W, 20))[0] == "later"  # by its own relevance it would be overtaken
