@@ -17,6 +17,12 @@ def test_values_are_numbers_identifiers_and_quoted_names_not_words() -> None:
     assert {"http", "client"} <= subject and "the" not in subject
 
 
+def test_addresses_and_hyphenated_names_are_values() -> None:
+    _, values = analyse("reminders are sent from payments@acme-shop.com; render images with expo-image")
+    assert {"payments@acme-shop.com", "expo-image"} <= values
+    assert new_values("invoices come from billing@acme.io", "they come from ops@acme.io") == {"ops@acme.io"}
+
+
 def test_stemming_makes_indent_and_indentation_one_subject_word() -> None:
     assert subject_overlap("Use 4 spaces for indentation", "indent with 2 spaces") == 1.0
 

@@ -41,6 +41,8 @@ CHANGE_CUES = (
     "lower",
     "increase",
     "decrease",
+    "upgrade",
+    "downgrade",
     "drop",
     "dropping",
     "deprecated",

@@ -11,7 +11,7 @@ import re
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-_TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|[A-Za-z0-9_][A-Za-z0-9_.:/\-]*")
+_TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|[A-Za-z0-9_][A-Za-z0-9_.:/@\-]*")
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "ies", "ied", "ed", "es", "er", "ly", "s")
 _STOP_WORDS = """a an the and or but if then else of to in on at by for with from as is are was were be been
@@ -32,11 +32,12 @@ def _stem(word: str) -> str:
 
 
 def _is_value(token: str) -> bool:
-    """A value, not a word: quoted, or with a digit, an inner dot/slash/underscore/colon, or camelCase."""
+    """A value, not a word: quoted, or with a digit, an inner dot/slash/underscore/colon/at/hyphen
+    (``acme.io``, ``ops@acme.io``, ``expo-image``), or camelCase."""
     return (
         token[0] in "`\"'"
         or any(ch.isdigit() for ch in token)
-        or any(ch in token.strip(".:-/") for ch in "._/:")
+        or any(ch in token.strip(".:-/") for ch in "._/:@-")
         or _CAMEL.search(token) is not None
     )
 
