@@ -52,6 +52,10 @@ class Stack:
         return self.cli("hook", "--agent", agent, stdin=payload)
 
     def stub(self) -> memory_pb2_grpc.MemoryServiceStub:
+        ca = json.loads((self.home / "runtime.json").read_text()).get("grpc_ca")  # up --tls
+        if ca:
+            credentials = grpc.ssl_channel_credentials(Path(ca).read_bytes())
+            return memory_pb2_grpc.MemoryServiceStub(grpc.secure_channel(self.grpc_address, credentials))
         return memory_pb2_grpc.MemoryServiceStub(grpc.insecure_channel(self.grpc_address))
 
     def token(self) -> str:

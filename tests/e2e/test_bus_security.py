@@ -26,6 +26,7 @@ from nats.errors import NoServersError
 from codememory import subjects
 from codememory.topology import HOOKS, LOG, SERVICES, Service
 from codememory.v1 import memory_pb2 as pb
+from codememory.v1 import memory_pb2_grpc
 
 Action = Callable[[Client], Awaitable[Any]]
 
@@ -326,3 +327,45 @@ def test_status_and_replay_need_an_admin_token(stack) -> None:  # type: ignore[n
     assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
     admin = (("authorization", f"Bearer {stack.token()}"),)
     assert stub.Status(pb.StatusRequest(), metadata=admin, timeout=30).log_last_seq > 0  # the control
+
+
+def test_up_with_tls_carries_hooks_over_tls_only(tmp_path: Path) -> None:
+    """``codememory up --tls``: a local CA, the server in TLS only, the hook and the CLI over it."""
+    from conftest import launch, shutdown  # type: ignore[import-not-found]
+
+    tls_stack = launch(tmp_path, "--tls")
+    try:
+        runtime = json.loads((tmp_path / "runtime.json").read_text())
+        assert runtime["nats_url"].startswith("tls://") and Path(runtime["nats_ca"]).is_file()
+        fact = f"over tls {uuid.uuid4().hex[:8]}"
+        prompt = {"session_id": "s", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": fact}
+        tls_stack.hook("claude", json.dumps(prompt).encode())
+        tls_stack.wait_caught_up()
+        assert fact in tls_stack.cli("log", "--json").stdout.decode()  # the CLI trusts the local CA too
+        assert fact in json.dumps(tls_stack.cli_json("recall", fact))  # gRPC over TLS as well
+        assert not (tmp_path / "spool" / "hooks.jsonl").is_file()
+        assert runtime["grpc_ca"] == runtime["nats_ca"]
+        plain = memory_pb2_grpc.MemoryServiceStub(grpc.insecure_channel(runtime["grpc_address"]))
+        with pytest.raises(grpc.RpcError) as err:  # gRPC in the clear is not answered
+            plain.Status(pb.StatusRequest(), metadata=tls_stack_admin(tls_stack), timeout=5)
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+
+        async def plain_client() -> None:  # in the clear, with the right password: refused
+            nc = await nats.connect(
+                runtime["nats_url"].replace("tls://", "nats://"),
+                user="admin",
+                password=_passwords(tmp_path)["admin"],
+                allow_reconnect=False,
+                max_reconnect_attempts=0,
+                connect_timeout=2,
+            )
+            await nc.close()
+
+        with pytest.raises((NatsError, NoServersError, OSError)):
+            asyncio.run(plain_client())
+    finally:
+        shutdown(tls_stack)
+
+
+def tls_stack_admin(stack) -> tuple[tuple[str, str], ...]:  # type: ignore[no-untyped-def]
+    return (("authorization", f"Bearer {stack.token()}"),)

@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 import typer
 
-from codememory.runtime.home import NotRunningError, local_token, read_runtime
+from codememory.runtime.home import NotRunningError, grpc_root_certificate, local_token, read_runtime
 from codememory.settings import default_home
 from codememory.v1 import code_pb2_grpc, memory_pb2_grpc
 
@@ -29,7 +29,13 @@ class Connection:
 def connect(home: Path, *, timeout: float = 30.0) -> Iterator[Connection]:
     address = os.environ.get("CODEMEMORY_GRPC_ADDRESS") or read_runtime(home).grpc_address
     token = os.environ.get("CODEMEMORY_TOKEN") or local_token(home)
-    with grpc.insecure_channel(address) as channel:
+    ca = grpc_root_certificate(home)  # up --tls: the local CA
+    channel = (
+        grpc.secure_channel(address, grpc.ssl_channel_credentials(ca))
+        if ca
+        else grpc.insecure_channel(address)
+    )
+    with channel:
         yield Connection(
             memory_pb2_grpc.MemoryServiceStub(channel),
             code_pb2_grpc.CodeServiceStub(channel),

@@ -15,7 +15,7 @@ import grpc
 
 from codememory.mcp.errors import GatewayUnavailableError, ToolError, from_rpc
 from codememory.mcp.settings import McpSettings
-from codememory.runtime.home import NotRunningError, local_token, read_runtime
+from codememory.runtime.home import NotRunningError, grpc_root_certificate, local_token, read_runtime
 from codememory.v1 import code_pb2_grpc, memory_pb2_grpc
 
 
@@ -41,7 +41,13 @@ class Gateway:
     async def _channel_for(self, address: str) -> grpc.aio.Channel:
         if self._channel is None or address != self._address:
             await self.close()
-            self._channel, self._address = grpc.aio.insecure_channel(address), address
+            ca = grpc_root_certificate(self._settings.home)  # up --tls: the local CA
+            self._channel = (
+                grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(ca))
+                if ca
+                else grpc.aio.insecure_channel(address)
+            )
+            self._address = address
         return self._channel
 
     async def memory(self, method: str, request: Any) -> Any:

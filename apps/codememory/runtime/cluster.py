@@ -15,6 +15,7 @@ import os
 import socket
 import sys
 import time
+from pathlib import Path
 
 import grpc
 import structlog
@@ -77,6 +78,14 @@ def service_specs(
                     "CODEMEMORY_GATEWAY_LISTEN": grpc_listen,
                     "CODEMEMORY_GATEWAY_DATA_DIR": str(data_dir),
                     "CODEMEMORY_GATEWAY_TOKENS": ",".join(filter(None, (tokens, local))),
+                    **(
+                        {
+                            "CODEMEMORY_GATEWAY_TLS_CERT": bus.server_tls.cert,
+                            "CODEMEMORY_GATEWAY_TLS_KEY": bus.server_tls.key,
+                        }
+                        if bus is not None and bus.server_tls is not None
+                        else {}
+                    ),
                     "CODEMEMORY_GATEWAY_ADMIN_TOKENS": ",".join(
                         filter(
                             None, (os.environ.get("CODEMEMORY_GATEWAY_ADMIN_TOKENS", ""), local_token(home))
@@ -95,12 +104,17 @@ def service_specs(
     return specs
 
 
-async def wait_serving(address: str, timeout_s: float = 180.0) -> bool:
-    """True once the gRPC health service at ``address`` answers SERVING."""
+async def wait_serving(address: str, timeout_s: float = 180.0, ca: str = "") -> bool:
+    """True once the gRPC health service at ``address`` answers SERVING (over TLS with ``ca``)."""
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     deadline = time.monotonic() + timeout_s
-    async with grpc.aio.insecure_channel(address) as channel:
+    channel = (
+        grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(Path(ca).read_bytes()))
+        if ca
+        else grpc.aio.insecure_channel(address)
+    )
+    async with channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline:
             try:
@@ -144,8 +158,11 @@ async def run_supervised(settings: StackSettings) -> None:
             await _wait_listening(server.port)
         flushed = await asyncio.to_thread(flush_hooks, settings, nats_url, bus)
         address = f"127.0.0.1:{grpc_listen.rpartition(':')[2]}"
-        serving = await wait_serving(address)
-        write_runtime(home, Runtime(nats_url=nats_url, grpc_address=address, pid=os.getpid(), nats_ca=bus.ca))
+        serving = await wait_serving(address, ca=bus.ca)
+        write_runtime(
+            home,
+            Runtime(nats_url=nats_url, grpc_address=address, pid=os.getpid(), nats_ca=bus.ca, grpc_ca=bus.ca),
+        )
         urls = [metrics_url(s.env) for s in specs if "CODEMEMORY_METRICS_PORT" in s.env]
         observers = start_observers(home, address, metrics_urls=urls)
         log.info(

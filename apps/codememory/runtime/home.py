@@ -25,6 +25,7 @@ class Runtime:
     grpc_address: str
     pid: int
     nats_ca: str = ""  # the CA of the embedded server's certificate (``up --tls``); not a secret
+    grpc_ca: str = ""  # the CA of the gateway's certificate (``up --tls``: the same local CA)
 
 
 def runtime_file(home: Path) -> Path:
@@ -41,6 +42,7 @@ def write_runtime(home: Path, runtime: Runtime) -> None:
                 "grpc_address": runtime.grpc_address,
                 "pid": runtime.pid,
                 "nats_ca": runtime.nats_ca,
+                "grpc_ca": runtime.grpc_ca,
             }
         )
     )
@@ -55,6 +57,7 @@ def read_runtime(home: Path) -> Runtime:
             grpc_address=str(data["grpc_address"]),
             pid=int(data["pid"]),
             nats_ca=str(data.get("nats_ca") or ""),
+            grpc_ca=str(data.get("grpc_ca") or ""),
         )
     except (OSError, ValueError, KeyError) as exc:
         raise NotRunningError(
@@ -132,3 +135,15 @@ def admin_credentials(home: Path) -> tuple[str, str] | None:
         return "admin", str(passwords["admin"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def grpc_root_certificate(home: Path) -> bytes | None:
+    """The CA a gRPC client of this home must trust (``CODEMEMORY_GRPC_CA`` or runtime.json's
+    ``grpc_ca``); None: the gateway speaks plain gRPC."""
+    path = os.environ.get("CODEMEMORY_GRPC_CA", "")
+    if not path:
+        try:
+            path = str(json.loads(runtime_file(home).read_text()).get("grpc_ca") or "")
+        except (OSError, ValueError, AttributeError):
+            path = ""
+    return Path(path).read_bytes() if path else None

@@ -19,7 +19,7 @@ from pathlib import Path
 import structlog
 
 from codememory.metrics import MetricsEndpoint, MetricsSettings, serve_metrics
-from codememory.runtime.home import local_token, runtime_file
+from codememory.runtime.home import grpc_root_certificate, local_token, runtime_file
 from codememory.runtime.natsd import free_port
 from codememory.settings import env_int
 from codememory.web import WebServer, start_web
@@ -77,7 +77,7 @@ def start_observers(
     if resolved.ui_port >= 0:
         token = local_token(home)
         try:
-            observers._web = start_web(grpc_address, token, resolved.ui_port)
+            observers._web = start_web(grpc_address, token, resolved.ui_port, grpc_root_certificate(home))
             observers.ui_url = observers._web.url(token)
         except OSError as exc:
             log.warning("web_view_unavailable", port=resolved.ui_port, error=str(exc))

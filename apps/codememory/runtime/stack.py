@@ -162,6 +162,8 @@ async def _run_single(settings: StackSettings, nats_url: str, bus: StackBus) -> 
         data_dir=home / "gateway",
         tokens={**configured.tokens, local_token(home): settings.tenant},
         admin_tokens=configured.admin_tokens | {local_token(home)},  # the owner of this home
+        tls_cert=bus.server_tls.cert if bus.server_tls is not None else configured.tls_cert,
+        tls_key=bus.server_tls.key if bus.server_tls is not None else configured.tls_key,
         listen=settings.grpc_listen,
         reuse_port=False,  # one gateway here: a second stack must never share its port (and tenants)
     )
@@ -200,7 +202,14 @@ async def _run_single(settings: StackSettings, nats_url: str, bus: StackBus) -> 
     flushed = await asyncio.to_thread(flush_hooks, settings, nats_url, bus)
     write_processes(home, [_row(s.name, os.getpid()) for s in SERVICES])
     write_runtime(
-        home, Runtime(nats_url=nats_url, grpc_address=grpc_address, pid=os.getpid(), nats_ca=bus.ca)
+        home,
+        Runtime(
+            nats_url=nats_url,
+            grpc_address=grpc_address,
+            pid=os.getpid(),
+            nats_ca=bus.ca,
+            grpc_ca=bus.ca,
+        ),
     )
     observers = start_observers(home, grpc_address)  # the web view and /metrics (observe.py)
     log.info(

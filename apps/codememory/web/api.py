@@ -62,8 +62,14 @@ def _list(params: Params, key: str) -> list[str]:
 class GatewayApi:
     """The gateway's stubs on one channel; every call carries the token and a deadline."""
 
-    def __init__(self, address: str, token: str, *, timeout_s: float = 10.0) -> None:
-        self._channel = grpc.insecure_channel(address)
+    def __init__(
+        self, address: str, token: str, *, timeout_s: float = 10.0, root_certificate: bytes | None = None
+    ) -> None:
+        self._channel = (  # up --tls: the gateway speaks TLS with the local CA
+            grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificate))
+            if root_certificate
+            else grpc.insecure_channel(address)
+        )
         self._metadata = (("authorization", f"Bearer {token}"),)
         self._timeout_s = timeout_s
         self.memory = memory_pb2_grpc.MemoryServiceStub(self._channel)

@@ -126,9 +126,12 @@ class WebServer:
         self._thread.join(timeout=5)
 
 
-def start_web(grpc_address: str, token: str, port: int = 0) -> WebServer:
+def start_web(
+    grpc_address: str, token: str, port: int = 0, root_certificate: bytes | None = None
+) -> WebServer:
     """Serve the web view on 127.0.0.1:``port`` (0: any free port) over the gateway at ``grpc_address``."""
-    server = _Server(("127.0.0.1", port), token, GatewayApi(grpc_address, token))
+    api = GatewayApi(grpc_address, token, root_certificate=root_certificate)
+    server = _Server(("127.0.0.1", port), token, api)
     thread = threading.Thread(target=server.serve_forever, name="codememory-web", daemon=True)
     thread.start()
     return WebServer(server, thread)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -111,6 +112,12 @@ class GatewayApp:
         self.port = 0
         self._tasks: list[asyncio.Task[None]] = []
 
+    def _tls(self) -> tuple[bytes, bytes] | None:
+        """The key and certificate when gRPC is configured for TLS (read at start, never logged)."""
+        if not self.settings.tls_cert:
+            return None
+        return Path(self.settings.tls_key).read_bytes(), Path(self.settings.tls_cert).read_bytes()
+
     async def _set_serving(self, serving: bool) -> None:
         if self._health is not None:
             await set_serving(self._health, serving)
@@ -134,6 +141,7 @@ class GatewayApp:
                 reflection_enabled=self.settings.reflection,
                 reuse_port=self.settings.reuse_port,
                 browse_servicer=self.browse,
+                tls=self._tls(),
             )
         except Exception:
             await asyncio.to_thread(self._close_indexes)  # so a retry on another port can open them

@@ -1,4 +1,4 @@
-"""The gRPC server: the servicers, the shipped health service, and reflection behind a setting.
+"""The gRPC server: the servicers, the shipped health service, reflection behind a setting, TLS when given.
 
 ``create_server`` binds and returns the port, so tests bind ``127.0.0.1:0``. Health is NOT_SERVING
 until the projections have caught up with LOG; afterwards the watchdog (``watchdog.py``) turns it
@@ -34,7 +34,9 @@ async def create_server(
     reflection_enabled: bool = True,
     reuse_port: bool = True,
     browse_servicer: BrowseServicer | None = None,
+    tls: tuple[bytes, bytes] | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
+    """``tls``: (private key, certificate chain) in PEM; the server then speaks TLS only."""
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor()],  # requests by method and code, latency: every service
         options=[
@@ -54,7 +56,10 @@ async def create_server(
             (*_SERVED[1:], health.SERVICE_NAME, reflection.SERVICE_NAME), server
         )
     try:
-        port = server.add_insecure_port(listen)
+        if tls is not None:
+            port = server.add_secure_port(listen, grpc.ssl_server_credentials([tls]))
+        else:
+            port = server.add_insecure_port(listen)
     except RuntimeError as exc:  # grpc raises when it cannot bind
         await server.stop(None)  # an unstarted server still holds a poller task until stopped
         raise ListenError(listen) from exc

@@ -42,6 +42,8 @@ class GatewaySettings:
     admin_tokens: frozenset[str] = frozenset()  # may call Status and Replay (every tenant's state)
     qdrant_url: str = ""
     reflection: bool = False  # gRPC server reflection: off unless configured
+    tls_cert: str = ""  # PEM certificate chain and key files: gRPC over TLS only (deployments: a Secret)
+    tls_key: str = ""
     write_wait_ms: int = 5000
     context_budget_tokens: int = 1500
     weights: Weights = field(default_factory=Weights)
@@ -70,6 +72,8 @@ class GatewaySettings:
             ),
             qdrant_url=env_str(SERVICE, "qdrant_url", "", environ),
             reflection=env_bool(SERVICE, "reflection", False, environ),
+            tls_cert=env_str(SERVICE, "tls_cert", "", environ),
+            tls_key=env_str(SERVICE, "tls_key", "", environ),
             write_wait_ms=env_int(SERVICE, "write_wait_ms", cls.write_wait_ms, environ),
             context_budget_tokens=env_int(
                 SERVICE, "context_budget_tokens", cls.context_budget_tokens, environ
