@@ -86,3 +86,22 @@ def test_kubernetes_takes_every_password_from_the_secret() -> None:
                 "name": "codememory-nats-users",
                 "key": name,
             }
+
+
+def test_the_tls_overlay_gives_every_client_the_ca_and_the_server_its_certificate_from_secrets() -> None:
+    base = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    tls = yaml.safe_load((ROOT / "docker-compose.tls.yml").read_text())
+    assert set(tls["secrets"]) == {"nats-ca", "nats-cert", "nats-key"}
+    assert all(not s["file"].startswith("./deploy") for s in tls["secrets"].values())  # not in the repo
+    assert tls["services"]["nats"]["secrets"] == ["nats-ca", "nats-cert", "nats-key"]
+    conf = (ROOT / "deploy" / "nats" / "nats-tls.conf").read_text()
+    assert "include codememory.conf" in conf and "/run/secrets/nats-key" in conf
+    clients = [
+        n for n, s in base["services"].items() if SERVICE_MODULE.search(" ".join(s.get("command", [])))
+    ]
+    for name in clients:
+        env = tls["services"][name]["environment"]
+        assert (
+            env["CODEMEMORY_NATS_URL"].startswith("tls://")
+            and env["CODEMEMORY_NATS_CA"] == "/run/secrets/nats-ca"
+        )

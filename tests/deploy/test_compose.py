@@ -21,7 +21,7 @@ from shared_data import SHARED_DATA  # type: ignore[import-not-found]
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = SHARED_DATA / "schemas" / "compose-spec.json"
 SERVICES = sorted(s.name for s in TOPOLOGY)
-OVERLAYS = ["docker-compose.scale.yml", "docker-compose.observability.yml"]
+OVERLAYS = ["docker-compose.scale.yml", "docker-compose.observability.yml", "docker-compose.tls.yml"]
 COMBINATIONS = [[], *[[o] for o in OVERLAYS], OVERLAYS]
 # sequences compose replaces rather than merges; no overlay here extends any other sequence
 REPLACED = {"command", "entrypoint", "test"}
