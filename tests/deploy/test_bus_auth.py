@@ -105,3 +105,26 @@ def test_the_tls_overlay_gives_every_client_the_ca_and_the_server_its_certificat
             env["CODEMEMORY_NATS_URL"].startswith("tls://")
             and env["CODEMEMORY_NATS_CA"] == "/run/secrets/nats-ca"
         )
+
+
+def test_production_takes_the_nats_certificates_from_a_secret() -> None:
+    objects = render(ROOT / "k8s" / "overlays" / "production")
+    configs = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ConfigMap"}
+    assert configs["codememory-config"]["data"]["CODEMEMORY_NATS_CA"] == "/etc/codememory-tls/ca.crt"
+    tls_conf = configs["nats-tls"]["data"]["tls.conf"]
+    assert "include nats.conf" in tls_conf and "/etc/nats-tls/tls.key" in tls_conf
+    assert not [o for o in objects if o["kind"] == "Secret"]  # referenced, never written
+    for workload in objects:
+        if workload["kind"] not in ("Deployment", "StatefulSet"):
+            continue
+        spec = workload["spec"]["template"]["spec"]
+        container = spec["containers"][0]
+        uses_nats = workload["metadata"]["name"] == "nats" or SERVICE_MODULE.search(
+            " ".join(container.get("command", []))
+        )
+        if not uses_nats:
+            continue
+        secrets = [v["secret"]["secretName"] for v in spec["volumes"] if "secret" in v]
+        assert secrets == ["codememory-nats-tls"], workload["metadata"]["name"]
+        mounted = {m["name"] for m in container["volumeMounts"]}
+        assert {v["name"] for v in spec["volumes"] if "secret" in v} <= mounted

@@ -260,7 +260,11 @@ def test_nats_is_a_jetstream_cluster_with_a_route_per_replica(target: str) -> No
     replicas = nats["spec"]["replicas"]
     assert replicas == (1 if target == "dev" else 3)
     assert int(config(target)["CODEMEMORY_STREAM_REPLICAS"]) <= replicas
-    assert config(target)["CODEMEMORY_NATS_URL"] == "nats://nats:4222"
+    # production speaks TLS to NATS (k8s/components/tls)
+    assert (
+        config(target)["CODEMEMORY_NATS_URL"]
+        == ("tls" if target == "production" else "nats") + "://nats:4222"
+    )
     assert nats["spec"]["serviceName"] == "nats-headless"
     assert one(target, "Service", "nats-headless")["spec"]["clusterIP"] == "None"
     raw = one(target, "ConfigMap", "nats-config")["data"]["nats.conf"]
