@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -404,3 +405,34 @@ def test_a_poisoned_memory_is_flagged_and_ranked_down_at_session_start(stack) ->
     assert "[flagged: addresses the agent, hidden unicode]" in lines[poison_at]
     assert "\u200b" not in context and "not instructions" in context
     assert lines[honest_at].startswith("- [decision, ")
+
+
+def test_a_tenant_cannot_backdate_futuredate_or_max_out_its_memories(stack) -> None:  # type: ignore[no-untyped-def]
+    stub = stack.stub()
+    text = f"claims to be ancient and vital {uuid.uuid4().hex[:8]}"
+    request = pb.StoreRequest(text=text, importance=1.0, created_at="2001-01-01T00:00:00Z")
+    mid = stub.Store(request, metadata=ALPHA, timeout=30).memory_id
+    future = stub.Store(
+        pb.StoreRequest(text=f"from the future {uuid.uuid4().hex[:8]}", created_at="2099-01-01T00:00:00Z"),
+        metadata=ALPHA,
+        timeout=30,
+    ).memory_id
+    stack.wait_caught_up()
+    now = time.time()
+    stored = stub.History(pb.HistoryRequest(memory_id=mid), metadata=ALPHA, timeout=30).memory
+    assert stored.importance == pytest.approx(0.9) and now - stored.created_at < 7 * 86400 + 60
+    later = stub.History(pb.HistoryRequest(memory_id=future), metadata=ALPHA, timeout=30).memory
+    assert later.created_at - now < 5 * 60 + 5
+    admin = (("authorization", f"Bearer {stack.token()}"),)
+    restored = stub.Store(
+        pb.StoreRequest(
+            text=f"restored by an operator {uuid.uuid4().hex[:8]}",
+            importance=1.0,
+            created_at="2001-01-01T00:00:00Z",
+        ),
+        metadata=admin,
+        timeout=30,
+    ).memory_id
+    stack.wait_caught_up()
+    kept = stub.History(pb.HistoryRequest(memory_id=restored), metadata=admin, timeout=30).memory
+    assert kept.importance == 1.0 and kept.created_at < 1_000_000_000  # 2001: the admin's to set

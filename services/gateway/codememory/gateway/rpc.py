@@ -12,6 +12,7 @@ import hmac
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import grpc
@@ -20,6 +21,7 @@ import structlog
 
 from codememory.codegraph import GraphError, InvalidQueryError, UnknownNodeError
 from codememory.codesearch import CodeSearchError, InvalidCodeInputError
+from codememory.gateway.clamps import clamp_importance, clamp_memory
 from codememory.gateway.convert import (
     consolidate_message,
     history_message,
@@ -97,13 +99,17 @@ def tenant_of(context: grpc.aio.ServicerContext, tokens: Mapping[str, str]) -> s
     raise Unauthenticated("missing or unknown bearer token")
 
 
-def require_admin(context: grpc.aio.ServicerContext, admin_tokens: Collection[str]) -> None:
-    """Status and Replay show and rebuild every tenant's state: an admin token only."""
+def is_admin(context: grpc.aio.ServicerContext, admin_tokens: Collection[str]) -> bool:
     presented = _bearer(context)
     allowed = False
     for token in admin_tokens:
         allowed |= _matches(presented, token) and bool(presented)
-    if not allowed:
+    return allowed
+
+
+def require_admin(context: grpc.aio.ServicerContext, admin_tokens: Collection[str]) -> None:
+    """Status and Replay show and rebuild every tenant's state: an admin token only."""
+    if not is_admin(context, admin_tokens):
         raise PermissionDenied("an admin token is needed (CODEMEMORY_GATEWAY_ADMIN_TOKENS)")
 
 
@@ -142,6 +148,12 @@ def _code_hit(ranked: CodeAwareHit) -> pb.Hit:
     message.score.centrality = ranked.centrality
     message.suspect = ranked.suspect
     return message
+
+
+def _importance(request: pb.RefineRequest, admin: bool) -> float | None:
+    """A refined importance, clamped unless an admin sets it (``clamps.py``)."""
+    importance = request.importance if request.HasField("importance") else None
+    return importance if admin else clamp_importance(importance)
 
 
 class MemoryServicer(pb_grpc.MemoryServiceServicer):
@@ -200,7 +212,8 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
     async def Store(
         self, tenant: str, request: pb.StoreRequest, context: grpc.aio.ServicerContext
     ) -> pb.MutationResponse:
-        written = await self.core.store(tenant, new_memory(request))
+        memory = clamp_memory(new_memory(request), admin=is_admin(context, self.admin_tokens))
+        written = await self.core.store(tenant, memory)
         return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
 
     @rpc
@@ -211,7 +224,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             tenant,
             request.memory_id,
             text=request.text,
-            importance=request.importance if request.HasField("importance") else None,
+            importance=_importance(request, is_admin(context, self.admin_tokens)),
             tags=list(request.tags) if (request.tags or request.replace_tags) else None,
         )
         return pb.MutationResponse(memory_id=written.memory_id, seq=written.seq)
@@ -316,7 +329,9 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             if wait_embedded is None:
                 wait_embedded = request.wait_embedded
             if request.memories:
-                await run.add([imported_memory(m) for m in request.memories])
+                admin = is_admin(context, self.admin_tokens)
+                imported = [imported_memory(m) for m in request.memories]
+                await run.add([replace(m, memory=clamp_memory(m.memory, admin=admin)) for m in imported])
         remaining = context.time_remaining()
         tally = await run.finish(
             wait_embedded=bool(wait_embedded), timeout_s=IMPORT_WAIT_S if remaining is None else remaining
