@@ -67,9 +67,10 @@ def service_specs(
         "TOKENIZERS_PARALLELISM": "false",
     }
     specs = []
+    ports = metrics_env(sum(settings.scale.get(svc.name, 1) for svc in SERVICES))
     for svc in SERVICES:
         for replica in range(settings.scale.get(svc.name, 1)):
-            env = dict(common) | metrics_env(1)[0]  # each replica its own /metrics
+            env = dict(common) | ports.pop()  # each replica its own /metrics
             if bus is not None and bus.passwords:
                 env |= bus.credentials(svc.name).as_env()
             if svc.serves_grpc:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +22,6 @@ import structlog
 
 from codememory.metrics import MetricsEndpoint, MetricsSettings, serve_metrics
 from codememory.runtime.home import grpc_root_certificate, local_token, runtime_file
-from codememory.runtime.natsd import free_port
 from codememory.settings import env_int
 from codememory.web import WebServer, start_web
 
@@ -112,11 +113,15 @@ def read_observers(home: Path) -> tuple[str, list[str]]:
 
 
 def metrics_env(count: int) -> list[dict[str, str]]:
-    """For ``count`` supervised processes: each its own free loopback port for ``/metrics``."""
-    return [
-        {"CODEMEMORY_METRICS_PORT": str(free_port()), "CODEMEMORY_METRICS_HOST": "127.0.0.1"}
-        for _ in range(count)
-    ]
+    """For ``count`` supervised processes: each its own free loopback port for ``/metrics`` (held
+    until all are chosen, so no two are the same)."""
+    with ExitStack() as held:
+        ports = []
+        for _ in range(count):
+            sock = held.enter_context(socket.socket())
+            sock.bind(("127.0.0.1", 0))
+            ports.append(int(sock.getsockname()[1]))
+    return [{"CODEMEMORY_METRICS_PORT": str(port), "CODEMEMORY_METRICS_HOST": "127.0.0.1"} for port in ports]
 
 
 def metrics_url(env: Mapping[str, str]) -> str:
