@@ -133,7 +133,8 @@ def test_the_observability_overlay_scrapes_nats_through_the_exporter() -> None:
     port = exporter["command"][exporter["command"].index("-port") + 1]
     mounts = dict(reversed(v.split(":")[:2]) for v in prometheus["volumes"])
     config = yaml.safe_load((ROOT / mounts["/etc/prometheus/prometheus.yml"]).read_text())
-    targets = [t for job in config["scrape_configs"] for c in job["static_configs"] for t in c["targets"]]
+    static = [c for job in config["scrape_configs"] for c in job.get("static_configs", [])]
+    targets = [t for c in static for t in c["targets"]]
     assert targets == [f"nats-exporter:{port}"]
 
 

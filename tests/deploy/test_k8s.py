@@ -132,7 +132,7 @@ def test_the_gateway_serves_grpc_with_native_probes(target: str) -> None:
     (container,) = pod(one(target, "Deployment", "gateway"))["containers"]
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert container[probe]["grpc"] == {"port": 50051}
-    assert container["ports"] == [{"name": "grpc", "containerPort": 50051}]
+    assert container["ports"][0] == {"name": "grpc", "containerPort": 50051}
     service = one(target, "Service", "gateway")
     assert service["spec"]["ports"][0]["port"] == 50051 and service["spec"]["ports"][0]["name"] == "grpc"
     settings = env(container)
@@ -243,7 +243,8 @@ def test_network_policies_admit_only_what_the_flow_needs(target: str) -> None:
         for rule in spec.get("ingress", []):
             ports = tuple(p["port"] for p in rule["ports"])
             outside |= {(app, ports, source) for source in _admits_outsiders(rule)}
-    assert outside == {("gateway", (50051,), "anywhere"), ("nats", (8222,), "keda")}
+    metrics = (None, (9464,), "monitoring")  # every service's /metrics, for Prometheus
+    assert outside == {("gateway", (50051,), "anywhere"), ("nats", (8222,), "keda"), metrics}
     (qdrant,) = policies["qdrant-ingress"]["ingress"]
     assert qdrant["from"] == [{"podSelector": {"matchLabels": {"app": "gateway"}}}]
     egress = policies["services-egress"]
