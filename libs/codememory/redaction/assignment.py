@@ -30,7 +30,7 @@ KEY_LEAD = rf"(?:{_KEY_QUALIFIERS})[_.-]?\Z"
 
 _QUOTED_OR_BARE = (
     r"(?P<q>\\?[\"'`])?"
-    r"(?P<secret>(?(q)(?:\\.|[^\\\n])*?|(?:[^\s\"'`,;&()\[\]{}<>\\]|\\(?![nrt\"\\]))+))"
+    r"(?P<secret>(?(q)(?:\\.|[^\\\n]){0,4096}?|(?:[^\s\"'`,;&()\[\]{}<>\\]|\\(?![nrt\"\\])){1,4096}))"
     r"(?(q)(?:(?P<closed>(?P=q))|(?=[\r\n])|\Z))"
 )
 _SEPARATOR = (
@@ -38,7 +38,7 @@ _SEPARATOR = (
     r":[ \t]*(?:[A-Z][\w.]*|str|bytes|typing\.\w+)(?:\[[\w.\[\], |]*\])?(?:[ \t]*\|[ \t]*None)?[ \t]+="
     r"|=>|:=|[:=])[ \t]*)"
 )
-ASSIGNMENT = rf"{_KEYWORD}(?P<tail>[A-Za-z0-9_.-]*)(?:\\?[\"'])?{_SEPARATOR}{_QUOTED_OR_BARE}"
+ASSIGNMENT = rf"{_KEYWORD}(?P<tail>[A-Za-z0-9_.-]{{0,100}})(?:\\?[\"'])?{_SEPARATOR}{_QUOTED_OR_BARE}"
 """A secret-named key, an assignment operator and a quoted or bare value (group ``secret``)."""
 
 CLI_FLAG = (
@@ -68,7 +68,7 @@ _NOT_SECRET_WORDS = frozenset((
     "optional", "disabled", "enabled", "redacted", "basic", "bearer", "token", "digest",
 ))
 # fmt: on
-_SECRET_NAME = LazyPattern(rf"{_KEYWORD}(?P<tail>[A-Za-z0-9_.-]*)")
+_SECRET_NAME = LazyPattern(rf"{_KEYWORD}(?P<tail>[A-Za-z0-9_.-]{{0,100}})")
 _SEGMENTS = LazyPattern(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _NUMBER = LazyPattern(r"[-+]?[0-9][0-9_.,eExX+-]*")
 _REFERENCE = LazyPattern(

@@ -40,7 +40,7 @@ _DISCORD_WEBHOOK = r"discord(?:app)?\.com/api/webhooks/(?P<secret>[0-9]{6,}/[A-Z
 _AUTH_HEADER = (
     r"(?<![A-Za-z0-9])(?i:authorization)(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?"
     r"(?:(?P<scheme>(?i:bearer|basic|token|digest|negotiate|ntlm|apikey|bot))[ \t]+)?"
-    r"(?P<secret>[^\s\"'\\,;()]+)"
+    r"(?P<secret>[^\s\"'\\,;()]{1,4096})"
 )
 _BEARER = r"(?<![A-Za-z0-9])(?i:bearer)[ \t]+(?P<secret>[A-Za-z0-9._~+/=-]{16,})"
 _AZURE_KEY = r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<secret>[^;\s\"']{16,})"
