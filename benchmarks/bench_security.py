@@ -8,7 +8,7 @@ the hook client's connect + publish + ack alone (in process, many more samples) 
 interleaved so machine load falls evenly on the three. Medians, p95 and ratios against plain.
 
 Then every bus attack of the security table is tried against the authorised server with real
-clients; each row says what happened (``denied`` is a permissions violation or a refused login; the
+clients (and, last, every redaction rule's adversarial lines are timed at n and 2n characters); each row says what happened (``denied`` is a permissions violation or a refused login; the
 same user's allowed action beside it proves the denial is the permission, not a broken client).
 
 Usage: .venv/bin/python benchmarks/bench_security.py [--runs 40] [--no-write]
@@ -36,6 +36,7 @@ from results import median, percentile, write_section
 from codememory.bus.permissions import authorization_block, bus_users, user_names
 from codememory.bus.streams import ensure_streams
 from codememory.hookclient.wire import NatsConnection
+from codememory.redaction.adversarial import scaling
 from codememory.runtime.certs import local_tls
 from codememory.runtime.natsd import NatsServer
 from codememory.topology import SERVICES
@@ -260,6 +261,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--client-runs", type=int, default=300)
+    parser.add_argument("--redaction-n", type=int, default=16384)  # the hook's largest field
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     stdin = (HOOKS_DATA / "claude_UserPromptSubmit.json").read_bytes()
@@ -337,6 +339,21 @@ def main() -> None:
     attempted = sum(1 for what, _, _ in table if not what.startswith("(control)"))
     controls = [o for what, _, o in table if what.startswith("(control)")]
     lines += ["", f"{denied} of {attempted} attacks denied; controls: {', '.join(controls)}."]
+    started = time.perf_counter()
+    scaled = scaling(args.redaction_n, 2)
+    took = time.perf_counter() - started
+    slowest = max(scaled, key=lambda r: r.seconds_2n)
+    steepest = max(scaled, key=lambda r: r.ratio if r.seconds_2n > 0.005 else 0.0)
+    superlinear = [r for r in scaled if r.seconds_2n > 0.005 and r.ratio > 3]
+    lines += [
+        "",
+        f"Redaction of adversarial single lines (`redaction/adversarial.py`): {len(scaled)} lines built from "
+        f"every rule's triggers, each at {args.redaction_n:,} and {2 * args.redaction_n:,} characters "
+        f"({took:.0f} s). Slowest: {slowest.kind}, {slowest.shape}: {slowest.seconds_n * 1000:.1f} ms -> "
+        f"{slowest.seconds_2n * 1000:.1f} ms ({slowest.ratio:.2f}x for 2x the input). Steepest above 5 ms: "
+        f"{steepest.kind}, {steepest.shape}: {steepest.ratio:.2f}x. Lines growing faster than 3x: "
+        f"{len(superlinear)}.",
+    ]
     body = "\n".join(lines)
     print(body)
     if not args.no_write:
