@@ -8,8 +8,9 @@ the hook client's connect + publish + ack alone (in process, many more samples) 
 interleaved so machine load falls evenly on the three. Medians, p95 and ratios against plain.
 
 Then every bus attack of the security table is tried against the authorised server with real
-clients (and, last, every redaction rule's adversarial lines are timed at n and 2n characters); each row says what happened (``denied`` is a permissions violation or a refused login; the
+clients; each row says what happened (``denied`` is a permissions violation or a refused login; the
 same user's allowed action beside it proves the denial is the permission, not a broken client).
+Last, every redaction rule's adversarial lines are timed at n and 2n characters.
 
 Usage: .venv/bin/python benchmarks/bench_security.py [--runs 40] [--no-write]
 """
