@@ -100,3 +100,18 @@ def test_up_makes_private_credentials_once_and_the_hook_takes_its_tenant_from_th
     )
     bare = HookSettings.from_env({"CODEMEMORY_HOME": str(tmp_path / "none"), "CODEMEMORY_TENANT": "t"})
     assert (bare.nats_user, bare.tenant) == ("", "t")
+
+
+def test_each_supervised_replica_logs_in_as_its_own_service_only(tmp_path: Path) -> None:
+    from codememory.runtime.cluster import service_specs
+    from codememory.runtime.stack import StackSettings
+
+    settings = StackSettings(home=tmp_path, scale={s.name: 2 for s in SERVICES})
+    bus = prepare_bus(tmp_path, "local")
+    specs = service_specs(settings, "nats://127.0.0.1:1", "127.0.0.1:0", bus)
+    assert len(specs) == 2 * len(SERVICES)
+    for spec in specs:
+        assert spec.env["CODEMEMORY_NATS_USER"] == spec.service
+        assert spec.env["CODEMEMORY_NATS_PASSWORD"] == bus.passwords[spec.service]
+        others = {p for user, p in bus.passwords.items() if user != spec.service}
+        assert not others & set(spec.env.values())  # nobody else's password, the admin's included
