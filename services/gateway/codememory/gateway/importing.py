@@ -83,6 +83,7 @@ class ImportRun:
         self._seen: set[str] = set()
         self._new: list[str] = []  # the ids of what this run stored, in order
         self.tally = ImportTally()
+        self._appending: asyncio.Future[None] | None = None
 
     def _event(self, number: int, item: ImportedMemory) -> MemoryStored:
         memory = item.memory
@@ -140,9 +141,18 @@ class ImportRun:
         return envelopes
 
     async def add(self, batch: Sequence[ImportedMemory]) -> None:
+        """Prepare ``batch`` while the previous one is appended; appends stay in stream order."""
         envelopes = await asyncio.to_thread(self._prepare, batch)
-        if not envelopes:
-            return
+        await self._appended()
+        if envelopes:
+            self._appending = asyncio.ensure_future(self._append(envelopes))
+
+    async def _appended(self) -> None:
+        appending, self._appending = self._appending, None
+        if appending is not None:
+            await appending
+
+    async def _append(self, envelopes: list[Envelope]) -> None:
         started = time.perf_counter()
         appended = await self._log.append(envelopes)
         self.tally.append_s += time.perf_counter() - started
@@ -151,6 +161,7 @@ class ImportRun:
 
     async def finish(self, *, wait_embedded: bool, timeout_s: float) -> ImportTally:
         """One wait for the projection; then, if asked, for the vectors of what this run stored."""
+        await self._appended()
         if self.tally.last_seq and not await self._live.wait_for(self.tally.last_seq, timeout_s):
             raise NotReady(f"imported up to {self.tally.last_seq} but it is not yet applied")
         self.tally.last_seq = max(self.tally.last_seq, self._live.seq)
