@@ -14,7 +14,7 @@ def _kinds(text: str, path: str) -> dict[str, set[str]]:
 
 def test_python_fragment_with_lost_first_indent_still_parses() -> None:
     kinds = _kinds("if x is None:\n            raise ValueError('x')\n        return x", "a.py")
-    assert "if x is None:" in kinds["stmt"]
+    assert "if x is None:" in kinds["check"]  # a guard: it raises at once
     units = _kinds("x = 1\n        y = fetch(url, timeout=30)", "a.py")
     assert "timeout" in units["arg"] and "x = 1" in units["stmt"]
 

@@ -7,9 +7,10 @@ same file when it
 * renames back: the earlier edit renamed ``a`` to ``b`` and this one brings ``a`` back (dropping ``b``,
   or using ``a`` again where ``b`` is now the name);
 * restores: it adds a unit the earlier edit removed (a removed check put back, a default changed back);
-* drops: it removes a unit the earlier edit added (an added parameter dropped) with nothing of the same
-  kind and key or nearly the same text in its place, and without the unit turning up in any later edit
-  (code moved into a helper is a continuation, not forgetting).
+* drops: it removes a parameter, argument, decorator or guard the earlier edit added (an added parameter
+  dropped, an added check removed) with nothing of the same kind and key or nearly the same text in its
+  place, and without the unit turning up in any later edit (code moved into a helper is a continuation).
+  Other code an earlier turn added and a later one removes is refactoring as often as not: silent.
 
 Edits that continue or refine the instructed change stay silent: a unit replaced by one of the same key
 (a parameter given another default, a check with a longer message) is a refinement. A turn whose own
@@ -33,7 +34,13 @@ _REVERT = re.compile(
     r"back to (the )?(old|original|previous)|as it was)\b",
     re.IGNORECASE,
 )
+# what an instruction's change is made of, when it is taken back: a contract (parameters, arguments,
+# decorators) or a guard dropped; anything but an import put back (imports come and go with use, and
+# code an earlier turn added and a later one removes is usually refactoring, not forgetting)
+_DROPPED = frozenset({"param", "arg", "decorator", "check"})
+_RESTORED = frozenset({"stmt", "check", "param", "arg", "decorator", "def"})
 _SIMILAR = 0.6  # a replacement this close (token sequence ratio) to a dropped unit refines it
+_FOCUSED = 15  # at most this many units added: an instructed change, not code written from scratch
 _MIN_OLD_NAME = 4  # a name the edit only uses again (not renamed back) must be at least this long
 
 
@@ -118,12 +125,20 @@ def _undone(earlier: _Change, edit: _Change, later_added: set[str]) -> list[str]
                 found.append(f"used the old name `{a}` again (it was renamed to `{b}`)")
     earlier_removed, earlier_added, earlier_after = earlier.removed, earlier.added, earlier.new.units
     added, removed = edit.added, edit.removed
+    owners = {(u.kind, u.text): u.owner for u in earlier_removed}
     for unit in sorted(added, key=lambda u: u.text):
-        if unit in earlier_removed and unit not in earlier_after:
+        restored = unit.kind in _RESTORED and unit in earlier_removed and unit not in earlier_after
+        if restored and owners.get((unit.kind, unit.text), unit.owner) == unit.owner:  # the same function's
             found.append(f"put back `{_short(unit.text)}`")
+    if len(earlier_added) > _FOCUSED:
+        return found  # an earlier turn that wrote a whole block: later removals in it are refactoring
     for unit in sorted(removed & earlier_added, key=lambda u: u.text):
-        if unit.text in later_added:
-            continue  # moved, not dropped
+        if unit.kind not in _DROPPED or unit.text in later_added:
+            continue  # not a contract or a guard, or moved rather than dropped
+        if unit.kind == "arg" and not unit.owner:
+            continue  # a pair of a dict or object that is no call's argument: data, not a contract
+        if unit.owner and unit.owner not in edit.new.identifiers:
+            continue  # its function or call went with it: that removes a function, not a parameter
         replaced = any(
             other.kind == unit.kind and (other.key == unit.key or _ratio(other.text, unit.text) >= _SIMILAR)
             for other in added

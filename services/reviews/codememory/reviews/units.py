@@ -8,6 +8,7 @@ reduced to units:
 
 * ``stmt``: a statement or declaration (``if``, ``return``, an assignment, a ``const``), its text
   whitespace-normalised; its key is its first line, so a statement whose body grew keeps its key.
+* ``check``: a guard, an ``if`` without ``else`` that raises, returns or throws at once, or an ``assert``.
 * ``param``: one parameter of a signature, keyed by its name.
 * ``def``: a function, method or class header, keyed by its name.
 * ``arg``: a keyword argument or an object literal's pair (``timeout=30``, ``{retries: 3}``).
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from tree_sitter import Node, Parser
@@ -44,6 +45,8 @@ _DEFS = frozenset(
     }
 )
 _ARGS = frozenset({"keyword_argument", "pair"})
+_CALLS = frozenset({"call", "call_expression", "new_expression"})
+_LAMBDAS = frozenset({"lambda", "arrow_function", "function_expression", "func_literal"})
 _IMPORTS = frozenset({"import_statement", "import_from_statement", "import_declaration", "import_spec"})
 _DECLS = frozenset(
     {
@@ -65,6 +68,9 @@ _IDENTS = frozenset(
     }
 )
 _BODIES = frozenset({"block", "statement_block", "class_body", "body"})
+_EXITS = frozenset(
+    {"raise_statement", "throw_statement", "return_statement", "continue_statement", "break_statement"}
+)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _SEQUENCES = frozenset({"module", "block", "program", "statement_block", "source_file", "class_body"})
 _METHOD_HEAD = re.compile(r"^\s*(?:async\s+|static\s+|get\s+|set\s+)*[#\w$]+\s*\(.*\)\s*\{\s*$")
@@ -76,6 +82,7 @@ class Unit:
     kind: str
     key: str
     text: str
+    owner: str = field(default="", compare=False)  # a parameter's function, an argument's callee
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,19 +159,46 @@ def _walk(node: Node) -> list[Node]:
     return out
 
 
+def _owner(node: Node, kinds: frozenset[str]) -> str:
+    """The name of the nearest enclosing node of ``kinds`` (a function, a call), or ``""``."""
+    current = node.parent
+    while current is not None and current.type not in kinds:
+        current = current.parent
+    if current is None:
+        return ""
+    callee = current.child_by_field_name("function") or current.child_by_field_name("constructor")
+    if callee is not None:
+        names = [_text(n) for n in _walk(callee) if n.type in _IDENTS]
+        return names[-1] if names else ""
+    return _name(current) if current.type in _DEFS else ""
+
+
+def _guards(node: Node) -> bool:
+    """An ``if`` without ``else`` whose body leaves at once: raise, throw, return, continue or break."""
+    if node.child_by_field_name("alternative") is not None:
+        return False
+    body = node.child_by_field_name("consequence")
+    first = next((c for c in (body.named_children if body else []) if c.type != "comment"), None)
+    if first is not None and first.type in ("block", "statement_block"):
+        first = next((c for c in first.named_children if c.type != "comment"), None)
+    return first is not None and first.type in _EXITS
+
+
 def _unit(node: Node) -> Unit | None:
     kind = node.type
     parent = node.parent
     if parent is not None and parent.type in _PARAM_LISTS and node.is_named and kind != "comment":
-        return Unit("param", _name(node), _norm(_text(node)))
+        return Unit("param", _name(node), _norm(_text(node)), _owner(parent, _DEFS | _LAMBDAS))
     if kind in _DEFS:
         return Unit("def", _name(node), _header(node))
     if kind in _ARGS:
-        return Unit("arg", _name(node), _norm(_text(node)))
+        return Unit("arg", _name(node), _norm(_text(node)), _owner(node, _CALLS))
     if kind == "decorator":
         return Unit("decorator", _norm(_text(node)), _norm(_text(node)))
     if kind in _IMPORTS:
         return Unit("import", _norm(_text(node)), _norm(_text(node)))
+    if kind in ("assert_statement", "if_statement") and (kind != "if_statement" or _guards(node)):
+        return Unit("check", _norm(_text(node).split("\n", 1)[0]), _norm(_text(node)))
     statement_level = parent is not None and parent.type in _SEQUENCES and node.is_named
     if (
         kind.endswith("_statement")
