@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codememory.events import MemoryScope, MemoryStored, encode_envelope, new_envelope
+from codememory.events import MemoryEmbedded, MemoryScope, MemoryStored, encode_envelope, new_envelope
 from codememory.gateway.browsing import MemoryQuery, list_memories, list_sessions
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.logpages import entry
@@ -100,5 +100,10 @@ def test_log_records_become_rows_only_for_their_tenant() -> None:
     assert row is not None and (row.seq, row.event, row.event_id) == (7, "memory.stored", "e1")
     assert '"text":"hello"' in row.summary and row.occurred_at == datetime(2026, 1, 1, tzinfo=UTC).timestamp()
     assert entry(8, "cm.log.t1.memory.stored", stored("t2"), "t1") is None  # an envelope of another tenant
+    vectors = MemoryEmbedded(memory_id="m1", model="m", text_digest="d", vector=(0.5,) * 384)
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    data = encode_envelope(new_envelope(vectors, event_id="e2", tenant="t1", occurred_at=at))
+    row = entry(10, "cm.log.t1.memory.embedded", data, "t1")
+    assert row is not None and '"vector":"[384 numbers]"' in row.summary  # what happened, not the floats
     broken = entry(9, "cm.log.t1.memory.stored", b"{not json", "t1")
     assert broken is not None and broken.event == "memory.stored" and "cannot be decoded" in broken.summary

@@ -221,7 +221,7 @@ async function loadEvents(before) {
 async function loadStatus() {
   try {
     const s = await api("/api/status", {});
-    $("status-line").textContent = `${s.memories} memories · LOG ${s.log_last_seq} · ${s.caught_up ? "caught up" : "catching up"}`;
+    $("status-line").textContent = `${s.memories} current memories · LOG ${s.log_last_seq} · ${s.caught_up ? "caught up" : "catching up"}`;
   } catch (error) {
     $("status-line").textContent = "gateway: " + error.message;
   }

@@ -52,7 +52,7 @@ def entry(seq: int, subject: str, data: bytes, tenant: str) -> LogEntry | None:
         return LogEntry(seq, tag, "", 0.0, "", f"(cannot be decoded: {type(exc).__name__})")
     if envelope.tenant != tenant:
         return None
-    summary = msgspec.json.encode(envelope.payload).decode("utf-8", "replace")
+    summary = msgspec.json.encode(_brief(msgspec.to_builtins(envelope.payload))).decode("utf-8", "replace")
     if len(summary) > SUMMARY_CHARS:
         summary = summary[: SUMMARY_CHARS - 1] + "…"
     return LogEntry(
@@ -63,6 +63,17 @@ def entry(seq: int, subject: str, data: bytes, tenant: str) -> LogEntry | None:
         correlation_id=envelope.correlation_id,
         summary=summary,
     )
+
+
+def _brief(value: object) -> object:
+    """The payload with each vector as its length: a row should say what happened, not list floats."""
+    if isinstance(value, list | tuple) and value and all(isinstance(v, float) for v in value[:8]):
+        return f"[{len(value)} numbers]"
+    if isinstance(value, list | tuple):
+        return [_brief(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _brief(v) for k, v in value.items()}
+    return value
 
 
 class TenantLog:
