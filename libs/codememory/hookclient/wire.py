@@ -7,7 +7,7 @@ inbox, then HPUB with a reply subject and wait for the reply (a JetStream PubAck
 a core request). Everything is pipelined into as few writes as possible and bounded by a deadline.
 ``_socket`` is used directly because the ``socket`` wrapper module imports ``selectors`` and
 ``enum`` on top (~5 ms). TLS (a ``tls://`` URL or a server that requires it) upgrades the socket
-after INFO with the ``ssl`` module, imported only then; ``ca`` names the CA file of a private CA.
+after INFO with ``_ssl``, imported only then; ``ca`` names the CA file of a private CA.
 Replies come to the user's own inbox (``_INBOX_<user>``), the only one its permissions let it read.
 """
 
