@@ -87,3 +87,27 @@ def test_another_file_and_an_unsupported_language_are_silent() -> None:
 def test_edits_before_any_prompt_carry_no_instruction() -> None:
     silent = Turn(0, "", RENAME.edits)
     assert detect([silent], "x", Edit("app/users.py", "def fetch_user(uid):", "def get_user(uid):")) is None
+
+
+def test_deleting_the_function_is_not_dropping_its_parameter() -> None:
+    gone = Edit("web/client.ts", "function fetchAll(url, timeout = 30) {\n  return get(url);\n}", "")
+    assert detect([ADD_PARAM], "remove dead code", gone) is None
+
+
+def test_removals_inside_a_block_written_from_scratch_are_refactoring() -> None:
+    body = "\n".join(f"    if x{i} is None:\n        raise ValueError('x{i}')" for i in range(16))
+    wrote = Turn(
+        1, "write the validator", (Edit("v.py", "def validate(x0):\n    pass", f"def validate(x0):\n{body}"),)
+    )
+    later = Edit("v.py", "    if x3 is None:\n        raise ValueError('x3')\n", "")
+    assert detect([wrote], "simplify", later) is None
+    focused = Turn(
+        1, "check x3", (Edit("v.py", "    pass", "    if x3 is None:\n        raise ValueError('x3')"),)
+    )
+    assert detect([focused], "simplify", later) is not None
+
+
+def test_a_keyword_argument_dropped_from_its_call_is_found() -> None:
+    call = Turn(1, "pass a timeout", (Edit("p.py", "fetch(url)", "fetch(url, timeout=5)"),))
+    assert detect([call], "tidy", Edit("p.py", "fetch(url, timeout=5)", "fetch(url)")) is not None
+    assert detect([call], "tidy", Edit("p.py", "fetch(url, timeout=5)", "fetch(url, timeout=10)")) is None

@@ -111,8 +111,11 @@ def _prepare(text: str, language: str) -> str:
 
     Python fragments lose their first line's indentation to capping: the rest is dedented to match. A
     JavaScript or TypeScript fragment that starts with a method header (``finish (meta) {``) would
-    parse as a call followed by a block, so it is put inside a class body.
+    parse as a call followed by a block, so it is put inside a class body; a brace-language fragment
+    that opens more braces than it closes (a header alone) is closed, so its parameters have a function.
     """
+    if language != "python":
+        text += "\n}" * max(0, text.count("{") - text.count("}"))  # a header without its body's end
     if language in ("javascript", "typescript", "tsx"):
         first = text.lstrip("\n").split("\n", 1)[0]
         word = first.strip().split("(", 1)[0].split()[-1:] if "(" in first else []
