@@ -5,6 +5,11 @@ from. Redriving one publishes it to ``cm.redrive.<service>`` (stream REDRIVE), w
 that service also consumes through the same handler and settler: the normal path, without appending
 anything to LOG again (LOG is immutable; a LOG consumer's dead letter cannot be re-appended). A
 redriven message leaves the DLQ once REDRIVE has stored it.
+
+What is parked is redacted first (``codememory.redaction``): a message that never went through the
+hook's redaction (published straight onto HOOKS) and could not be processed must not keep its
+secrets in the DLQ, which is kept without age limit. Bytes that are not UTF-8 are kept as they are
+around what is redacted (``surrogateescape``).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from nats.js.client import JetStreamContext
 
 from codememory import subjects
 from codememory.bus.outcomes import Delivery
+from codememory.redaction import redact_text
 from codememory.topology import DLQ, REDRIVE
 
 
@@ -45,17 +51,24 @@ class JetStreamDeadLetters:
     async def park(self, delivery: Delivery, reason: str) -> None:
         await self._js.publish(
             subjects.dead_letter(self._service),
-            delivery.data,
+            scrubbed(delivery.data),
             stream=DLQ,
             headers={
                 "Nats-Msg-Id": f"{self._service}:{delivery.received_as or delivery.seq}",
-                "CM-Reason": reason[:1000].replace("\r", " ").replace("\n", " "),
+                "CM-Reason": redact_text(reason[:1000]).replace("\r", " ").replace("\n", " "),
                 "CM-Service": self._service,
                 "CM-Stream": delivery.origin_stream or self._stream,
                 "CM-Seq": str(delivery.seq),
                 "CM-Subject": delivery.subject,
             },
         )
+
+
+def scrubbed(data: bytes) -> bytes:
+    """``data`` with every secret the redactor finds replaced by its marker; other bytes unchanged."""
+    text = data.decode("utf-8", "surrogateescape")
+    redacted = redact_text(text)
+    return data if redacted == text else redacted.encode("utf-8", "surrogateescape")
 
 
 class InMemoryDeadLetters:
