@@ -209,7 +209,8 @@ def _functions(root: Path, count: int) -> list[tuple[str, str]]:
             inner = node.body if isinstance(node, ast.ClassDef) else [node]
             prefix = f"{node.name}." if isinstance(node, ast.ClassDef) else ""
             for fn in inner:
-                if isinstance(fn, ast.FunctionDef) and len(fn.body) >= 3 and not fn.name.startswith("__"):
+                big = isinstance(fn, ast.FunctionDef) and len(fn.body) >= 3 and not fn.name.startswith("__")
+                if big and (path, prefix + fn.name) not in found:
                     found.append((path, prefix + fn.name))
     step = max(1, len(found) // count)
     return found[::step][:count]
@@ -222,7 +223,8 @@ def _locate(root: Path, path: str, name: str) -> tuple[int, str]:
     tree = ast.parse((root / path).read_text())
     body: list[ast.stmt] = tree.body
     for part in name.split("."):
-        fn = next(n for n in body if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name == part)
+        # the last definition of the name: an ``@overload`` stub comes before the implementation
+        fn = [n for n in body if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name == part][-1]
         body = fn.body
     first = body[0]
     docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
