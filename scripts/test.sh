@@ -7,6 +7,6 @@ bash scripts/setup.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 echo "== gRPC stubs"; bash scripts/gen_protos.sh --check
 echo "== AsyncAPI"; bash scripts/gen_asyncapi.sh --check
-echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
+echo "== ruff"; .venv/bin/ruff check .; .venv/bin/ruff format --check .
 echo "== mypy"; .venv/bin/mypy libs/codememory apps/codememory services
 echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider "$@"
