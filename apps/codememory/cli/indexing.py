@@ -2,7 +2,8 @@
 
 Index streams a repository (unchanged files skipped by content hash, which the gateway reports, unless
 the repository's source roots renamed their module: ``rootcache``), then optionally its git history
-since the last commit recorded. The post-commit hook records HEAD and the
+since the last commit recorded, as RecordCode streams of ``STREAM_FACTS`` facts, one recorded while
+the next is parsed. The post-commit hook records HEAD and the
 files it changed, read from the commit itself, so what is recorded is what was committed.
 """
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import msgspec
@@ -26,6 +28,8 @@ from codememory.code.summary import IndexProgress
 from codememory.codefacts import CodeFact
 from codememory.events import FileDeleted
 from codememory.settings import default_home
+
+STREAM_FACTS = 1000  # facts per RecordCode stream (a file's symbols are one fact)
 
 
 def index_repository_into(
@@ -45,11 +49,11 @@ def index_repository_into(
     facts = index_repository(
         root, repo, known, workers=workers, summary=summary, progress=_progress(), roots=roots, stale=stale
     )
-    recorded = record(conn, facts)
+    recorded = record_in_streams(conn, facts)
     save_roots(default_home(), repo, roots)
     commits = 0
     if history and (root / ".git").exists():
-        commits = record(conn, _history(conn, root, repo, roots))
+        commits = record_in_streams(conn, _history(conn, root, repo, roots))
         recorded += commits
     if sys.stderr.isatty():
         sys.stderr.write("\n")
@@ -67,6 +71,34 @@ def index_repository_into(
         return
     typer.echo(summary.describe())
     typer.echo(f"{recorded} facts recorded for {repo} ({commits} commits) in {report['seconds']}s")
+
+
+def record_in_streams(conn: Connection, facts: Iterable[CodeFact], *, per_stream: int = STREAM_FACTS) -> int:
+    """Record ``facts`` as RecordCode streams of ``per_stream`` facts each, so a repository of any size
+    indexes (the gateway holds one stream until all of it is valid): one stream is recorded in a
+    thread while the next is parsed. Each stream is all or nothing; what earlier streams recorded stays
+    (indexing again skips those files by their content hash)."""
+    recorded = 0
+    with ThreadPoolExecutor(1, thread_name_prefix="record") as sender:
+        in_flight: Future[int] | None = None
+        for chunk in _chunked(facts, per_stream):
+            if in_flight is not None:
+                recorded += in_flight.result()
+            in_flight = sender.submit(record, conn, chunk)
+        if in_flight is not None:
+            recorded += in_flight.result()
+    return recorded
+
+
+def _chunked(facts: Iterable[CodeFact], size: int) -> Iterator[list[CodeFact]]:
+    chunk: list[CodeFact] = []
+    for fact in facts:
+        chunk.append(fact)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _progress() -> Callable[[IndexProgress], None] | None:

@@ -20,6 +20,7 @@ import msgspec
 from codememory.codegraph import CodeGraph, UnknownNodeError, queries
 from codememory.codegraph.temporal import ChangeSet, moment
 from codememory.codegraph.views import NodeRef
+from codememory.gateway import codeintake
 from codememory.gateway.codeconvert import (
     as_of_message,
     changes_message,
@@ -81,7 +82,7 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
             async for fact in request:
                 yield fact.event_json
 
-        recorded, last_seq = await self.core.record(tenant, facts())
+        recorded, last_seq = await codeintake.record(self.core, tenant, facts())  # off the loop, parallel
         return cpb.RecordCodeResponse(recorded=recorded, last_seq=last_seq)
 
     @rpc

@@ -1,0 +1,78 @@
+"""RecordCode's intake: facts decoded, checked and redacted in worker processes, in stream order."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+
+import pytest
+from codestack import CodeStack  # type: ignore[import-not-found]
+
+from codememory.codefacts import encode_fact
+from codememory.events import Symbol, SymbolsExtracted
+from codememory.gateway import codeintake
+from codememory.gateway.codeintake import CHUNK_FACTS, CodeIntake
+from codememory.gateway.errors import InvalidArgument
+
+SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _files(n: int) -> list[bytes]:
+    return [
+        encode_fact(
+            SymbolsExtracted(
+                repo="shop",
+                path=f"f{i}.py",
+                content_hash=f"h{i}",
+                symbols=(
+                    Symbol(
+                        qualname=f"f{i}.run", name="run", kind="function", start_line=1, end_line=2,
+                        docstring=f"uses token {SECRET} for {i}",
+                    ),
+                ),
+            )
+        )
+        for i in range(n)
+    ]  # fmt: skip
+
+
+async def _stream(items: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for item in items:
+        yield item
+
+
+@pytest.mark.parametrize("workers", [2, 0])
+async def test_envelopes_come_back_redacted_and_in_stream_order(workers: int) -> None:
+    intake = CodeIntake(workers=workers)
+    try:
+        envelopes = await intake.envelopes("t1", _stream(_files(3 * CHUNK_FACTS + 5)))
+    finally:
+        intake.close()
+    paths = [e.payload.path for e in envelopes]  # type: ignore[union-attr]
+    assert paths == [f"f{i}.py" for i in range(3 * CHUNK_FACTS + 5)]
+    docstrings = [e.payload.symbols[0].docstring for e in envelopes]  # type: ignore[union-attr]
+    assert all(SECRET not in d and "REDACTED" in d for d in docstrings)
+    assert len({e.event_id for e in envelopes}) == len(envelopes) and {e.tenant for e in envelopes} == {"t1"}
+
+
+async def test_a_bad_fact_in_a_later_chunk_is_named_by_its_place_in_the_stream() -> None:
+    bad = b'{"type": "symbols.extracted", "repo": "shop", "path": "/etc/passwd", "content_hash": "h"}'
+    facts = _files(2 * CHUNK_FACTS)
+    facts.insert(CHUNK_FACTS + 9, bad)
+    intake = CodeIntake(workers=2)
+    try:
+        with pytest.raises(
+            InvalidArgument, match=f"fact {CHUNK_FACTS + 10}: path must be repository-relative"
+        ):
+            await intake.envelopes("t1", _stream(facts))
+    finally:
+        intake.close()
+
+
+async def test_record_appends_everything_or_nothing(code_stack: CodeStack) -> None:
+    recorded, last_seq = await codeintake.record(code_stack.core, "t1", _stream(_files(300)))
+    assert (recorded, last_seq) == (300, 300)
+    assert len(code_stack.core.indexed_files("t1", "shop")) == 300
+    bad = b'{"type": "symbols.extracted", "repo": "", "path": "x.py", "content_hash": "h"}'
+    with pytest.raises(InvalidArgument, match="fact 301: a code fact needs a repo"):
+        await codeintake.record(code_stack.core, "t1", _stream([*_files(300), bad]))
+    assert len(code_stack.log.records) == 300
