@@ -18,7 +18,8 @@ def test_every_exported_field_reaches_the_request() -> None:
     row = {
         "id": "3f1c9a52-7a0e-4a44-9d7f-0d0e7e0f1a11", "type": "decision", "repo": "r", "branch": "main",
         "user": "sam", "session": "s1", "agent": "codex", "paths": ["a.py"],
-        "time": "2024-01-02T03:04:05+00:00", "tags": ["x"], "importance": 0.8, "metadata": {"k": "v"}, "state": "deprecated",
+        "time": "2024-01-02T03:04:05+00:00", "tags": ["x"], "importance": 0.8, "metadata": {"k": "v"},
+        "state": "deprecated",
     }  # fmt: skip
     (memory,) = parse_lines([_line(**row)])
     request = memory.memory
