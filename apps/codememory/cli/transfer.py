@@ -144,6 +144,8 @@ def import_memories(
         "existing": int(response.existing),
         "embedded": bool(response.embedded),
         "seconds": round(seconds, 3),
+        "server_seconds": round(response.seconds, 3),
+        "append_seconds": round(response.append_seconds, 3),
         "per_second": round(response.received / seconds, 1) if seconds > 0 else 0.0,
     }
 
