@@ -15,12 +15,13 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
-from coderepo import REPO, make_repo  # type: ignore[import-not-found]
+from coderepo import PAY_V2, REPO, make_repo  # type: ignore[import-not-found]
 
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
@@ -32,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web-view"
 DOCS_IMAGES = ROOT / "docs" / "images"
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+REPO_ROOT: list[Path] = []  # where the module's repository was made
 
 if not (CHROMIUM and CHROMEDRIVER):  # the test command installs them (scripts/setup.sh): say so loudly
     raise RuntimeError(
@@ -71,6 +73,7 @@ def stored(web_stack: tuple[Stack, str], tmp_path_factory: pytest.TempPathFactor
     root = tmp_path_factory.mktemp("webcode") / "shop"
     make_repo(root)
     stack.cli_json("index", str(root))
+    REPO_ROOT.append(root)
     stub = memory_pb2_grpc.MemoryServiceStub(grpc.insecure_channel(stack.grpc_address))
     meta = (("authorization", f"Bearer {stack.token()}"),)
 
@@ -260,3 +263,37 @@ def test_sessions_graph_and_event_log_pages(
     assert seqs == sorted(seqs, reverse=True)  # newest first
     assert any("memory.superseded" in r.text for r in rows)
     shot(browser, "events")
+
+
+def test_a_memory_whose_code_changed_since_is_shown_suspect(
+    web_stack: tuple[Stack, str], stored: dict[str, str], browser: WebDriver
+) -> None:
+    stack, url = web_stack
+    (root,) = REPO_ROOT
+    stub = memory_pb2_grpc.MemoryServiceStub(grpc.insecure_channel(stack.grpc_address))
+    written = (datetime.now(UTC) - timedelta(hours=1)).isoformat()  # a memory from before the edit
+    text = "Gateway.charge rounds amounts to cents before the ledger"
+    request = pb.StoreRequest(text=text, scope=pb.Scope(repo=REPO, paths=["shop/pay.py"]), created_at=written)
+    stub.Store(request, metadata=(("authorization", f"Bearer {stack.token()}"),), timeout=30)
+    (root / "shop/pay.py").write_text(PAY_V2.replace("round(checked, 2)", "int(checked * 100)"))
+    edit = {
+        "session_id": "sess-web-edit",
+        "cwd": str(root),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(root / "shop/pay.py"), "old_string": "round", "new_string": "int"},
+        "tool_response": {"filePath": str(root / "shop/pay.py"), "success": True},
+    }
+    assert stack.hook("claude", json.dumps(edit).encode()).returncode == 0
+    stack.wait_caught_up()
+    browser.get(url)
+    fill(browser, "q", "how are amounts rounded for the ledger")
+    fill(browser, "f-working", "shop/api.py")
+
+    def suspect_shown(driver: WebDriver) -> bool:
+        driver.find_element(By.ID, "search-button").click()
+        time.sleep(0.3)
+        return any("suspect:" in c and "rounds amounts" in c for c in cards(driver))
+
+    wait_for(browser, suspect_shown, "the memory marked suspect", timeout_s=40)
+    shot(browser, "suspect")

@@ -60,6 +60,7 @@ function memoryFilters() {
     since: dateSeconds($("f-since").value, false),
     until: dateSeconds($("f-until").value, true),
     state: $("f-state").value,
+    working: $("f-working").value.replace(/\s+/g, ""),
     limit: "50",
   };
 }
