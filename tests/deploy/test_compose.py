@@ -7,7 +7,9 @@ k8s/, one NATS server that fsyncs every write, the files the services mount, pin
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +107,27 @@ def test_nats_is_one_jetstream_server_that_fsyncs_every_write() -> None:
     assert re.search(r"^\s*store_dir: /data$", settings, re.M) and mounts["/data"] == "nats-data"
     assert re.search(r"^http_port: 8222$", settings, re.M)
     assert "8222/healthz" in " ".join(nats["healthcheck"]["test"])
+
+
+def test_nats_accepts_the_configuration_compose_mounts(tmp_path: Path) -> None:
+    """``nats-server -t`` on the mounted files, passwords set as compose would set them."""
+    from codememory.runtime.natsd import find_nats_server
+
+    deploy = ROOT / "deploy" / "nats"
+    for name in ("nats.conf", "auth.conf"):
+        (tmp_path / name).write_text((deploy / name).read_text())
+    names = set(re.findall(r"\$(CM_NATS_PASSWORD_\w+)", (deploy / "auth.conf").read_text()))
+    assert names, "auth.conf takes its passwords from the environment"
+    env = {"PATH": os.environ.get("PATH", ""), **{n: "not-a-real-password" for n in names}}
+    checked = subprocess.run(
+        [find_nats_server(), "-t", "-c", str(tmp_path / "nats.conf")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert checked.returncode == 0, checked.stderr + checked.stdout
 
 
 def test_the_gateway_listens_on_50051_with_the_qdrant_server() -> None:
