@@ -14,6 +14,7 @@ never, to avoid, instead of …) and a longer subject; ``recency`` (0..1) only b
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 
@@ -34,6 +35,7 @@ _REASONS = re.compile(
 FILE_ONLY = 0.3
 
 
+@functools.lru_cache(maxsize=8192)
 def rationale(message: str) -> float:
     """How much a commit message explains itself, 0..1."""
     found = len(_REASONS.findall(message))

@@ -80,8 +80,12 @@ class _Scores:
         return found
 
 
-def _cochange(graph: CodeGraph, idx: int) -> tuple[dict[str, float], int]:
-    """Partners' recency-weighted shares of the commits that touched node ``idx``; the commit count."""
+def _cochange(graph: CodeGraph, idx: int, memo: dict[int, list[FileNode]]) -> tuple[dict[str, float], int]:
+    """Partners' recency-weighted shares of the commits that touched node ``idx``; the commit count.
+
+    ``memo`` keeps each commit's files for the rest of the review (the same commits come up for every
+    changed file and symbol).
+    """
     commits = commits_of(graph, idx)
     if not commits:
         return {}, 0
@@ -90,7 +94,9 @@ def _cochange(graph: CodeGraph, idx: int) -> tuple[dict[str, float], int]:
     total = 0.0
     counted = 0
     for cidx, commit in commits:
-        files = commit_files(graph, cidx)
+        files = memo.get(cidx)
+        if files is None:
+            files = memo[cidx] = commit_files(graph, cidx)
         if len(files) > MAX_COMMIT_FILES:
             continue
         w = 0.5 ** ((newest - commit.authored_at) / (HALF_LIFE_DAYS * 86400.0))
@@ -163,7 +169,8 @@ def missing_changes(
 ) -> list[MissingChange]:
     """Ranked likely-missing changes for a diff of ``files`` ((path, node index)) and ``changed``."""
     scores = _Scores(exclude)
-    by_file = [(path, *_cochange(graph, fidx)) for path, fidx in files]
+    memo: dict[int, list[FileNode]] = {}
+    by_file = [(path, *_cochange(graph, fidx, memo)) for path, fidx in files]
     history = _noisy_or([s for _, s, _ in by_file])
     for path, share in history.items():
         counts = ", ".join(f"{p} ({n} commits)" for p, _, n in by_file if n)
@@ -171,13 +178,13 @@ def missing_changes(
     for partner, share in sorted(history.items(), key=lambda p: (-p[1], p[0]))[:5]:
         pidx = graph.find(("file", repo, partner))
         if pidx is not None and partner not in exclude:
-            for far, second in _cochange(graph, pidx)[0].items():
+            for far, second in _cochange(graph, pidx, memo)[0].items():
                 scores.add(far, TWO_HOP * share * second, f"changes with {partner}, which changes with this")
     for d in dependents:
         if d.distance == 1 and d.path not in exclude:
             symbol = d.name if d.kind == "symbol" else ""
             scores.add(d.path, DEPENDENT_WEIGHT, f"{d.edge} `{d.via}`", symbol)
-    for path, share in _noisy_or([_cochange(graph, idx)[0] for idx, _ in changed]).items():
+    for path, share in _noisy_or([_cochange(graph, idx, memo)[0] for idx, _ in changed]).items():
         scores.add(
             path, SYMBOL_WEIGHT * share, f"changed in {share:.0%} of the commits to the changed symbols"
         )

@@ -9,6 +9,8 @@ called with the graph's lock held (``engine.review`` takes it once for the whole
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from collections.abc import Iterator
 
 from codememory.codegraph import CodeGraph
@@ -60,11 +62,21 @@ def symbols_in(graph: CodeGraph, fidx: int) -> Iterator[tuple[int, SymbolNode]]:
                 yield dst, node
 
 
+_memo = threading.local()  # one review at a time per thread; the graph cannot change while it holds the lock
+
+
 def commits_of(graph: CodeGraph, idx: int) -> list[tuple[int, CommitNode]]:
-    """The recorded commits that modified a file or symbol, oldest first."""
-    found = [(dst, graph.g[dst]) for dst, _ in graph.out(idx, MODIFIED_BY)]
-    commits = [(i, c) for i, c in found if isinstance(c, CommitNode) and c.recorded]
-    return sorted(commits, key=lambda p: (p[1].authored_at, p[1].sha))
+    """The recorded commits that modified a file or symbol, oldest first (kept while the graph is
+    unchanged: risk, missing and history ask for the same nodes)."""
+    ref = getattr(_memo, "graph", None)
+    if ref is None or ref() is not graph or _memo.version != graph.version:
+        _memo.graph, _memo.version, _memo.commits = weakref.ref(graph), graph.version, {}
+    found: list[tuple[int, CommitNode]] | None = _memo.commits.get(idx)
+    if found is None:
+        nodes = [(dst, graph.g[dst]) for dst, _ in graph.out(idx, MODIFIED_BY)]
+        commits = [(i, c) for i, c in nodes if isinstance(c, CommitNode) and c.recorded]
+        found = _memo.commits[idx] = sorted(commits, key=lambda p: (p[1].authored_at, p[1].sha))
+    return found
 
 
 def commit_files(graph: CodeGraph, cidx: int) -> list[FileNode]:

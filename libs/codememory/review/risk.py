@@ -15,6 +15,8 @@ Parts and weights (their weighted mean is the score; low < 0.33 <= medium < 0.6 
 
 from __future__ import annotations
 
+import bisect
+
 from codememory.codegraph import CodeGraph
 from codememory.codegraph.centrality import CentralitySnapshot
 from codememory.review.model import Risk, RiskPart
@@ -31,13 +33,14 @@ _FIX_WITHIN = 14 * _DAY
 def _fix_ratio(graph: CodeGraph, files: list[int]) -> tuple[float, int, int]:
     followed = total = 0
     for fidx in files:
-        commits = [c for _, c in commits_of(graph, fidx)]
-        fixes = [c.authored_at for c in commits if FIX.search(c.summary)]
-        for c in commits:
-            if FIX.search(c.summary):
+        commits = [(c.authored_at, bool(FIX.search(c.summary))) for _, c in commits_of(graph, fidx)]
+        fixes = sorted(at for at, fix in commits if fix)
+        for at, fix in commits:
+            if fix:
                 continue
             total += 1
-            followed += any(c.authored_at < t <= c.authored_at + _FIX_WITHIN for t in fixes)
+            nxt = bisect.bisect_right(fixes, at)  # the first fix after this change
+            followed += nxt < len(fixes) and fixes[nxt] <= at + _FIX_WITHIN
     return (followed / total if total else 0.0), followed, total
 
 
