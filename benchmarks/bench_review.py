@@ -368,7 +368,7 @@ def synthetic_repo(root: Path, packages: int = 60, modules: int = 50, commits: i
         planter.commit(f"{'fix' if n % 7 == 0 else 'change'} {n}")
 
 
-def _big_diff(root: Path, files: int = 20, per_file: int = 7) -> str:
+def _big_diff(root: Path, files: int = 20, per_file: int = 9) -> str:
     """About 500 lines: ``per_file`` lines replaced in each of ``files`` modules, restored afterwards."""
     every = sorted(p.relative_to(root).as_posix() for p in root.glob("pkg*/mod*.py"))
     paths = every[:: max(1, len(every) // files)][:files]
