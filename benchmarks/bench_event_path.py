@@ -272,9 +272,12 @@ def index_rates(home: Path, tree: Path) -> str:
     started = time.perf_counter()
     done = subprocess.run(
         [str(codememory), "index", str(tree), "--repo", "bench-index", "--json"],
-        env=env, capture_output=True, check=True,
+        env=env, capture_output=True, check=False,
     )  # fmt: skip
     index_s = time.perf_counter() - started
+    if done.returncode != 0:
+        error = done.stderr.decode()[-600:]
+        return f"### Index\n\n`codememory index` failed after {index_s:.1f} s: {error}\n"
     report = json.loads(done.stdout)
     parsed = int(report.get("parsed", files))
     return (
