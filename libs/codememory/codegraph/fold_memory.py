@@ -43,7 +43,14 @@ def apply_memory(graph: GraphStore, envelope: Envelope, seq: int) -> None:
     if draft is None or draft.memory_id in graph.forgotten or ("memory", draft.memory_id) in graph.index:
         return
     node = MemoryNode(
-        draft.memory_id, draft.created_at, draft.session_id, draft.repo, tuple(draft.paths), draft.text, seq
+        draft.memory_id,
+        draft.created_at,
+        draft.session_id,
+        draft.repo,
+        tuple(draft.paths),
+        draft.text,
+        seq,
+        draft.memory_type,
     )
     midx, _ = graph.ensure(node)
     if draft.session_id:

@@ -121,6 +121,7 @@ class MemoryNode:
     paths: tuple[str, ...] = ()
     text: str = ""
     seq: int = 0
+    memory_type: str = ""  # a commit's message is a memory of type "commit"
 
     @property
     def key(self) -> Key:

@@ -5,14 +5,12 @@ and symbols it is about, whatever its words, so the memories of the changed symb
 without a text search. A memory is suspect when the code it is about changed after it was written (the
 graph's relevance rule), or when this diff deletes or re-signs a symbol it is about.
 
-A recorded commit's message is a memory too (``memory.draft.commit_text``: the message, then
-``(commit <sha12> on <day>; ...)``); those are the review's ``history``, ranked by what they explain,
-so they are left out here rather than listed twice.
+A recorded commit's message is a memory too (type ``commit``, ``memory.draft``); those are the
+review's ``history``, ranked by what they explain, so they are left out here rather than listed twice.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 
 from codememory.codegraph import CodeGraph
@@ -23,7 +21,6 @@ __all__ = ["Suspects", "linked_memories"]
 
 MENTIONS = frozenset({"mentions"})
 Suspects = Callable[[Sequence[str]], Mapping[str, str]]
-_COMMIT = re.compile(r"\(commit [0-9a-f]{12}(?: on \d{4}-\d{2}-\d{2})?(?:;[^\n]*)?\)\s*$")
 
 
 def linked_memories(
@@ -42,7 +39,7 @@ def linked_memories(
     for idx, name, symbol in targets:
         for src, _ in graph.into(idx, MENTIONS):
             memory = graph.g[src]
-            if not isinstance(memory, MemoryNode) or (not memory.session and _COMMIT.search(memory.text)):
+            if not isinstance(memory, MemoryNode) or memory.memory_type == "commit":
                 continue
             nodes[memory.memory_id] = memory
             about.setdefault(memory.memory_id, [])
