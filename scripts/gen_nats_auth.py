@@ -3,10 +3,11 @@
     .venv/bin/python scripts/gen_nats_auth.py [--hook-tenants default,acme]
 
 Writes ``deploy/nats/auth.conf`` (docker-compose.yml) and ``k8s/base/nats-auth.yaml`` (the
-ConfigMap nats-auth beside nats-config): every user of ``codememory.bus.permissions`` but ``up`` with its permissions, and in place of each
-password a ``$CM_NATS_PASSWORD_<USER>`` variable that nats-server reads from its environment (an
-.env file, a Kubernetes Secret), so no secret is in the repository or the image. A variable the
-server's environment lacks stops it from starting: nothing runs with a missing password.
+ConfigMap nats-auth beside nats-config): every user of ``codememory.bus.permissions`` but ``up``
+with its permissions, and in place of each password a ``$CM_NATS_PASSWORD_<USER>`` variable that
+nats-server reads from its environment (an .env file, a Kubernetes Secret), so no secret is in the
+repository or the image. A variable the server's environment lacks stops it from starting: nothing
+runs with a missing password.
 ``tests/deploy/test_bus_auth.py`` fails when these files fall behind the topology.
 """
 
