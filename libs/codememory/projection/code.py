@@ -23,21 +23,21 @@ from codememory.codegraph.digest import graph_digest
 from codememory.codesearch import CodeIndex, CodeIndexError, InvalidCodeInputError
 from codememory.events import Envelope, FileDeleted, SymbolsEmbedded, SymbolsExtracted
 from codememory.projection.port import Decoded
+from codememory.projection.position import InMemoryPosition
 from codememory.vectorstore import IndexUnavailableError, VectorIndex
 
 log = structlog.get_logger(__name__)
 
 
-class CodeProjection:
+class CodeProjection(InMemoryPosition):
     def __init__(
         self, graphs: TenantGraphs, code_index: CodeIndex, *, shard: VectorIndex, generation: int = 0
     ) -> None:
+        super().__init__()
         self.graphs = graphs
         self.code_index = code_index
         self.shard = shard  # the index under code_index: closed when a replay swaps this projection out
         self.generation = generation
-        self.last_seq = 0
-        self.poisoned = 0
 
     def apply_batch(self, decoded: Decoded) -> int:
         """Fold events in order; the position follows each one, so a failure leaves it before the culprit."""
@@ -50,13 +50,6 @@ class CodeProjection:
             self.last_seq = seq
             applied += 1
         return applied
-
-    def skip(self, seq: int) -> None:
-        self.last_seq = max(self.last_seq, seq)
-        self.poisoned += 1
-
-    def save_position(self, seq: int) -> None:
-        self.last_seq = max(self.last_seq, seq)
 
     def _index(self, envelope: Envelope) -> None:
         """Code search's part; an index that is away is transient, any other index failure poison."""

@@ -36,6 +36,7 @@ from codememory.events import (
 )
 from codememory.memory import memory_from_envelope, text_digest
 from codememory.projection import Decoded
+from codememory.projection.position import InMemoryPosition
 
 
 @dataclass(kw_only=True)
@@ -80,36 +81,20 @@ def _unit(vector: tuple[float, ...]) -> np.ndarray:
     return array / norm if norm > 0 else array
 
 
-class ConsolidationView:
+class ConsolidationView(InMemoryPosition):
     """LOG folded per tenant; implements ``codememory.projection.Projection``."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.tenants: dict[str, TenantView] = {}
-        self._seq = 0
-        self._poisoned = 0
-
-    @property
-    def last_seq(self) -> int:
-        return self._seq
-
-    @property
-    def poisoned(self) -> int:
-        return self._poisoned
-
-    def skip(self, seq: int) -> None:
-        self._seq = max(self._seq, seq)
-        self._poisoned += 1
-
-    def save_position(self, seq: int) -> None:
-        self._seq = max(self._seq, seq)
 
     def apply_batch(self, decoded: Decoded) -> int:
         applied = 0
         for seq, envelope in decoded:
-            if seq <= self._seq:
+            if seq <= self.last_seq:
                 continue
             self.apply(seq, envelope)
-            self._seq = seq
+            self.last_seq = seq
             applied += 1
         return applied
 

@@ -23,6 +23,7 @@ from codememory.events import (
     ToolObserved,
 )
 from codememory.projection import Decoded
+from codememory.projection.position import InMemoryPosition
 from codememory.reviews.edits import edits_from_excerpt
 from codememory.reviews.sessions import Sessions
 
@@ -35,29 +36,13 @@ class TenantReviews:
     recorded: set[str] = field(default_factory=set)  # review and detection ids already in LOG
 
 
-class ReviewsView:
+class ReviewsView(InMemoryPosition):
     """LOG folded per tenant; implements ``codememory.projection.Projection``."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.graphs = TenantGraphs()
         self.tenants: dict[str, TenantReviews] = {}
-        self._seq = 0
-        self._poisoned = 0
-
-    @property
-    def last_seq(self) -> int:
-        return self._seq
-
-    @property
-    def poisoned(self) -> int:
-        return self._poisoned
-
-    def skip(self, seq: int) -> None:
-        self._seq = max(self._seq, seq)
-        self._poisoned += 1
-
-    def save_position(self, seq: int) -> None:
-        self._seq = max(self._seq, seq)
 
     def tenant(self, name: str) -> TenantReviews:
         return self.tenants.setdefault(name, TenantReviews())
@@ -68,10 +53,10 @@ class ReviewsView:
     def apply_batch(self, decoded: Decoded) -> int:
         applied = 0
         for seq, envelope in decoded:
-            if seq <= self._seq:
+            if seq <= self.last_seq:
                 continue
             self.apply(seq, envelope)
-            self._seq = seq
+            self.last_seq = seq
             applied += 1
         return applied
 
