@@ -54,6 +54,24 @@ class NewMemory:
     created_at: str = ""
     agent: str = ""
 
+    def stored(
+        self, memory_id: str, text: str, clean: Callable[[str], str], *, source: str = "api"
+    ) -> MemoryStored:
+        """The event that stores this memory as ``memory_id`` with ``text`` (checked and redacted
+        already) and its metadata values passed through ``clean`` (Store and Import alike)."""
+        return MemoryStored(
+            memory_id=memory_id,
+            text=text,
+            memory_type=self.memory_type or "note",
+            scope=self.scope,
+            tags=self.tags,
+            importance=self.importance,
+            metadata={k: clean(v) for k, v in self.metadata.items()},
+            source=source,
+            created_at=self.created_at,
+            agent=self.agent,
+        )
+
 
 @dataclass(frozen=True)
 class Written:
@@ -158,17 +176,7 @@ class GatewayCore:
             return Written(
                 memory_id, int(str(existing.payload.get("seq", 0)))
             )  # storing an id twice stores once
-        event = MemoryStored(
-            memory_id=memory_id,
-            text=text,
-            memory_type=memory.memory_type or "note",
-            scope=memory.scope,
-            tags=memory.tags,
-            importance=memory.importance,
-            metadata={k: self._clean(v) for k, v in memory.metadata.items()},
-            created_at=memory.created_at,
-            agent=memory.agent,
-        )
+        event = memory.stored(memory_id, text, self._clean)
         seq = await self._write(tenant, event, deterministic_id(tenant, "stored", memory_id, text))
         return Written(memory_id, seq)
 

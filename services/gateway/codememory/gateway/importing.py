@@ -102,18 +102,7 @@ class ImportRun:
             memory_id = imported_id(self.tenant, memory)
         except InvalidArgument as exc:
             raise InvalidArgument(f"memory {number}: {exc}") from exc
-        return MemoryStored(
-            memory_id=memory_id,
-            text=text,
-            memory_type=memory.memory_type or "note",
-            scope=memory.scope,
-            tags=memory.tags,
-            importance=memory.importance,
-            metadata={k: self._clean(v) for k, v in memory.metadata.items()},
-            source="import",
-            created_at=memory.created_at,
-            agent=memory.agent,
-        )
+        return memory.stored(memory_id, text, self._clean, source="import")
 
     def _prepare(self, batch: Sequence[ImportedMemory]) -> list[Envelope]:
         """Validate, redact, drop what exists: the envelopes to append (runs in a worker thread)."""
