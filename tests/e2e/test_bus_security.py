@@ -28,6 +28,7 @@ from codememory import subjects
 from codememory.topology import HOOKS, LOG, SERVICES, Service
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
+from conftest import launch, shutdown  # type: ignore[import-not-found]
 
 Action = Callable[[Client], Awaitable[Any]]
 
@@ -332,8 +333,6 @@ def test_status_and_replay_need_an_admin_token(stack) -> None:  # type: ignore[n
 
 def test_up_with_tls_carries_hooks_over_tls_only(tmp_path: Path) -> None:
     """``codememory up --tls``: a local CA, the server in TLS only, the hook and the CLI over it."""
-    from conftest import launch, shutdown  # type: ignore[import-not-found]
-
     tls_stack = launch(tmp_path, "--tls")
     try:
         runtime = json.loads((tmp_path / "runtime.json").read_text())

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from codememory.hookclient.forgetting import forgetting_request, format_forgetting
 from codememory.hookclient.message import build_message
+from shared_data import HOOKS_DATA  # type: ignore[import-not-found]
 
-HOOKS = Path(__file__).resolve().parents[4] / "shared" / "data" / "hooks"
+HOOKS = HOOKS_DATA
 
 
 def _body(agent: str, payload: dict[str, object]) -> dict[str, object]:
