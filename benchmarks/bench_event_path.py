@@ -32,13 +32,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_replay import fill_log
 from results import median, write_section
 
 from codememory.bus import JetStreamEventLog, ensure_streams
-from codememory.events import Appended, Envelope, LogRecord, MemoryEmbedded, MemoryStored, new_envelope
+from codememory.events import Appended, Envelope, LogRecord
 from codememory.gateway.replay import rebuild_memory
 from codememory.lexical import SparseEncoder
-from codememory.memory import MemoryProjection, Position, text_digest
+from codememory.memory import MemoryProjection, Position
 from codememory.projection import LiveProjection
 from codememory.runtime.natsd import NatsServer
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
@@ -58,30 +59,6 @@ class RecordAtATime:
 
     async def last_seq(self) -> int:
         return await self._log.last_seq()
-
-
-async def _fill(log: JetStreamEventLog, memories: int) -> int:
-    import numpy as np
-
-    gen = np.random.default_rng(3)
-    batch = []
-    for i in range(memories):
-        mid = str(uuid.UUID(int=i + 1))
-        text = f"memory {i}: the retry budget of service{i % 50} is {i % 7} attempts with jittered backoff"
-        vector = gen.standard_normal(384)
-        vector /= np.linalg.norm(vector)
-        stored = MemoryStored(memory_id=mid, text=text)
-        batch.append(new_envelope(stored, event_id=str(uuid.uuid4()), tenant="bench"))
-        embedded = MemoryEmbedded(
-            memory_id=mid, model="m", text_digest=text_digest(text), vector=tuple(vector.tolist())
-        )
-        batch.append(new_envelope(embedded, event_id=str(uuid.uuid4()), tenant="bench"))
-        if len(batch) >= 1000:
-            await log.append(batch)
-            batch = []
-    if batch:
-        await log.append(batch)
-    return await log.last_seq()
 
 
 async def _replay_once(tmp: Path, name: str, log: object, events: int) -> tuple[float, float, str]:
@@ -104,7 +81,7 @@ async def replay_rates(memories: int, runs: int) -> dict[str, object]:
         js = nc.jetstream()
         await ensure_streams(js)
         log = JetStreamEventLog(js)
-        events = await _fill(log, memories)
+        events = await fill_log(log, memories)
         old_fold, new_fold, new_prep, old_prep, digests = [], [], [], [], set()
         for run in range(runs):
             fold_s, prep_s, digest = await _replay_once(Path(tmp), f"old{run}", RecordAtATime(log), events)

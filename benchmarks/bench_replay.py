@@ -33,7 +33,9 @@ from codememory.runtime.natsd import NatsServer
 from codememory.vectorstore import EdgeVectorIndex
 
 
-async def _fill(log: JetStreamEventLog, memories: int) -> int:
+async def fill_log(log: JetStreamEventLog, memories: int) -> int:
+    """``memories`` stored memories, each with a random unit vector, appended to LOG (also used by
+    ``bench_event_path``)."""
     gen = np.random.default_rng(3)
     batch = []
     for i in range(memories):
@@ -62,7 +64,7 @@ async def _run(memories: int) -> tuple[int, float, float, float]:
         js = nc.jetstream()
         await ensure_streams(js)
         log = JetStreamEventLog(js)
-        events = await _fill(log, memories)
+        events = await fill_log(log, memories)
         started = time.perf_counter()
         count = 0
         async for record in log.read(1):
