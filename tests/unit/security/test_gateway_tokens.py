@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from codememory.gateway.callers import require_admin, tenant_of
 from codememory.gateway.errors import PermissionDenied, Unauthenticated
-from codememory.gateway.rpc import require_admin, tenant_of
 from codememory.gateway.settings import GatewaySettings
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hmac
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
@@ -21,6 +20,7 @@ import structlog
 
 from codememory.codegraph import GraphError, InvalidQueryError, UnknownNodeError
 from codememory.codesearch import CodeSearchError, InvalidCodeInputError
+from codememory.gateway.callers import is_admin, require_admin, tenant_of
 from codememory.gateway.clamps import clamp_importance, clamp_memory
 from codememory.gateway.convert import (
     consolidate_message,
@@ -72,45 +72,6 @@ def status_of(exc: Exception) -> grpc.StatusCode:
         if cls in _CODES:
             return _CODES[cls]
     return grpc.StatusCode.INTERNAL
-
-
-def _bearer(context: grpc.aio.ServicerContext) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value.removeprefix("Bearer ").strip()
-    return ""
-
-
-def _matches(presented: str, token: str) -> bool:
-    """Constant time in the content of both (``hmac.compare_digest``): no timing oracle on a token."""
-    return hmac.compare_digest(presented.encode(), token.encode())
-
-
-def tenant_of(context: grpc.aio.ServicerContext, tokens: Mapping[str, str]) -> str:
-    """The tenant of the caller's bearer token. Every configured token is compared, each in constant
-    time; several tokens may name one tenant (rotation: add the new one, move clients, drop the old)."""
-    presented = _bearer(context)
-    tenant = ""
-    for token, name in tokens.items():
-        if _matches(presented, token) and presented:
-            tenant = name
-    if tenant:
-        return tenant
-    raise Unauthenticated("missing or unknown bearer token")
-
-
-def is_admin(context: grpc.aio.ServicerContext, admin_tokens: Collection[str]) -> bool:
-    presented = _bearer(context)
-    allowed = False
-    for token in admin_tokens:
-        allowed |= _matches(presented, token) and bool(presented)
-    return allowed
-
-
-def require_admin(context: grpc.aio.ServicerContext, admin_tokens: Collection[str]) -> None:
-    """Status and Replay show and rebuild every tenant's state: an admin token only."""
-    if not is_admin(context, admin_tokens):
-        raise PermissionDenied("an admin token is needed (CODEMEMORY_GATEWAY_ADMIN_TOKENS)")
 
 
 def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
