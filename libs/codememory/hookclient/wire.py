@@ -29,17 +29,13 @@ from codememory.hookclient.protocol import (
     parse_pub_ack,
     parse_url,
 )
+from codememory.hookclient.sockets import open_socket, upgrade
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
 if TYPE_CHECKING:
-    from typing import Protocol
-
-    class _TlsObject(Protocol):  # ``_ssl._SSLSocket``, which typeshed does not describe
-        def write(self, data: memoryview, /) -> int: ...
-        def read(self, size: int, /) -> bytes: ...
-        def do_handshake(self) -> None: ...
-
     from collections.abc import Mapping, Sequence
+
+    from codememory.hookclient.sockets import Socket, TlsSocket
 
 __all__ = ["NatsConnection"]
 
@@ -52,7 +48,7 @@ class NatsConnection:
 
     def __init__(
         self,
-        sock: _socket.socket | _Tls,
+        sock: _socket.socket | TlsSocket,
         info: dict[str, object],
         buffered: bytes = b"",
         inbox: str = "_INBOX",
@@ -78,8 +74,8 @@ class NatsConnection:
         host, port, url_user, url_password = parse_url(url)
         if not user:
             user, password = url_user, url_password
-        raw = _open_socket(host, port, deadline)
-        sock: _Socket | _Tls = raw
+        raw = open_socket(host, port, deadline)
+        sock: Socket | TlsSocket = raw
         try:
             reader = cls(sock, {})
             line = reader._read_line(deadline)
@@ -89,7 +85,7 @@ class NatsConnection:
             if not isinstance(info, dict):
                 raise NatsError("malformed INFO")
             if info.get("tls_required") or url.strip().lower().startswith("tls://"):
-                sock = _upgrade(raw, host, ca, deadline)
+                sock = upgrade(raw, host, ca, deadline)
             inbox = "_INBOX_" + subjects.token(user) if user and password else "_INBOX"
             conn = cls(sock, info, bytes(reader._buf), inbox)
             options: dict[str, object] = {
@@ -260,71 +256,3 @@ class NatsConnection:
         data = bytes(self._buf[:size])
         del self._buf[:size]
         return data
-
-
-class _Socket(_socket.socket):
-    """``_socket.socket`` that TLS can wrap (``_ssl`` keeps a weak reference to its socket)."""
-
-
-class _Tls:
-    """The few socket methods this client uses, over an ``_ssl`` connection."""
-
-    __slots__ = ("_raw", "_tls")
-
-    def __init__(self, raw: _Socket, tls: _TlsObject) -> None:
-        self._raw = raw
-        self._tls = tls
-
-    def settimeout(self, seconds: float) -> None:
-        self._raw.settimeout(seconds)
-
-    def sendall(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[self._tls.write(view) :]
-
-    def recv(self, size: int) -> bytes:
-        return self._tls.read(size)
-
-    def close(self) -> None:
-        self._raw.close()
-
-
-def _upgrade(sock: _Socket, host: str, ca: str, deadline: float) -> _Tls:
-    """The connection over TLS, checked against ``ca`` (else the system's CAs) and ``host``.
-
-    ``_ssl`` directly, not ``ssl``: the module imports ``socket`` and ``enum`` on top (~7 ms of the
-    hook's budget, measured with ``-X importtime``); the checks are the same (certificate chain and
-    host name required)."""
-    import _ssl
-
-    context = _ssl._SSLContext(_ssl.PROTOCOL_TLS_CLIENT)  # verify_mode CERT_REQUIRED, check_hostname
-    if ca:
-        context.load_verify_locations(ca)
-    else:
-        context.set_default_verify_paths()
-    sock.settimeout(max(deadline - time.monotonic(), 0.001))
-    try:
-        tls: _TlsObject = context._wrap_socket(sock, False, host)  # type: ignore[attr-defined]
-        tls.do_handshake()
-    except OSError as exc:  # ssl errors are OSErrors; timeouts too
-        sock.close()
-        raise NatsError(f"TLS handshake with {host} failed: {exc}") from exc
-    return _Tls(sock, tls)
-
-
-def _open_socket(host: str, port: int, deadline: float) -> _Socket:
-    last: Exception = NatsError(f"cannot resolve {host}")
-    for family, kind, proto, _name, address in _socket.getaddrinfo(host, port, 0, _socket.SOCK_STREAM):
-        sock = _Socket(family, kind, proto)
-        try:
-            sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
-            sock.settimeout(max(deadline - time.monotonic(), 0.001))
-            sock.connect(address)
-            return sock
-        except OSError as exc:
-            sock.close()
-            last = exc
-    if isinstance(last, TimeoutError):
-        raise NatsTimeout(f"connect to {host}:{port} timed out") from last
-    raise NatsError(f"cannot connect to {host}:{port}: {last}") from last
