@@ -15,7 +15,9 @@ Everything here was written for this benchmark (no copied text). ``build()`` lay
   merge must not swallow, each with its own question.
 
 Splits: the first half of each repo's rules and near-misses are ``dev`` (thresholds may be tuned on
-them), the rest ``heldout``. Times are fixed ISO-8601 strings (UTC); the harness shifts them all by one
+them), the rest ``heldout``. The duplicate facts in ``FACTS`` are ``dev`` (read while tuning); those in
+``FACTS_HELDOUT`` (written before the duplicate-collapse mechanisms were tuned, in repos of their own)
+are ``heldout``. Times are fixed ISO-8601 strings (UTC); the harness shifts them all by one
 offset so the newest memory is a day old when it runs (recency is relative to now).
 
     .venv/bin/python benchmarks/consolidation_data.py        # rewrite both JSON files
@@ -1164,6 +1166,225 @@ SIMILAR: tuple[Similar, ...] = (
 )
 
 # --------------------------------------------------------------------------------------------------
+# Held-out duplicates: written on 2026-11-24 before any tuning of the duplicate-collapse mechanisms,
+# in repos of their own (the dev facts above were read while tuning); never tune on these.
+# --------------------------------------------------------------------------------------------------
+
+FACTS_HELDOUT: tuple[Fact, ...] = (
+    Fact(
+        "search-service",
+        "errors wrapped with fmt.Errorf and %w",
+        14,
+        (
+            "wrap errors with fmt.Errorf and %w so callers can errors.Is them",
+            "don't return bare errors from the store layer, wrap them with context using %w",
+            "use %w, not %v, when you wrap an error",
+            'every returned error gets wrapped: fmt.Errorf("loading index: %w", err)',
+            "we never swallow errors, wrap and return them with %w",
+            "remember errors.Is only works if you wrapped with %w",
+        ),
+        (
+            'Read internal/index/store.go\nreturn fmt.Errorf("open segment %s: %w", name, err)',
+            "Bash: golangci-lint run\ninternal/query/parse.go:88:10: non-wrapping format verb for "
+            "fmt.Errorf. Use `%w` to format errors (errorlint)",
+            "Read .golangci.yml\nlinters:\n  enable:\n    - errorlint\n    - wrapcheck",
+        ),
+        ("How should errors be returned in search-service?", "Should I use %v or %w in fmt.Errorf?"),
+    ),
+    Fact(
+        "search-service",
+        "logging with log/slog, JSON handler",
+        9,
+        (
+            "log with log/slog, not the old log package or logrus",
+            "use slog with the JSON handler, the log pipeline parses JSON",
+            "structured logging only: slog.Info with key-value pairs",
+            "please don't add logrus back, we moved everything to slog",
+            "logs go through slog, pass the request's logger down instead of a global",
+        ),
+        (
+            "Read cmd/search/main.go\nlogger := slog.New(slog.NewJSONHandler(os.Stdout, nil))",
+            'Bash: go run ./cmd/search\n{"time":"2026-10-02T09:14:03Z","level":"INFO",'
+            '"msg":"listening","addr":":8080"}',
+        ),
+        ("Which logging library does search-service use?",),
+    ),
+    Fact(
+        "search-service",
+        "integration tests need the build tag integration",
+        6,
+        (
+            "integration tests carry the build tag `integration`, run them with go test -tags integration",
+            "put //go:build integration at the top of any test that needs a real OpenSearch",
+            "plain go test skips the integration tests, add -tags integration to run them",
+            "tests that talk to the cluster go behind the integration build tag",
+        ),
+        ("Bash: go test -tags integration ./internal/index/...\nok  \tsearch/internal/index\t14.212s",),
+        ("How do I run the integration tests?",),
+    ),
+    Fact(
+        "admin-portal",
+        "forms built with react-hook-form and zod",
+        16,
+        (
+            "build forms with react-hook-form and a zod schema",
+            "validation goes in a zod schema, hooked up through zodResolver",
+            "no hand-rolled form state, use react-hook-form",
+            "every form: useForm with zodResolver(schema)",
+            "we validate with zod, don't write validation by hand in onChange",
+            "forms use react-hook-form, formik was removed",
+            "keep the zod schema next to the form component and infer the type from it",
+        ),
+        (
+            "Read src/pages/Settings.tsx\nconst form = useForm<SettingsInput>({ resolver: "
+            "zodResolver(settingsSchema) })",
+            'Read package.json\n"react-hook-form": "^7.53.0",\n"zod": "^3.23.8",\n'
+            '"@hookform/resolvers": "^3.9.0"',
+            "Grep 'formik': 0 matches",
+            "Read docs/frontend/forms.md\nForms use react-hook-form with a zod schema (zodResolver). "
+            "No formik.",
+        ),
+        ("How should a new form be built in admin-portal?", "Which validation library do forms use?"),
+    ),
+    Fact(
+        "admin-portal",
+        "server state through TanStack Query, not useEffect fetching",
+        11,
+        (
+            "fetch server data with TanStack Query, not useEffect + useState",
+            "use react-query hooks for anything that comes from the API",
+            "don't fetch in a useEffect, write a useQuery hook in src/queries/",
+            "mutations go through useMutation and invalidate the query keys they touch",
+            "remember query keys are built with the helpers in src/queries/keys.ts",
+        ),
+        (
+            "Read src/queries/orders.ts\nexport const useOrders = (filters) => useQuery({ queryKey: "
+            "keys.orders(filters), queryFn: () => api.orders.list(filters) })",
+            "Read src/main.tsx\n<QueryClientProvider client={queryClient}>",
+        ),
+        ("How do components load data from the API?",),
+    ),
+    Fact(
+        "admin-portal",
+        "Storybook story for every shared component",
+        7,
+        (
+            "every component in src/components needs a storybook story",
+            "add a .stories.tsx next to the component when you create one",
+            "no new shared component without a story, the visual tests run on storybook",
+            "remember to write the Storybook story for new components",
+        ),
+        ("Bash: pnpm test-storybook\nTest Suites: 64 passed, 64 total",),
+        ("What do I need to add along with a new shared component?",),
+    ),
+    Fact(
+        "analytics-jobs",
+        "SQL style: sqlfluff, lowercase keywords",
+        12,
+        (
+            "run sqlfluff lint on the models before you commit",
+            "sql keywords lowercase, sqlfluff enforces it",
+            "format the sql with sqlfluff fix, we use the dbt templater",
+            "lowercase sql everywhere please, sqlfluff will complain otherwise",
+            "sqlfluff is the sql linter, config in .sqlfluff at the root",
+            "trailing commas and lowercase keywords, that's our sql style (sqlfluff)",
+        ),
+        (
+            "Bash: sqlfluff lint models/\nL:  12 | P:   1 | CP01 | Keywords must be lower case.",
+            "Read .sqlfluff\n[sqlfluff]\ntemplater = dbt\ndialect = snowflake\n"
+            "[sqlfluff:rules:capitalisation.keywords]\ncapitalisation_policy = lower",
+            "Bash: sqlfluff fix models/marts/fct_orders.sql\n==== finding fixable violations ====\n"
+            "FORCE MODE: Attempting fixes...",
+        ),
+        ("How is SQL formatted and linted in analytics-jobs?",),
+    ),
+    Fact(
+        "analytics-jobs",
+        "every model has unique and not_null tests on its key",
+        9,
+        (
+            "each dbt model needs unique and not_null tests on its primary key",
+            "add the unique + not_null tests in the schema.yml when you add a model",
+            "no model gets merged without tests on its key column",
+            "remember the key tests: unique and not_null, in the model's yml",
+            "primary keys are always tested for uniqueness and nulls",
+        ),
+        (
+            "Read models/marts/schema.yml\n- name: order_id\n  tests:\n    - unique\n    - not_null",
+            "Bash: dbt test --select fct_orders\nPASS unique_fct_orders_order_id\n"
+            "PASS not_null_fct_orders_order_id",
+        ),
+        ("Which tests does a new dbt model need?",),
+    ),
+    Fact(
+        "analytics-jobs",
+        "backfills run with --full-refresh only in the maintenance window",
+        5,
+        (
+            "full refreshes only in the sunday maintenance window, they lock the warehouse",
+            "don't run dbt --full-refresh on prod during the week",
+            "backfills with --full-refresh wait for the weekend window",
+            "a full-refresh on prod is a sunday job, ask in #data before",
+        ),
+        (
+            "Read docs/runbook.md\nFull refreshes (dbt run --full-refresh) run only in the Sunday "
+            "02:00-06:00 window.",
+        ),
+        ("When can I run a full refresh on production?",),
+    ),
+)
+
+SIMILAR_HELDOUT: tuple[Similar, ...] = (
+    Similar(
+        "search-service",
+        "errors wrapped with fmt.Errorf and %w",
+        (
+            "decision",
+            "HTTP handlers map domain errors to status codes in internal/api/errors.go; a 500 "
+            "never shows the error text to the client.",
+        ),
+        "How do handlers turn errors into HTTP responses?",
+    ),
+    Similar(
+        "search-service",
+        "logging with log/slog, JSON handler",
+        ("note", "metrics are Prometheus histograms named search_* and registered in internal/metrics"),
+        "Where are metrics registered?",
+    ),
+    Similar(
+        "admin-portal",
+        "forms built with react-hook-form and zod",
+        (
+            "decision",
+            "The API response types are generated from the OpenAPI spec with openapi-typescript; "
+            "don't write them by hand.",
+        ),
+        "Where do the API response types come from?",
+    ),
+    Similar(
+        "admin-portal",
+        "server state through TanStack Query, not useEffect fetching",
+        ("note", "UI state that several pages share (sidebar open, theme) lives in a small zustand store"),
+        "Where does shared UI state live?",
+    ),
+    Similar(
+        "analytics-jobs",
+        "SQL style: sqlfluff, lowercase keywords",
+        (
+            "decision",
+            "Python extract scripts are formatted with ruff format; the SQL rules don't apply to them.",
+        ),
+        "How are the Python extract scripts formatted?",
+    ),
+    Similar(
+        "analytics-jobs",
+        "every model has unique and not_null tests on its key",
+        ("note", "source freshness is checked by dbt source freshness every hour, warn after 6h"),
+        "How is source freshness monitored?",
+    ),
+)
+
+# --------------------------------------------------------------------------------------------------
 # Filler: the other work of each repo (hand-written vocabulary, composed by templates)
 # --------------------------------------------------------------------------------------------------
 
@@ -1572,6 +1793,9 @@ VOCAB: dict[str, Vocab] = {
     "data-pipeline": DATA_VOCAB,
     "ml-platform": ML,
     "infra": INFRA,
+    "search-service": GO,
+    "admin-portal": TS_WEB,
+    "analytics-jobs": DATA_VOCAB,
 }
 
 PROMPTS = (
@@ -1845,16 +2069,19 @@ def _restatements(fact: Fact, rng: random.Random) -> list[Said]:
     return out
 
 
-def build_duplicates(seed: int = SEED) -> dict[str, Any]:
-    rng = random.Random(seed + 1)
-    repos = list(dict.fromkeys(f.repo for f in FACTS))
+def _duplicate_split(
+    facts: tuple[Fact, ...], similar: tuple[Similar, ...], split: str, rng: random.Random, prefix: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], int]:
+    """One split's facts, similar memories and memories laid out in 30 sessions a repo, and the
+    session count."""
+    repos = list(dict.fromkeys(f.repo for f in facts))
     facts_out: list[dict[str, Any]] = []
     similar_out: list[dict[str, Any]] = []
     all_sessions: list[_Session] = []
     for repo in repos:
         sessions = _sessions(repo, 30, rng)
         all_sessions += sessions
-        for n, fact in enumerate(f for f in FACTS if f.repo == repo):
+        for n, fact in enumerate(f for f in facts if f.repo == repo):
             key = f"dup/{repo}/fact-{n + 1:02d}"
             hosts = rng.sample(sessions, fact.count)
             ids = []
@@ -1866,31 +2093,41 @@ def build_duplicates(seed: int = SEED) -> dict[str, Any]:
                     "id": f"{repo}/fact-{n + 1:02d}",
                     "subject": fact.subject,
                     "repo": repo,
+                    "split": split,
                     "restatements": ids,
                     "questions": list(fact.questions),
                 }
             )
-        for n, similar in enumerate(s for s in SIMILAR if s.repo == repo):
+        for n, near in enumerate(s for s in similar if s.repo == repo):
             key = f"dup/{repo}/similar-{n + 1:02d}"
-            rng.choice(sessions).specials.append((f"{key}/memory", "similar", similar.memory))
-            fact_id = next(f["id"] for f in facts_out if f["subject"] == similar.fact)
+            rng.choice(sessions).specials.append((f"{key}/memory", "similar", near.memory))
+            fact_id = next(f["id"] for f in facts_out if f["subject"] == near.fact)
             similar_out.append(
                 {
                     "id": f"{repo}/similar-{n + 1:02d}",
                     "repo": repo,
+                    "split": split,
                     "resembles": fact_id,
                     "memory": memory_id(f"{key}/memory"),
-                    "question": similar.question,
+                    "question": near.question,
                 }
             )
-    memories = _memories(all_sessions, rng, "dup")
+    return facts_out, similar_out, _memories(all_sessions, rng, prefix), len(all_sessions)
+
+
+def build_duplicates(seed: int = SEED) -> dict[str, Any]:
+    """Dev facts (``FACTS``, read while tuning) and held-out facts (``FACTS_HELDOUT``, in repos of their
+    own, laid out by a generator of their own so the dev layout does not move)."""
+    dev = _duplicate_split(FACTS, SIMILAR, "dev", random.Random(seed + 1), "dup")
+    held = _duplicate_split(FACTS_HELDOUT, SIMILAR_HELDOUT, "heldout", random.Random(seed + 2), "dup-heldout")
+    memories = sorted([*dev[2], *held[2]], key=lambda m: (m["created_at"], m["id"]))
     return {
         "name": "duplicates",
         "generated_by": "benchmarks/consolidation_data.py",
         "seed": seed,
-        "sessions": len(all_sessions),
-        "facts": facts_out,
-        "similar": similar_out,
+        "sessions": dev[3] + held[3],
+        "facts": dev[0] + held[0],
+        "similar": dev[1] + held[1],
         "memories": memories,
     }
 
