@@ -198,12 +198,17 @@ def shifted(
 
 
 def quick_subset(sup: dict[str, Any], dup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A smoke run: 4 rules and 2 near-misses per split, 3 facts, 3 similar memories, the sessions that
-    hold them and 10 filler sessions per set."""
+    """A smoke run: 4 rules and 2 near-misses per split, 2 facts and 2 similar memories per split, the
+    sessions that hold them and 10 filler sessions per set."""
     rules = [r for split in SPLITS for r in [r for r in sup["rules"] if r["split"] == split][::6]][:8]
     near = [n for split in SPLITS for n in [n for n in sup["near_misses"] if n["split"] == split][::4]][:4]
-    facts = [f for f in dup["facts"] if f["restatements"] and len(f["restatements"]) <= 8][:3]
-    similar = dup["similar"][:3]
+
+    def of(rows: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
+        return [r for r in rows if r.get("split", "dev") == split]
+
+    small = [f for f in dup["facts"] if len(f["restatements"]) <= 8]
+    facts = [f for split in SPLITS for f in of(small, split)[:2]]
+    similar = [s for split in SPLITS for s in of(dup["similar"], split)[:2]]
 
     def keep(data: dict[str, Any], ids: set[str]) -> list[dict[str, Any]]:
         sessions = {m["session_id"] for m in data["memories"] if m["id"] in ids}
@@ -350,17 +355,21 @@ def measure_supersession(stack: Stack, view: View, data: dict[str, Any], *, afte
 
 @dataclass
 class Duplicates:
-    questions: int = 0
-    found: int = 0  # the fact is in the top 10 at all
-    counts: list[int] = field(default_factory=list)
-    at_most: int = 0
-    canonical_first: int = 0
-    similar: int = 0
-    similar_ok: int = 0
-    similar_inactive: int = 0
-    merged: int = 0  # restatements no longer active (merged into a canonical memory)
-    restatements: int = 0
+    """Per split (facts without one count as dev): questions, fact found, restatement counts, at most 2,
+    canonical first, similar memories active and in the top 5."""
+
+    questions: Counter[str] = field(default_factory=Counter)
+    found: Counter[str] = field(default_factory=Counter)  # the fact is in the top 10 at all
+    counts: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    at_most: Counter[str] = field(default_factory=Counter)
+    canonical_first: Counter[str] = field(default_factory=Counter)
+    similar: Counter[str] = field(default_factory=Counter)
+    similar_ok: Counter[str] = field(default_factory=Counter)
+    similar_inactive: Counter[str] = field(default_factory=Counter)
+    merged: Counter[str] = field(default_factory=Counter)  # restatements no longer active (merged)
+    restatements: Counter[str] = field(default_factory=Counter)
     worst: list[str] = field(default_factory=list)
+    similar_lost: list[str] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # per question, for --details
 
 
@@ -386,42 +395,56 @@ def canonical_ids(stack: Stack, view: View, fact: dict[str, Any]) -> set[str]:
 def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplicates:
     out = Duplicates()
     for fact in data["facts"]:
+        split = fact.get("split", "dev")
         canonical = canonical_ids(stack, view, fact)
         mine = set(fact["restatements"]) | canonical
-        out.restatements += len(fact["restatements"])
-        out.merged += sum(i not in view.active for i in fact["restatements"])
+        out.restatements[split] += len(fact["restatements"])
+        out.merged[split] += sum(i not in view.active for i in fact["restatements"])
         for question in fact["questions"]:
             hits = [m for m in recall(stack, view, question, fact["repo"]) if m.id in mine]
-            out.questions += 1
-            out.found += bool(hits)
-            out.counts.append(len(hits))
-            out.at_most += len(hits) <= TARGET_RESTATED
-            out.canonical_first += bool(hits) and (hits[0].id in canonical or hits[0].restated > 1)
+            out.questions[split] += 1
+            out.found[split] += bool(hits)
+            out.counts[split].append(len(hits))
+            out.at_most[split] += len(hits) <= TARGET_RESTATED
+            first = bool(hits) and (hits[0].id in canonical or hits[0].restated > 1)
+            out.canonical_first[split] += first
             out.records.append(
                 {
                     "fact": fact["id"],
+                    "split": split,
                     "question": question,
                     "in_top10": len(hits),
+                    "hits": [h.id for h in hits],
                     "first": hits[0].id if hits else None,
                     "canonical": sorted(canonical),
                 }
             )
-            if len(hits) > TARGET_RESTATED:
-                out.worst.append(f"{fact['id']} “{question}”: {len(hits)}")
+            if len(hits) > TARGET_RESTATED or not first:
+                note = "" if first else ", canonical not first"
+                out.worst.append(f"{fact['id']} ({split}) “{question}”: {len(hits)}{note}")
     for similar in data["similar"]:
+        split = similar.get("split", "dev")
         ids = [m.id for m in recall(stack, view, similar["question"], similar["repo"])]
         active = view.state(stack, similar["memory"]) == "active"
-        out.similar += 1
-        out.similar_ok += active and similar["memory"] in ids[:5]
-        out.similar_inactive += not active
+        out.similar[split] += 1
+        out.similar_ok[split] += active and similar["memory"] in ids[:5]
+        out.similar_inactive[split] += not active
+        rank = ids.index(similar["memory"]) if similar["memory"] in ids else None
         out.records.append(
             {
                 "similar": similar["id"],
+                "split": split,
                 "question": similar["question"],
                 "active": active,
-                "rank": ids.index(similar["memory"]) if similar["memory"] in ids else None,
+                "rank": rank,
             }
         )
+        if not (active and rank is not None and rank < 5):
+            state = "active" if active else view.state(stack, similar["memory"])
+            shown = "absent" if rank is None else rank + 1
+            out.similar_lost.append(
+                f"{similar['id']} ({split}) “{similar['question']}”: {state}, rank {shown}"
+            )
     return out
 
 
@@ -443,16 +466,19 @@ def sup_rows(name: str, result: Supersession | str) -> list[str]:
     ]
 
 
-def dup_row(name: str, result: Duplicates | str, *, after: bool) -> str:
+def dup_rows(name: str, result: Duplicates | str, *, after: bool) -> list[str]:
     if isinstance(result, str):
-        return f"| {name} | {result} | | | | | |"
-    r = result
-    mean = sum(r.counts) / len(r.counts) if r.counts else 0.0
-    first = pct(r.canonical_first, r.questions) if after else "– (nothing merged yet)"
-    return (
-        f"| {name} | {pct(r.found, r.questions)} | {mean:.1f} / {max(r.counts, default=0)} "
-        f"| {pct(r.at_most, r.questions)} | {first} | {pct(r.similar_ok, r.similar)} |"
-    )
+        return [f"| {name} | {split} | {result} | | | | |" for split in SPLITS]
+    r, rows = result, []
+    for s in SPLITS:
+        counts = r.counts.get(s, [])
+        mean = sum(counts) / len(counts) if counts else 0.0
+        first = pct(r.canonical_first[s], r.questions[s]) if after else "– (nothing merged yet)"
+        rows.append(
+            f"| {name} | {s} | {pct(r.found[s], r.questions[s])} | {mean:.1f} / {max(counts, default=0)} "
+            f"| {pct(r.at_most[s], r.questions[s])} | {first} | {pct(r.similar_ok[s], r.similar[s])} |"
+        )
+    return rows
 
 
 @dataclass
@@ -584,6 +610,7 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
     n_rules = {s: sum(r["split"] == s for r in sup["rules"]) for s in SPLITS}
     n_near = {s: sum(r["split"] == s for r in sup["near_misses"]) for s in SPLITS}
     restated = [len(f["restatements"]) for f in dup["facts"]]
+    n_facts = {s: sum(f.get("split", "dev") == s for f in dup["facts"]) for s in SPLITS}
     sessions = {m["session_id"] for m in sup["memories"]}
     special = {m["session_id"] for m in sup["memories"] if m["role"] != "filler"}
     dup_sessions = len({m["session_id"] for m in dup["memories"]})
@@ -593,7 +620,8 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
         f"each decided in one session and amended in a later one, and {len(sup['near_misses'])} near-miss "
         f"pairs (dev {n_near['dev']}, held-out {n_near['heldout']}) in {len(sessions)} sessions of "
         f"{repos[0]} repos ({len(sessions - special)} of them filler only), {len(sup['memories'])} "
-        f"memories over ~90 days. Duplicate set: {len(dup['facts'])} facts restated "
+        f"memories over ~90 days. Duplicate set: {len(dup['facts'])} facts (dev {n_facts['dev']}, held-out "
+        f"{n_facts['heldout']}) restated "
         f"{min(restated, default=0)} to {max(restated, default=0)} times ({sum(restated)} restatements: "
         "prompts, notes and observations) "
         f"and {len(dup['similar'])} similar but unrelated memories in {dup_sessions} sessions of "
@@ -614,11 +642,12 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
         f"Targets (issue 11): amendment above the superseded one ≥ {TARGET_ABOVE:.0%}, in the top 5 ≥ "
         f"{TARGET_TOP5:.0%}. Above: the amendment is in the top 10 and the decision is below it or absent.",
         "",
-        "| configuration | fact in top 10 | fact's memories in top 10 (mean / max) | at most 2 "
+        "| configuration | split | fact in top 10 | fact's memories in top 10 (mean / max) | at most 2 "
         "| canonical first | similar memories active and in top 5 |",
-        "|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
-    lines += [dup_row(run.name, run.dup, after=run.after) for run in runs]
+    for run in runs:
+        lines += dup_rows(run.name, run.dup, after=run.after)
     lines += [
         "",
         f"Target: at most {TARGET_RESTATED} of a fact's memories in the top 10 for a question about it, the "
@@ -647,9 +676,17 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
         if isinstance(run.dup, Duplicates) and run.after:
             d = run.dup
             lines.append(
-                f"  Restatements merged: {pct(d.merged, d.restatements)}; similar memories no longer active: "
-                f"{d.similar_inactive}/{d.similar}."
+                "  Restatements merged: "
+                + ", ".join(f"{x} {pct(d.merged[x], d.restatements[x])}" for x in SPLITS)
+                + "; similar memories no longer active: "
+                + ", ".join(f"{x} {d.similar_inactive[x]}/{d.similar[x]}" for x in SPLITS)
+                + "."
             )
+        if isinstance(run.dup, Duplicates) and run.name.startswith("hybrid"):
+            if run.dup.worst:
+                lines.append("  Facts over the cap or not canonical first: " + "; ".join(run.dup.worst) + ".")
+            if run.dup.similar_lost:
+                lines.append("  Similar memories lost: " + "; ".join(run.dup.similar_lost) + ".")
         if isinstance(run.sup, Supersession) and run.sup.misses and run.name.startswith("hybrid"):
             shown = run.sup.misses[:12]
             more = len(run.sup.misses) - len(shown)

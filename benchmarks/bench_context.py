@@ -43,6 +43,7 @@ from results import median, write_section
 from synthetic_history import History, Situation, generate
 
 from codememory.hookclient import HookSettings
+from codememory.hookclient.gitrepo import repository_identity
 from codememory.hookclient.message import build_message
 from codememory.hookclient.wire import NatsConnection
 from codememory.recall.context import ContextPolicy, SessionContext, build_context, estimate_tokens, pack
@@ -192,6 +193,12 @@ def _recent(
     return [RecallHit(m.id, _payload(m), zero) for m in memories]
 
 
+def _identity(root: Path, name: str) -> str:
+    """The repository identity the hook recorded for ``root/name`` (``hookclient.gitrepo``: the work
+    tree's path here, as these repos have no remote); memories are scoped by it, not by the folder name."""
+    return repository_identity(str(root / name))
+
+
 def _found(situation: Situation, text: str) -> int:
     return sum(fact.marker in text for fact in situation.relevant)
 
@@ -324,11 +331,12 @@ def _measure(
     source = GrpcRecaller(stub, meta)
     for situation in history.situations:
         cwd = str(root / situation.repo / situation.cwd).rstrip("/")
-        recent = _recent(stub, meta, situation.repo)
+        repo = _identity(root, situation.repo)
+        recent = _recent(stub, meta, repo)
         session = f"new-{uuid.uuid4().hex}"
         scope = {
             "tenant": "local",
-            "repo": situation.repo,
+            "repo": repo,
             "branch": situation.branch,
             "cwd": cwd,
             "session_id": session,
@@ -345,7 +353,7 @@ def _measure(
                 ctx = build_context(source, budget_tokens=budget, policy=policy, **scope)
                 tally.add(method, budget, situation, ctx)
             request = pb.SessionContextRequest(
-                repo=situation.repo,
+                repo=repo,
                 branch=situation.branch,
                 cwd=cwd,
                 session_id=session,
@@ -375,7 +383,7 @@ def _misses(
         ctx = build_context(
             source(),
             tenant="local",
-            repo=s.repo,
+            repo=_identity(root, s.repo),
             branch=s.branch,
             cwd=cwd,
             prompt=s.prompt,
@@ -391,9 +399,10 @@ def _dump(path: Path, history: History, root: Path, source: GrpcRecaller) -> Non
     for s in history.situations:
         cwd = str(root / s.repo / s.cwd).rstrip("/")
         text = s.prompt.strip() or " ".join(p for p in (s.repo, s.branch, cwd.rsplit("/", 1)[-1]) if p)
+        repo = _identity(root, s.repo)
         pools = {}
         for limit in (50, 100, 200, 500):
-            hits = source.recall(RecallQuery(tenant="local", text=text, limit=limit, repo=s.repo, cwd=cwd))
+            hits = source.recall(RecallQuery(tenant="local", text=text, limit=limit, repo=repo, cwd=cwd))
             pools[str(limit)] = [
                 {"id": h.memory_id, "payload": h.payload, "total": h.parts.total} for h in hits
             ]

@@ -235,7 +235,7 @@ def build_context(
 ) -> SessionContext:
     """Recall for what the agent is working on, then pack within the budget under ``policy``."""
     policy = policy or ContextPolicy()
-    text = prompt.strip() or " ".join(p for p in (repo, branch, cwd.rstrip("/").rsplit("/", 1)[-1]) if p)
+    text = prompt.strip() or " ".join(p for p in (_name(repo), branch, _name(cwd)) if p)
     # no relevance feedback: the query is the session's situation, not a question (with it,
     # benchmarks/bench_context.py included a fact fewer at 1,500 and 4,000 tokens, 6-9 ms later)
     query = RecallQuery(tenant=tenant, text=text, limit=policy.candidates, repo=repo, cwd=cwd, feedback=False)
@@ -245,6 +245,12 @@ def build_context(
     if not hits and repo:  # a repository with no memories: what the user said anywhere
         hits = _recall(recaller, msgspec.structs.replace(query, repo=""), policy.stated_types)
     return pack(hits, budget_tokens, policy, session_id=session_id)
+
+
+def _name(path: str) -> str:
+    """The last segment of a path or a repository identity (``github.com/acme/payments``, or a work
+    tree's path when there is no remote): the words a memory would use, not the host or the home."""
+    return path.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _recall(recaller: HitSource, query: RecallQuery, stated_types: tuple[str, ...]) -> list[RecallHit]:

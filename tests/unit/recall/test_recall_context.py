@@ -169,6 +169,22 @@ def test_build_context_asks_for_the_policys_candidates_and_falls_back_to_any_rep
     assert "we use uv" in ctx.text
 
 
+def test_a_repository_identity_gives_its_name_to_the_query_not_its_host_or_path() -> None:
+    for identity in ("github.com/acme/payments", "/home/ana/src/payments/"):
+        source = ListSource({identity: [_hit(1, "webhooks are verified with the signing secret", 0.5)]})
+        ctx = build_context(
+            source,
+            tenant="t",
+            repo=identity,
+            branch="main",
+            cwd="/home/ana/src/payments/app",
+            budget_tokens=500,
+            policy=ContextPolicy(stated_types=()),
+        )
+        assert [(q.repo, q.text) for q in source.queries] == [(identity, "payments main app")]
+        assert ctx.memory_ids == ("m1",)
+
+
 class NotYetEmbedded(ListSource):
     """Memories only a query without text finds: nothing shares the query's words, no vector yet."""
 
