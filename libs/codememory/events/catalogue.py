@@ -126,6 +126,21 @@ class MemoryForgotten(_Event, frozen=True, kw_only=True, tag="memory.forgotten")
     reason: str = ""
 
 
+class DataErased(_Event, frozen=True, kw_only=True, tag="data.erased"):
+    """Keys were destroyed (``codememory erase``): the text of these records is gone from LOG for good.
+
+    ``scope`` says what was erased (a user, a session, a memory); ``subject_digest`` is a digest of its
+    id, never the id (a user's name is itself personal); each memory it covers is also forgotten by a
+    ``MemoryForgotten`` appended just before, which is what projections fold.
+    """
+
+    scope: Literal["user", "session", "memory"]
+    subject_digest: str
+    memory_ids: tuple[str, ...] = ()
+    session_ids: tuple[str, ...] = ()
+    keys_destroyed: int = 0
+
+
 class MemoryEmbedded(_Event, frozen=True, kw_only=True, tag="memory.embedded"):
     """A memory text's dense vector; ``text_digest`` ties it to the exact text embedded."""
 
@@ -411,6 +426,7 @@ Event = (
     | MemoryRefined
     | MemoryDeprecated
     | MemoryForgotten
+    | DataErased
     | MemoryEmbedded
     | SymbolsExtracted
     | FileDeleted

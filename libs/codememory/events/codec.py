@@ -2,12 +2,17 @@
 
 One encoder and one decoder are built once. A payload that is not JSON, has an unknown event type, or
 comes from a future schema version raises a typed error: consumers send it to the DLQ and go on.
+
+This is also where LOG is sealed: a process installs an ``EnvelopeSealer`` once at start
+(``codememory.sealing.install_sealing``), and then every append seals personal fields and every read
+opens them, so consumers see clear text (or ``[erased]``) without knowing. With none installed
+(libraries, unit tests) envelopes are written and read as they are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -22,6 +27,22 @@ class UnknownSchemaVersionError(EventDecodeError):
     """The envelope was written by a newer codememory than this one."""
 
 
+class EnvelopeSealer(Protocol):
+    def seal(self, envelope: Envelope) -> Envelope: ...
+
+    def open(self, envelope: Envelope) -> Envelope: ...
+
+
+_sealer: EnvelopeSealer | None = None
+
+
+def install_sealer(sealer: EnvelopeSealer | None) -> EnvelopeSealer | None:
+    """Seal on encode and open on decode from now on, in this process; returns the one it replaces."""
+    global _sealer
+    previous, _sealer = _sealer, sealer
+    return previous
+
+
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(Envelope)
 _raw_decoder = msgspec.json.Decoder(dict[str, Any])
@@ -31,10 +52,17 @@ _UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
 def encode_envelope(envelope: Envelope) -> bytes:
-    return _encoder.encode(envelope)
+    sealer = _sealer
+    return _encoder.encode(envelope if sealer is None else sealer.seal(envelope))
 
 
 def decode_envelope(data: bytes) -> Envelope:
+    sealer = _sealer
+    envelope = _decode(data)
+    return envelope if sealer is None else sealer.open(envelope)
+
+
+def _decode(data: bytes) -> Envelope:
     try:
         envelope = _decoder.decode(data)
     except msgspec.ValidationError as first_error:

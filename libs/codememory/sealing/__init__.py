@@ -1,0 +1,30 @@
+"""Encryption at rest of personal text in LOG, and its erasure by destroying keys (docs/security.md)."""
+
+from codememory.sealing.erase import ErasePlan, Scope, destroy, plan
+from codememory.sealing.fields import SEALED_FIELDS, Record, record_of
+from codememory.sealing.keys import KeyRing
+from codememory.sealing.keystore import FileKeyStore, KeyStore, KeyStoreError, MemoryKeyStore
+from codememory.sealing.sealer import ERASED, PREFIX, UNAVAILABLE, Sealer, is_token
+from codememory.sealing.settings import SealingSettings, install_sealing
+
+__all__ = [
+    "ERASED",
+    "PREFIX",
+    "SEALED_FIELDS",
+    "UNAVAILABLE",
+    "ErasePlan",
+    "FileKeyStore",
+    "KeyRing",
+    "KeyStore",
+    "KeyStoreError",
+    "MemoryKeyStore",
+    "Record",
+    "Scope",
+    "Sealer",
+    "SealingSettings",
+    "destroy",
+    "install_sealing",
+    "is_token",
+    "plan",
+    "record_of",
+]

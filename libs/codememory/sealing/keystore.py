@@ -1,0 +1,177 @@
+"""Where the keys of sealed LOG fields live: a small Protocol, a file store and an in-memory one.
+
+A key store holds named secrets per tenant and forgets them for good: ``destroy`` removes the value
+and leaves a tombstone, so a destroyed name is never created again (``create`` returns None) and a
+reader can tell "erased" from "never existed". ``generation`` changes whenever anything is destroyed,
+so a process that caches keys knows when to drop its cache.
+
+``FileKeyStore`` is the embedded stack's (a directory under the ``up`` home, 0700, files 0600) and a
+deployment's (a volume every service mounts). File names are digests, so neither tenant nor user
+names appear on disk; a value is written to a private temporary file and linked into place, so two
+processes that create the same name at once agree on one value. A destroyed value is overwritten
+before it is unlinked (best effort: a copy-on-write or flash filesystem may keep old blocks). An
+external KMS fits the same Protocol.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import uuid
+from pathlib import Path
+from typing import Protocol
+
+__all__ = ["FileKeyStore", "KeyStore", "KeyStoreError", "MemoryKeyStore"]
+
+
+class KeyStoreError(RuntimeError):
+    """The key store cannot be read or written (permissions, a missing volume)."""
+
+
+class KeyStore(Protocol):
+    def get(self, tenant: str, name: str) -> bytes | None:
+        """The value, or None when it was never created or has been destroyed."""
+        ...
+
+    def create(self, tenant: str, name: str, value: bytes) -> bytes | None:
+        """Store ``value`` unless ``name`` exists (then return what is stored); None if destroyed."""
+        ...
+
+    def destroy(self, tenant: str, name: str) -> bool:
+        """Forget the value and leave a tombstone; True when there was a value."""
+        ...
+
+    def destroyed(self, tenant: str, name: str) -> bool: ...
+
+    def generation(self) -> int:
+        """A number that changes whenever a value is destroyed."""
+        ...
+
+    def values(self, tenant: str) -> list[bytes]:
+        """Every live value of ``tenant`` (erasure scans them for the records of a user or session)."""
+        ...
+
+
+class MemoryKeyStore:
+    """A KeyStore in a dict (tests, and a process that must not touch the disk)."""
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[str, str], bytes] = {}
+        self._tombs: set[tuple[str, str]] = set()
+        self._generation = 0
+        self._lock = threading.Lock()
+
+    def get(self, tenant: str, name: str) -> bytes | None:
+        return self._values.get((tenant, name))
+
+    def create(self, tenant: str, name: str, value: bytes) -> bytes | None:
+        with self._lock:
+            if (tenant, name) in self._tombs:
+                return None
+            return self._values.setdefault((tenant, name), value)
+
+    def destroy(self, tenant: str, name: str) -> bool:
+        with self._lock:
+            self._tombs.add((tenant, name))
+            self._generation += 1
+            return self._values.pop((tenant, name), None) is not None
+
+    def destroyed(self, tenant: str, name: str) -> bool:
+        return (tenant, name) in self._tombs
+
+    def generation(self) -> int:
+        return self._generation
+
+    def values(self, tenant: str) -> list[bytes]:
+        return [value for (owner, _), value in list(self._values.items()) if owner == tenant]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+
+class FileKeyStore:
+    """A KeyStore in a directory: ``<root>/<tenant digest>/<name digest>.key`` and ``.erased``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        try:
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(root, 0o700)
+        except OSError as exc:
+            raise KeyStoreError(f"cannot use key store {root}: {exc.strerror}") from exc
+        self._generation_file = root / "generation"
+
+    def _path(self, tenant: str, name: str, suffix: str) -> Path:
+        return self.root / _digest(tenant) / f"{_digest(name)}{suffix}"
+
+    def get(self, tenant: str, name: str) -> bytes | None:
+        try:
+            return self._path(tenant, name, ".key").read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise KeyStoreError(f"cannot read a key: {exc.strerror}") from exc
+
+    def create(self, tenant: str, name: str, value: bytes) -> bytes | None:
+        final = self._path(tenant, name, ".key")
+        if self.destroyed(tenant, name):
+            return None
+        existing = self.get(tenant, name)
+        if existing is not None:
+            return existing
+        try:
+            final.parent.mkdir(mode=0o700, exist_ok=True)
+            temporary = final.parent / f".{uuid.uuid4().hex}.tmp"
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                os.write(fd, value)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            try:
+                os.link(temporary, final)  # atomic: the first of two racing writers wins
+            except FileExistsError:
+                pass
+            finally:
+                temporary.unlink(missing_ok=True)
+        except OSError as exc:
+            raise KeyStoreError(f"cannot write a key: {exc.strerror}") from exc
+        return self.get(tenant, name)
+
+    def destroy(self, tenant: str, name: str) -> bool:
+        path = self._path(tenant, name, ".key")
+        try:
+            path.parent.mkdir(mode=0o700, exist_ok=True)
+            self._path(tenant, name, ".erased").touch(mode=0o600)
+            existed = path.is_file()
+            if existed:
+                with path.open("r+b") as handle:  # overwrite before unlinking (best effort)
+                    handle.write(b"\0" * max(path.stat().st_size, 64))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                path.unlink()
+            with self._generation_file.open("ab") as handle:
+                handle.write(b".")
+            return existed
+        except OSError as exc:
+            raise KeyStoreError(f"cannot destroy a key: {exc.strerror}") from exc
+
+    def destroyed(self, tenant: str, name: str) -> bool:
+        return self._path(tenant, name, ".erased").exists()
+
+    def generation(self) -> int:
+        try:
+            return self._generation_file.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def values(self, tenant: str) -> list[bytes]:
+        found = []
+        for path in sorted((self.root / _digest(tenant)).glob("*.key")):
+            try:
+                found.append(path.read_bytes())
+            except FileNotFoundError:  # destroyed while we looked
+                continue
+        return found

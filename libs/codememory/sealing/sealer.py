@@ -1,0 +1,117 @@
+"""Sealing and opening envelopes: what the codec calls on every append and every read of LOG.
+
+``seal`` replaces each sealed field (``fields.py``) with a token, ``cmseal1:`` and the base64 of a
+nonce and the AES-GCM ciphertext under the record's key; a dict field becomes ``{"cmseal1": token}``.
+The additional data binds a token to its tenant, record, event id and field, so a token moved to
+another event or field does not open. ``open`` turns tokens back into text. Without the key the text
+becomes a placeholder and the envelope keeps its shape: ``[erased]`` when the record or its user was
+erased (a dict field becomes ``{}``), ``[sealed]`` when this process has no key for it. Events with
+nothing to seal, and events written before sealing was on, pass through unchanged.
+
+Event ids are computed before sealing, from the clear text, so they stay deterministic and JetStream
+still deduplicates a retried append (the ciphertext differs per attempt, the ``Nats-Msg-Id`` does not).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from typing import Any
+
+import msgspec
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from codememory.events import Envelope, Event
+from codememory.sealing.fields import SEALED_FIELDS, record_of
+from codememory.sealing.keys import NONCE, KeyRing
+from codememory.sealing.keystore import KeyStore
+
+__all__ = ["ERASED", "PREFIX", "UNAVAILABLE", "Sealer", "is_token"]
+
+PREFIX = "cmseal1:"
+ERASED = "[erased]"
+UNAVAILABLE = "[sealed]"
+_DICT_KEY = "cmseal1"
+_json = msgspec.json.Encoder()
+
+
+def is_token(value: object) -> bool:
+    return (isinstance(value, str) and value.startswith(PREFIX)) or (
+        isinstance(value, dict) and len(value) == 1 and isinstance(value.get(_DICT_KEY), str)
+    )
+
+
+def _aad(envelope: Envelope, record_id: str, field: str) -> bytes:
+    return "\0".join((envelope.tenant, record_id, envelope.event_id, field)).encode("utf-8", "surrogatepass")
+
+
+class Sealer:
+    """An ``EnvelopeSealer`` (``codememory.events.codec``) over a key store."""
+
+    def __init__(self, store: KeyStore) -> None:
+        self.keys = KeyRing(store)
+
+    def seal(self, envelope: Envelope) -> Envelope:
+        payload = envelope.payload
+        record = record_of(payload)
+        names = SEALED_FIELDS.get(type(payload), ())
+        if record is None or not any(getattr(payload, name) for name in names):
+            return envelope
+        self.keys.refresh()
+        key = self.keys.for_sealing(envelope.tenant, record)
+        changes: dict[str, Any] = {}
+        for name in names:
+            value = getattr(payload, name)
+            if not value:
+                continue
+            if key is None:  # erased: what is written for it now is erased too
+                changes[name] = {} if isinstance(value, dict) else ERASED
+                continue
+            clear = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else _json.encode(value)
+            nonce = os.urandom(NONCE)
+            sealed = nonce + key.encrypt(nonce, clear, _aad(envelope, record.record_id, name))
+            token = PREFIX + base64.urlsafe_b64encode(sealed).decode()
+            changes[name] = {_DICT_KEY: token} if isinstance(value, dict) else token
+        return _replaced(envelope, payload, changes)
+
+    def open(self, envelope: Envelope) -> Envelope:
+        payload = envelope.payload
+        names = SEALED_FIELDS.get(type(payload), ())
+        tokens = [name for name in names if is_token(getattr(payload, name))]
+        if not tokens:
+            return envelope
+        record = record_of(payload)
+        assert record is not None  # every event with sealed fields names a record
+        self.keys.refresh()
+        key = self.keys.for_opening(envelope.tenant, record.record_id)
+        erased = key is None and self.keys.erased(envelope.tenant, record.record_id)
+        changes: dict[str, Any] = {}
+        for name in tokens:
+            value = getattr(payload, name)
+            is_dict = isinstance(value, dict)
+            clear = None if key is None else _open(key, value, _aad(envelope, record.record_id, name))
+            if clear is None:
+                changes[name] = {} if is_dict else (ERASED if erased else UNAVAILABLE)
+            elif is_dict:
+                changes[name] = msgspec.json.decode(clear)
+            else:
+                changes[name] = clear.decode("utf-8", "surrogatepass")
+        return _replaced(envelope, payload, changes)
+
+
+def _open(key: AESGCM, value: object, aad: bytes) -> bytes | None:
+    token = value[_DICT_KEY] if isinstance(value, dict) else value
+    assert isinstance(token, str)
+    try:
+        blob = base64.urlsafe_b64decode(token[len(PREFIX) :])
+        return key.decrypt(blob[:NONCE], blob[NONCE:], aad)
+    except (InvalidTag, ValueError, binascii.Error):
+        return None  # damaged, or moved from another event: unreadable, never a crash
+
+
+def _replaced(envelope: Envelope, payload: Event, changes: dict[str, Any]) -> Envelope:
+    if not changes:
+        return envelope
+    return msgspec.structs.replace(envelope, payload=msgspec.structs.replace(payload, **changes))

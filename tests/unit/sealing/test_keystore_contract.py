@@ -1,0 +1,81 @@
+"""The KeyStore contract, run against every implementation (the file store and the in-memory one)."""
+
+from __future__ import annotations
+
+import stat
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from codememory.sealing import FileKeyStore, KeyStore, KeyStoreError, MemoryKeyStore
+
+
+@pytest.fixture(params=["memory", "file"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KeyStore]:
+    yield MemoryKeyStore() if request.param == "memory" else FileKeyStore(tmp_path / "keys")
+
+
+def test_create_then_get_and_first_writer_wins(store: KeyStore) -> None:
+    assert store.get("t", "a") is None
+    assert store.create("t", "a", b"one") == b"one"
+    assert store.create("t", "a", b"two") == b"one"
+    assert store.get("t", "a") == b"one"
+
+
+def test_tenants_do_not_share_names(store: KeyStore) -> None:
+    store.create("t1", "a", b"one")
+    assert store.get("t2", "a") is None
+    assert store.values("t2") == [] and store.values("t1") == [b"one"]
+
+
+def test_destroy_leaves_a_tombstone_and_moves_the_generation(store: KeyStore) -> None:
+    store.create("t", "a", b"one")
+    before = store.generation()
+    assert store.destroy("t", "a") is True
+    assert store.get("t", "a") is None and store.destroyed("t", "a")
+    assert store.create("t", "a", b"again") is None  # a destroyed name never comes back
+    assert store.generation() != before
+    assert store.destroy("t", "a") is False and store.values("t") == []
+
+
+def test_destroying_a_name_never_created_still_blocks_it(store: KeyStore) -> None:
+    store.destroy("t", "never")
+    assert store.create("t", "never", b"x") is None
+
+
+def test_racing_creators_agree_on_one_value(store: KeyStore) -> None:
+    results: list[bytes | None] = []
+
+    def create(value: bytes) -> None:
+        results.append(store.create("t", "raced", value))
+
+    threads = [threading.Thread(target=create, args=(bytes([i]) * 32,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(results)) == 1 and results[0] == store.get("t", "raced")
+
+
+def test_file_store_is_private_and_names_nothing(tmp_path: Path) -> None:
+    store = FileKeyStore(tmp_path / "keys")
+    store.create("tenant-name", "user:alice@example.com#0", b"secret-value")
+    assert stat.S_IMODE((tmp_path / "keys").stat().st_mode) == 0o700
+    files = [p for p in (tmp_path / "keys").rglob("*") if p.is_file()]
+    assert files and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in files)
+    assert not any("alice" in str(p) or "tenant-name" in str(p) for p in files)
+
+
+def test_file_store_overwrites_a_destroyed_value(tmp_path: Path) -> None:
+    store = FileKeyStore(tmp_path / "keys")
+    store.create("t", "a", b"secret-value")
+    store.destroy("t", "a")
+    assert not any(b"secret-value" in p.read_bytes() for p in (tmp_path / "keys").rglob("*") if p.is_file())
+
+
+def test_file_store_that_cannot_be_made_is_a_typed_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(KeyStoreError):
+        FileKeyStore(tmp_path / "file" / "keys")
