@@ -53,7 +53,6 @@ from codememory.events import Envelope, new_envelope
 from codememory.events.catalogue import Event
 from codememory.githistory import extractor_spans, read_history
 from codememory.review import Limits, review
-from codememory.review.reading import file_index
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from results import write_section
@@ -129,7 +128,8 @@ def missing_part(name: str, source: Path, tmp: Path, max_queries: int) -> dict[s
         cases += 1
         for change in commit.files:
             path = change.old_path or change.path
-            if change.status == "added" or file_index(graph, name, path) is None:
+            known = queries.read(graph, lambda r, p=path: r.current_file(name, p))  # type: ignore[misc]
+            if change.status == "added" or known is None:
                 continue
             gold = {f.path for f in commit.files if f.path != change.path}
             diff = git(root, "diff", "-U0", "-M", commit.parents[0], commit.sha, "--", *{path, change.path})

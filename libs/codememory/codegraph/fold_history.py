@@ -17,6 +17,7 @@ files belong together and cost a quadratic number of pairs.
 
 from __future__ import annotations
 
+import bisect
 from itertools import combinations
 
 from codememory.codegraph.model import CommitNode, FileNode, SymbolNode, mark
@@ -32,6 +33,12 @@ def apply_commit(graph: GraphStore, event: CommitRecorded) -> None:
     at = event.authored_at
     graph.repo(event.repo)
     cidx, commit = graph.ensure(CommitNode(event.repo, event.sha))
+    if not commit.recorded:  # the repository's commits in authored order (a changelog habit reads the newest)
+        bisect.insort(graph.commit_order.setdefault(event.repo, []), (at, event.sha, cidx))
+    elif commit.authored_at != at:  # recorded again with another time: keep the order true
+        order = graph.commit_order[event.repo]
+        order.remove((commit.authored_at, event.sha, cidx))
+        bisect.insort(order, (at, event.sha, cidx))
     commit.authored_at, commit.author, commit.recorded = at, event.author, True
     commit.summary = event.message.split("\n", 1)[0][:200]
     for parent in event.parents:

@@ -32,7 +32,7 @@ def epoch(moment: datetime) -> float:
 
 
 class CodeGraph(GraphStore):
-    """One tenant's graph. Mutate only through ``apply``; read under ``lock``."""
+    """One tenant's graph. Mutate only through ``apply``; read through ``queries``."""
 
     def apply(self, envelope: Envelope, seq: int) -> bool:
         """Fold one LOG event at sequence ``seq``; False when it was skipped (already applied)."""
@@ -41,23 +41,30 @@ class CodeGraph(GraphStore):
                 return False
             event, at = envelope.payload, epoch(envelope.occurred_at)
             _check(event)
-            match event:
-                case SymbolsExtracted():
-                    fold_code.apply_symbols(self, event, at, seq)
-                case FileDeleted():
-                    fold_code.apply_deleted(self, event, at, seq)
-                case CommitRecorded():
-                    fold_history.apply_commit(self, event)
-                    fold_memory.apply_memory(self, envelope, seq)  # its message is a memory too
-                case MemoryForgotten():
-                    fold_memory.forget(self, event.memory_id)
-                case MemoryRefined():
-                    fold_memory.refine(self, event.memory_id, event.text)
-                case _:
-                    fold_memory.apply_memory(self, envelope, seq)
+            self.writes += 1  # odd: a fold is under way (see ``queries.read``)
+            try:
+                self._fold(envelope, event, at, seq)
+            finally:
+                self.writes += 1
             self.last_seq = seq
             self.version += 1
             return True
+
+    def _fold(self, envelope: Envelope, event: object, at: float, seq: int) -> None:
+        match event:
+            case SymbolsExtracted():
+                fold_code.apply_symbols(self, event, at, seq)
+            case FileDeleted():
+                fold_code.apply_deleted(self, event, at, seq)
+            case CommitRecorded():
+                fold_history.apply_commit(self, event)
+                fold_memory.apply_memory(self, envelope, seq)  # its message is a memory too
+            case MemoryForgotten():
+                fold_memory.forget(self, event.memory_id)
+            case MemoryRefined():
+                fold_memory.refine(self, event.memory_id, event.text)
+            case _:
+                fold_memory.apply_memory(self, envelope, seq)
 
     def digest(self) -> str:
         with self.lock:

@@ -1,6 +1,11 @@
-"""Graph queries: pure functions over a ``CodeGraph`` that answer with frozen values.
+"""The code graph's one query API: functions over a ``CodeGraph`` that answer with frozen values.
 
-Each takes the graph's lock while it reads, so it sees one consistent state between two folded events.
+Why one module: the gateway, the review library and the services read the graph only through it,
+never its lock or its dicts, so the store's layout and its locking rule can change here alone. Each
+query takes the graph's lock while it reads (one consistent state between two folded events) and
+copies what it answers into frozen values (``answers``), which are safe in another thread. A reader
+that asks many small questions of one state (a review) passes a function to ``read``.
+
 Current queries skip files and symbols that are no longer valid; the temporal ones live in
 ``temporal.py`` and are re-exported here. An empty name is a malformed query, not an unknown node;
 ``neighbours`` and ``dependents`` walk breadth first, so stopping at ``limit`` keeps the nearest.
@@ -8,16 +13,15 @@ Current queries skip files and symbols that are no longer valid; the temporal on
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Callable
+from typing import TypeVar
 
-import msgspec
-
+from codememory.codegraph.answers import CoChanged, Dependent, Neighbour, PathStep, StaleFile, SymbolInfo
 from codememory.codegraph.centrality import CentralitySnapshot
 from codememory.codegraph.errors import InvalidQueryError, UnknownNodeError
 from codememory.codegraph.graph import CodeGraph
-from codememory.codegraph.model import CODE_EDGES, EDGE_KINDS, FileNode, SymbolNode
+from codememory.codegraph.model import FileNode, SymbolNode
+from codememory.codegraph.reader import GraphReader
 from codememory.codegraph.temporal import (
     ChangeSet,
     HistoryEntry,
@@ -27,12 +31,23 @@ from codememory.codegraph.temporal import (
     graph_as_of,
     symbol_history,
 )
-from codememory.codegraph.views import NodeRef, is_current, locate, ref_of
+from codememory.codegraph.views import NodeRef, is_current, locate
+from codememory.codegraph.walks import (
+    DEPENDENCY_EDGES,
+    Direction,
+    check_names,
+    dependents,
+    neighbours,
+    path_between,
+)
 
 __all__ = [
+    "DEPENDENCY_EDGES",
     "ChangeSet",
     "CoChanged",
     "Dependent",
+    "Direction",
+    "GraphReader",
     "HistoryEntry",
     "Neighbour",
     "PathStep",
@@ -43,75 +58,99 @@ __all__ = [
     "co_changed_with",
     "dependents",
     "exists_at",
+    "file_churn",
     "graph_as_of",
+    "in_repo",
+    "indexed_files",
+    "last_commit",
     "neighbours",
     "path_between",
+    "read",
     "stale_central_files",
     "symbol_history",
     "symbol_info",
+    "symbol_of",
 ]
 
-Direction = Literal["out", "in", "both"]
-DEPENDENCY_EDGES = frozenset({"calls", "imports", "inherits", "references"})
-_MAX_DEPTH = 10
+T = TypeVar("T")
 
 
-class SymbolInfo(msgspec.Struct, frozen=True, kw_only=True):
-    repo: str
-    qualname: str
-    name: str
-    kind: str
-    path: str
-    start_line: int
-    end_line: int
-    signature: str
-    digest: str
-    changed_at: float | None
-    valid: bool
+def read(graph: CodeGraph, fn: Callable[[GraphReader], T]) -> T:
+    """``fn`` over a reader of one state of the graph, without holding the fold up while it can.
+
+    ``fn`` first runs without the lock, and its answer stands when no fold ran meanwhile (the graph's
+    ``writes`` counter is even and unchanged before and after: a seqlock). When one did (``fn`` may
+    then even have failed on a half-written state), it runs again under the lock. So a review of a
+    quiet graph never blocks the fold, and one during indexing waits for it like any query. ``fn``
+    must only read, and must not keep the reader or the nodes it gives.
+    """
+    before = graph.writes
+    if before % 2 == 0:
+        try:
+            found = fn(GraphReader(graph))
+        except Exception:
+            if graph.writes == before:
+                raise  # a real failure: the state did not move under it
+        else:
+            if graph.writes == before:
+                return found
+    with graph.lock:
+        return fn(GraphReader(graph))
 
 
-class Neighbour(msgspec.Struct, frozen=True, kw_only=True):
-    node: NodeRef
-    edge: str
-    depth: int
-    outgoing: bool  # the edge points away from the node asked about (on the path to it)
+def symbol_of(graph: CodeGraph, ref: NodeRef) -> SymbolInfo | None:
+    """The symbol ``ref`` names, or None when it names another kind of node or nothing."""
+    with graph.lock:
+        key = (ref.kind, ref.repo, ref.name) if ref.repo else (ref.kind, ref.name)
+        idx = graph.find(key)
+        node = graph.g[idx] if idx is not None else None
+        return _info(node) if isinstance(node, SymbolNode) else None
 
 
-class Dependent(msgspec.Struct, frozen=True, kw_only=True):
-    node: NodeRef
-    edge: str
-    depth: int
+def indexed_files(graph: CodeGraph, repo: str) -> dict[str, str]:
+    """The current files of ``repo`` that an extraction recorded, with their content hashes."""
+    with graph.lock:
+        return {
+            f.path: f.content_hash
+            for _, f in graph.nodes_of(FileNode)
+            if f.repo == repo and f.indexed and is_current(f)
+        }
 
 
-class PathStep(msgspec.Struct, frozen=True, kw_only=True):
-    node: NodeRef
-    edge: str  # the edge kind that led here ("" for the start)
-    forward: bool  # True when that edge points along the path
+def last_commit(graph: CodeGraph, repo: str) -> str:
+    """The sha of ``repo``'s newest recorded commit by authored time, "" when none is."""
+    with graph.lock:
+        order = graph.commit_order.get(repo)
+        return order[-1][1] if order else ""
 
 
-class CoChanged(msgspec.Struct, frozen=True, kw_only=True):
-    repo: str
-    path: str
-    count: float
+def file_churn(graph: CodeGraph, repo: str, path: str, *, besides: str = "") -> int:
+    """How many recorded changes ``path`` has (those of commit ``besides`` left out); 0 when unknown."""
+    with graph.lock:
+        idx = graph.find(("file", repo, path))
+        node = graph.g[idx] if idx is not None else None
+        return len([c for c in node.changes if c[2] != besides]) if isinstance(node, FileNode) else 0
 
 
-class StaleFile(msgspec.Struct, frozen=True, kw_only=True):
-    repo: str
-    path: str
-    pagerank: float
-    last_change: float
+def in_repo(graph: CodeGraph, name: str, repo: str) -> NodeRef | str:
+    """The node ``name`` in ``repo``, never another repository's node of the same name.
 
-
-def _check(*nodes: NodeRef | str, limit: int | None = None) -> None:
-    if any(not (n.name if isinstance(n, NodeRef) else n).strip() for n in nodes):
-        raise InvalidQueryError("name a file or symbol (the name is empty)")
-    if limit is not None and limit < 1:
-        raise InvalidQueryError("limit must be >= 1")
+    A symbol or file by its full name gives its reference; a bare symbol name known in ``repo`` is
+    given back for ``locate`` to resolve (or to call ambiguous). ``UnknownNodeError`` otherwise.
+    """
+    with graph.lock:
+        for kind in ("symbol", "file"):
+            if graph.find((kind, repo, name)) is not None:
+                return NodeRef(kind=kind, name=name, repo=repo)
+        known = graph.repos.get(repo)
+        if known is not None and name in known.by_name:
+            return name
+    raise UnknownNodeError(f"{name} in {repo}")
 
 
 def symbol_info(graph: CodeGraph, name: str, repo: str | None = None) -> tuple[SymbolInfo, ...]:
     """The symbols with qualname ``name``, else those named ``name`` (live ones first)."""
-    _check(name)
+    check_names(name)
     with graph.lock:
         repos = [repo] if repo is not None else sorted(graph.repos)
         found = [
@@ -146,130 +185,11 @@ def _info(s: SymbolNode) -> SymbolInfo:
     )
 
 
-def _kinds(edge_kinds: Iterable[str] | None) -> frozenset[str]:
-    kinds = frozenset(edge_kinds) if edge_kinds is not None else EDGE_KINDS
-    if unknown := kinds - EDGE_KINDS:
-        raise InvalidQueryError(f"unknown edge kinds: {sorted(unknown)}")
-    return kinds
-
-
-def _steps(
-    graph: CodeGraph, idx: int, kinds: frozenset[str], direction: Direction
-) -> list[tuple[int, str, bool]]:
-    steps: list[tuple[int, str, bool]] = []
-    if direction in ("out", "both"):
-        steps += [(dst, e.kind, True) for dst, e in graph.out(idx, kinds)]
-    if direction in ("in", "both"):
-        steps += [(src, e.kind, False) for src, e in graph.into(idx, kinds)]
-    return [s for s in steps if is_current(graph.g[s[0]])]
-
-
-def neighbours(
-    graph: CodeGraph,
-    node: NodeRef | str,
-    edge_kinds: Iterable[str] | None = None,
-    depth: int = 1,
-    direction: Direction = "both",
-    limit: int | None = None,
-) -> tuple[Neighbour, ...]:
-    """Current nodes within ``depth`` edges of ``node`` over ``edge_kinds`` (all kinds when None).
-
-    At most ``limit`` (all when None), the nearest first.
-    """
-    if not 1 <= depth <= _MAX_DEPTH or direction not in ("out", "in", "both"):
-        raise InvalidQueryError(f"depth must be 1..{_MAX_DEPTH} and direction out/in/both")
-    _check(node, limit=limit)
-    kinds = _kinds(edge_kinds)
-    with graph.lock:
-        start = locate(graph, node)
-        seen, found, frontier = {start}, list[Neighbour](), [start]
-        for level in range(1, depth + 1):
-            nxt: list[int] = []
-            for idx in frontier:
-                for other, kind, outgoing in _steps(graph, idx, kinds, direction):
-                    if other not in seen:
-                        if len(found) == limit:
-                            return tuple(found)
-                        seen.add(other)
-                        nxt.append(other)
-                        found.append(
-                            Neighbour(node=ref_of(graph.g[other]), edge=kind, depth=level, outgoing=outgoing)
-                        )
-            frontier = nxt
-        return tuple(found)
-
-
-def dependents(
-    graph: CodeGraph, node: NodeRef | str, transitive: bool = False, limit: int | None = None
-) -> tuple[Dependent, ...]:
-    """Who calls, imports, inherits or references ``node`` (for a file: it or any symbol it contains).
-
-    At most ``limit`` (all when None), the nearest first.
-    """
-    _check(node, limit=limit)
-    with graph.lock:
-        start = locate(graph, node)
-        targets = [start]
-        if isinstance(graph.g[start], FileNode):
-            for idx in targets:  # grows while it is walked: every symbol the file contains
-                targets += [dst for dst, _ in graph.out(idx, frozenset({"contains"}))]
-        seen, found = set(targets), list[Dependent]()
-        queue = deque((t, 0) for t in targets)
-        while queue:
-            idx, level = queue.popleft()
-            if level >= (_MAX_DEPTH if transitive else 1):
-                continue
-            for src, kind, _ in _steps(graph, idx, DEPENDENCY_EDGES, "in"):
-                if src not in seen:
-                    if len(found) == limit:
-                        return tuple(found)
-                    seen.add(src)
-                    found.append(Dependent(node=ref_of(graph.g[src]), edge=kind, depth=level + 1))
-                    queue.append((src, level + 1))
-        return tuple(found)
-
-
-def path_between(
-    graph: CodeGraph, a: NodeRef | str, b: NodeRef | str, max_depth: int = 8
-) -> tuple[PathStep, ...]:
-    """A shortest path over code edges in either direction, from ``a`` to ``b``; () when none within reach."""
-    _check(a, b)
-    with graph.lock:
-        start, goal = locate(graph, a), locate(graph, b)
-        came: dict[int, tuple[int, str, bool] | None] = {start: None}
-        frontier = [start]
-        for _ in range(max_depth):
-            if goal in came or not frontier:
-                break
-            nxt: list[int] = []
-            for idx in frontier:
-                for other, kind, forward in _steps(graph, idx, CODE_EDGES, "both"):
-                    if other not in came:
-                        came[other] = (idx, kind, forward)
-                        nxt.append(other)
-            frontier = nxt
-        if goal not in came:
-            return ()
-        steps: list[PathStep] = []
-        current: int | None = goal
-        while current is not None:
-            prev = came[current]
-            steps.append(
-                PathStep(
-                    node=ref_of(graph.g[current]),
-                    edge=prev[1] if prev else "",
-                    forward=prev[2] if prev else True,
-                )
-            )
-            current = prev[0] if prev else None
-        return tuple(reversed(steps))
-
-
 def co_changed_with(
     graph: CodeGraph, path: str, limit: int = 10, repo: str | None = None
 ) -> tuple[CoChanged, ...]:
     """Files most often changed in the same commits as ``path``, by count."""
-    _check(path, limit=limit)
+    check_names(path, limit=limit)
     with graph.lock:
         idx = locate(graph, NodeRef(kind="file", name=path, repo=repo) if repo is not None else path)
         pairs = [*graph.out(idx, frozenset({"co_changed"})), *graph.into(idx, frozenset({"co_changed"}))]

@@ -4,8 +4,10 @@ Why a class of its own: the graph, the key -> index dicts, the (source, target, 
 the resolution indexes must change together, so one object owns them and one lock guards them.
 
 Thread safety: a single ``threading.RLock`` (``graph.lock``). The fold (``apply``) holds it for one
-event; queries hold it while they read. Centrality is computed outside it on a copy taken under it
-(see ``centrality.py``), so the only long work never blocks the fold or readers.
+event and makes ``writes`` odd while it writes, even again when done; readers go through
+``queries`` (which take the lock, or read without it and check ``writes``, see ``queries.read``).
+Centrality is computed outside it on a copy taken under it (see ``centrality.py``), so the only long
+work never blocks the fold or readers.
 
 The fold modules (``fold_code``, ``fold_history``, ``fold_memory``) write through these primitives and
 ``graph.CodeGraph`` (this store plus ``apply``) dispatches each event to them, so imports run one way:
@@ -59,6 +61,9 @@ class GraphStore:
         self.version = 0  # bumped by every applied event: centrality refreshes when it moved
         self.mention_waiters: dict[str, set[str]] = {}  # token -> memory ids waiting for it to appear
         self.basenames: dict[str, set[tuple[str, str]]] = {}  # file name -> (repo, path)
+        self.writes = 0  # odd while the fold writes: an optimistic reader checks it before and after
+        # repo -> its recorded commits (authored time, sha, index), oldest first
+        self.commit_order: dict[str, list[tuple[float, str, int]]] = {}
 
     # --- nodes ------------------------------------------------------------------------------------
 

@@ -88,10 +88,16 @@ def moment(graph: CodeGraph, when: Moment) -> float:
     return found[0].authored_at
 
 
-def changed_between(graph: CodeGraph, start: Moment, end: Moment, repo: str | None = None) -> ChangeSet:
-    """Commits authored in [start, end], and the files and symbols with a change recorded in it."""
+def changed_between(
+    graph: CodeGraph, start: Moment, end: Moment, repo: str | None = None, *, after_start: bool = False
+) -> ChangeSet:
+    """Commits authored in [start, end], and the files and symbols with a change recorded in it.
+
+    ``after_start``: like git's ``start..end``, what happened at ``start`` itself (a start commit's own
+    changes) is not "between".
+    """
     with graph.lock:
-        lo, hi = moment(graph, start), moment(graph, end)
+        lo, hi = moment(graph, start) + (1e-3 if after_start else 0.0), moment(graph, end)
         if hi < lo:
             raise InvalidQueryError("end is before start")
         commits = sorted(

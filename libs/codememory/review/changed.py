@@ -10,11 +10,10 @@ file is deleted, is deleted (on the new side: added).
 
 from __future__ import annotations
 
-from codememory.codegraph import CodeGraph
 from codememory.codegraph.model import SymbolNode
+from codememory.codegraph.reader import GraphReader
 from codememory.review.diffs import FileDiff
 from codememory.review.model import ChangedSymbol
-from codememory.review.reading import file_index, symbols_in
 
 __all__ = ["ChangedFile", "changed_symbols"]
 
@@ -30,19 +29,19 @@ def _signature_lines(symbol: SymbolNode) -> range:
 
 
 def changed_symbols(
-    graph: CodeGraph, repo: str, files: list[FileDiff]
+    graph: GraphReader, repo: str, files: list[FileDiff]
 ) -> tuple[list[tuple[int, ChangedSymbol]], list[ChangedFile], list[str]]:
     """(changed symbols with their node indices, the diff's files the graph knows, those it does not)."""
     found: list[tuple[int, ChangedSymbol]] = []
     known: list[ChangedFile] = []
     unknown: list[str] = []
     for change in files:
-        fidx = file_index(graph, repo, change.path) if change.in_graph else None
+        fidx = graph.current_file(repo, change.path) if change.in_graph else None
         if fidx is None:
             unknown.append(change.new_path if change.side == "old" else change.path)
             continue
         known.append((change, fidx))
-        symbols = [(i, s) for i, s in symbols_in(graph, fidx) if s.kind != "module"]
+        symbols = [(i, s) for i, s in graph.symbols_in(fidx) if s.kind != "module"]
         hit = [(i, s) for i, s in symbols if change.whole or change.touches(s.start_line, s.end_line)]
         innermost = [(i, s) for i, s in hit if not any(_encloses(s, o) for _, o in hit)]
         for idx, s in sorted(innermost, key=lambda p: (p[1].start_line, p[1].qualname)):

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from codememory.codegraph import CodeGraph
 from codememory.codegraph.model import FileNode, SymbolNode, alive_now
+from codememory.codegraph.reader import GraphReader
 from codememory.review.model import Dependent
 from codememory.review.reading import is_test_path
 
@@ -37,7 +37,7 @@ def _name_and_path(node: FileNode | SymbolNode) -> tuple[str, str, str]:
     return "symbol", node.qualname, node.path
 
 
-def walk_dependents(graph: CodeGraph, roots: list[int], *, max_depth: int = 3, scan: int = 5000) -> Reach:
+def walk_dependents(graph: GraphReader, roots: list[int], *, max_depth: int = 3, scan: int = 5000) -> Reach:
     """Dependents of ``roots`` (node indices of changed symbols and files) within ``max_depth`` edges."""
     reach = Reach()
     origin = {r: r for r in roots}
@@ -47,7 +47,7 @@ def walk_dependents(graph: CodeGraph, roots: list[int], *, max_depth: int = 3, s
         if level >= max_depth:
             continue
         for src, edge in graph.into(idx, DEPENDENCY_EDGES):
-            node = graph.g[src]
+            node = graph.node(src)
             if src in origin or not isinstance(node, FileNode | SymbolNode) or not alive_now(node.life):
                 continue
             origin[src] = origin[idx]
@@ -55,7 +55,7 @@ def walk_dependents(graph: CodeGraph, roots: list[int], *, max_depth: int = 3, s
             kind, name, path = _name_and_path(node)
             if is_test_path(path):
                 reach.tested_roots.add(origin[idx])
-            via_node = graph.g[origin[idx]]
+            via_node = graph.node(origin[idx])
             assert isinstance(via_node, FileNode | SymbolNode)
             reach.indices.append(src)
             reach.dependents.append(

@@ -18,10 +18,9 @@ import functools
 import re
 from collections import defaultdict
 
-from codememory.codegraph import CodeGraph
 from codememory.codegraph.model import CommitNode
+from codememory.codegraph.reader import GraphReader
 from codememory.review.model import ChangedSymbol, HistoryCommit
-from codememory.review.reading import commits_of
 
 __all__ = ["explaining_commits", "rationale"]
 
@@ -45,7 +44,7 @@ def rationale(message: str) -> float:
 
 
 def explaining_commits(
-    graph: CodeGraph,
+    graph: GraphReader,
     changed: list[tuple[int, ChangedSymbol]],
     files: list[tuple[str, int]],
     limit: int = 8,
@@ -54,12 +53,12 @@ def explaining_commits(
     touched: dict[int, list[str]] = defaultdict(list)
     nodes: dict[int, CommitNode] = {}
     for idx, symbol in changed:
-        for cidx, commit in commits_of(graph, idx):
+        for cidx, commit in graph.commits_of(idx):
             touched[cidx].append(symbol.qualname)
             nodes[cidx] = commit
     by_file: dict[int, str] = {}
     for path, fidx in files:
-        for cidx, commit in commits_of(graph, fidx):
+        for cidx, commit in graph.commits_of(fidx):
             by_file.setdefault(cidx, path)
             nodes[cidx] = commit
     if not nodes:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from codememory.codegraph import CodeGraph
 from codememory.codegraph.model import MemoryNode
+from codememory.codegraph.reader import GraphReader
 from codememory.review.model import ChangedSymbol, LinkedMemory
 
 __all__ = ["Suspects", "linked_memories"]
@@ -24,7 +24,7 @@ Suspects = Callable[[Sequence[str]], Mapping[str, str]]
 
 
 def linked_memories(
-    graph: CodeGraph,
+    graph: GraphReader,
     changed: list[tuple[int, ChangedSymbol]],
     files: list[tuple[str, int]],
     suspects: Suspects | None = None,
@@ -38,7 +38,7 @@ def linked_memories(
     targets = [(idx, s.qualname, s) for idx, s in changed] + [(idx, path, None) for path, idx in files]
     for idx, name, symbol in targets:
         for src, _ in graph.into(idx, MENTIONS):
-            memory = graph.g[src]
+            memory = graph.node(src)
             if not isinstance(memory, MemoryNode) or memory.memory_type == "commit":
                 continue
             nodes[memory.memory_id] = memory

@@ -28,14 +28,13 @@ half-life beat a year, direct dependents and two hops each added 1-3 points of R
 from __future__ import annotations
 
 import re
-import weakref
 from collections import defaultdict
 from collections.abc import Iterable
 
-from codememory.codegraph import CodeGraph
-from codememory.codegraph.model import CommitNode, FileNode, alive_now
+from codememory.codegraph.model import FileNode, alive_now
+from codememory.codegraph.reader import GraphReader
 from codememory.review.model import ChangedSymbol, Dependent, MissingChange
-from codememory.review.reading import MAX_COMMIT_FILES, commit_files, commits_of, is_test_path
+from codememory.review.reading import MAX_COMMIT_FILES, is_test_path
 
 __all__ = ["GRAPH_WEIGHT", "HALF_LIFE_DAYS", "SYMBOL_WEIGHT", "missing_changes"]
 
@@ -80,13 +79,9 @@ class _Scores:
         return found
 
 
-def _cochange(graph: CodeGraph, idx: int, memo: dict[int, list[FileNode]]) -> tuple[dict[str, float], int]:
-    """Partners' recency-weighted shares of the commits that touched node ``idx``; the commit count.
-
-    ``memo`` keeps each commit's files for the rest of the review (the same commits come up for every
-    changed file and symbol).
-    """
-    commits = commits_of(graph, idx)
+def _cochange(graph: GraphReader, idx: int) -> tuple[dict[str, float], int]:
+    """Partners' recency-weighted shares of the commits that touched node ``idx``; the commit count."""
+    commits = graph.commits_of(idx)
     if not commits:
         return {}, 0
     newest = commits[-1][1].authored_at
@@ -94,9 +89,7 @@ def _cochange(graph: CodeGraph, idx: int, memo: dict[int, list[FileNode]]) -> tu
     total = 0.0
     counted = 0
     for cidx, commit in commits:
-        files = memo.get(cidx)
-        if files is None:
-            files = memo[cidx] = commit_files(graph, cidx)
+        files = graph.commit_files(cidx)  # the reader keeps them: the same commits come up again
         if len(files) > MAX_COMMIT_FILES:
             continue
         w = 0.5 ** ((newest - commit.authored_at) / (HALF_LIFE_DAYS * 86400.0))
@@ -115,37 +108,22 @@ def _noisy_or(shares: Iterable[dict[str, float]]) -> dict[str, float]:
     return keep
 
 
-_habits: weakref.WeakKeyDictionary[CodeGraph, tuple[int, dict[tuple[str, str], float]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _changelog_habits(graph: CodeGraph, repo: str) -> dict[str, float]:
+def _changelog_habits(graph: GraphReader, repo: str) -> dict[str, float]:
     """Changelog-like files and the share of the repository's newest commits that touched them.
 
-    One pass over the commits, kept until the graph changes (a review of a quiet graph costs nothing).
+    Reads only the newest ``_HABIT_WINDOW`` commits, which the graph keeps in order as it folds them,
+    so the cost does not grow with the history and no rescan follows a change of the graph.
     """
-    cached = _habits.get(graph)
-    if cached is None or cached[0] != graph.version:
-        newest: dict[str, list[tuple[float, int]]] = defaultdict(list)
-        for cidx, c in graph.nodes_of(CommitNode):
-            if c.recorded:
-                newest[c.repo].append((c.authored_at, cidx))
-        rates: dict[tuple[str, str], float] = {}
-        for name, commits in newest.items():
-            window = sorted(commits, reverse=True)[:_HABIT_WINDOW]
-            hits: dict[str, int] = defaultdict(int)
-            for _, cidx in window:
-                for f in commit_files(graph, cidx):
-                    if _CHANGELOG.match(f.path.rsplit("/", 1)[-1]) and alive_now(f.life):
-                        hits[f.path] += 1
-            rates.update({(name, p): n / len(window) for p, n in hits.items()})
-        cached = (graph.version, rates)
-        _habits[graph] = cached
-    return {p: r for (name, p), r in cached[1].items() if name == repo}
+    window = graph.newest_commits(repo, _HABIT_WINDOW)
+    hits: dict[str, int] = defaultdict(int)
+    for cidx, _ in window:
+        for f in graph.commit_files(cidx):
+            if _CHANGELOG.match(f.path.rsplit("/", 1)[-1]) and alive_now(f.life):
+                hits[f.path] += 1
+    return {p: n / len(window) for p, n in hits.items()}
 
 
-def _named_tests(graph: CodeGraph, repo: str, path: str) -> list[str]:
+def _named_tests(graph: GraphReader, repo: str, path: str) -> list[str]:
     """Test files named after ``path`` (same extension), anywhere in the repository."""
     base = path.rsplit("/", 1)[-1]
     stem, dot, ext = base.partition(".")
@@ -153,12 +131,12 @@ def _named_tests(graph: CodeGraph, repo: str, path: str) -> list[str]:
         return []
     ext = dot + ext
     names = (f"test_{stem}", f"{stem}_test", f"{stem}_tests", f"{stem}.test", f"{stem}.spec", f"Test{stem}")
-    found = {p for n in names for r, p in graph.basenames.get(n + ext, ()) if r == repo}
+    found = {p for n in names for p in graph.files_named(repo, n + ext)}
     return sorted(p for p in found if is_test_path(p))
 
 
 def missing_changes(
-    graph: CodeGraph,
+    graph: GraphReader,
     repo: str,
     *,
     files: list[tuple[str, int]],
@@ -169,8 +147,7 @@ def missing_changes(
 ) -> list[MissingChange]:
     """Ranked likely-missing changes for a diff of ``files`` ((path, node index)) and ``changed``."""
     scores = _Scores(exclude)
-    memo: dict[int, list[FileNode]] = {}
-    by_file = [(path, *_cochange(graph, fidx, memo)) for path, fidx in files]
+    by_file = [(path, *_cochange(graph, fidx)) for path, fidx in files]
     history = _noisy_or([s for _, s, _ in by_file])
     for path, share in history.items():
         counts = ", ".join(f"{p} ({n} commits)" for p, _, n in by_file if n)
@@ -178,13 +155,13 @@ def missing_changes(
     for partner, share in sorted(history.items(), key=lambda p: (-p[1], p[0]))[:5]:
         pidx = graph.find(("file", repo, partner))
         if pidx is not None and partner not in exclude:
-            for far, second in _cochange(graph, pidx, memo)[0].items():
+            for far, second in _cochange(graph, pidx)[0].items():
                 scores.add(far, TWO_HOP * share * second, f"changes with {partner}, which changes with this")
     for d in dependents:
         if d.distance == 1 and d.path not in exclude:
             symbol = d.name if d.kind == "symbol" else ""
             scores.add(d.path, DEPENDENT_WEIGHT, f"{d.edge} `{d.via}`", symbol)
-    for path, share in _noisy_or([_cochange(graph, idx, memo)[0] for idx, _ in changed]).items():
+    for path, share in _noisy_or([_cochange(graph, idx)[0] for idx, _ in changed]).items():
         scores.add(
             path, SYMBOL_WEIGHT * share, f"changed in {share:.0%} of the commits to the changed symbols"
         )
@@ -208,7 +185,7 @@ def missing_changes(
     for _, fidx in files:
         near = [*graph.into(fidx, _IMPORTS), *graph.out(fidx, _IMPORTS)]
         for rank, (other, _) in enumerate(near):
-            node = graph.g[other]
+            node = graph.node(other)
             if isinstance(node, FileNode) and alive_now(node.life):
                 scores.add(node.path, GRAPH_WEIGHT / (1 + rank), "imports or is imported by a changed file")
     return scores.ranked(limit)

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import bisect
 
-from codememory.codegraph import CodeGraph
 from codememory.codegraph.centrality import CentralitySnapshot
+from codememory.codegraph.reader import GraphReader
 from codememory.review.model import Risk, RiskPart
-from codememory.review.reading import FIX, commits_of
+from codememory.review.reading import FIX
 
 __all__ = ["WEIGHTS", "assess"]
 
@@ -30,10 +30,10 @@ _CHURN_DAYS = 90
 _FIX_WITHIN = 14 * _DAY
 
 
-def _fix_ratio(graph: CodeGraph, files: list[int]) -> tuple[float, int, int]:
+def _fix_ratio(graph: GraphReader, files: list[int]) -> tuple[float, int, int]:
     followed = total = 0
     for fidx in files:
-        commits = [(c.authored_at, bool(FIX.search(c.summary))) for _, c in commits_of(graph, fidx)]
+        commits = [(c.authored_at, bool(FIX.search(c.summary))) for _, c in graph.commits_of(fidx)]
         fixes = sorted(at for at, fix in commits if fix)
         for at, fix in commits:
             if fix:
@@ -45,7 +45,7 @@ def _fix_ratio(graph: CodeGraph, files: list[int]) -> tuple[float, int, int]:
 
 
 def assess(
-    graph: CodeGraph,
+    graph: GraphReader,
     *,
     centrality: CentralitySnapshot,
     changed: list[int],
@@ -55,10 +55,10 @@ def assess(
     now: float,
 ) -> Risk:
     """The risk of changing the symbols ``changed`` in ``files`` (node indices), under the graph's lock."""
-    keys = [graph.g[i].key for i in [*changed, *files]]
+    keys = [graph.key(i) for i in [*changed, *files]]
     central = max((centrality.normalised_pagerank(k) for k in keys), default=0.0)
     recent = {
-        c.sha for f in files for _, c in commits_of(graph, f) if c.authored_at >= now - _CHURN_DAYS * _DAY
+        c.sha for f in files for _, c in graph.commits_of(f) if c.authored_at >= now - _CHURN_DAYS * _DAY
     }
     ratio, followed, total = _fix_ratio(graph, files)
     reached = sum(tested.get(i, 0.0) for i in changed)

@@ -1,12 +1,14 @@
-"""Graph answers to protobuf: one place that knows both the graph's values and ``code.proto``."""
+"""Graph answers to protobuf: one place that knows both the graph's values and ``code.proto``.
+
+A node's details come from ``codegraph.queries.symbol_of`` (a query: it takes the graph's lock itself).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from codememory.codegraph import CodeGraph
+from codememory.codegraph import CodeGraph, queries
 from codememory.codegraph.centrality import CentralitySnapshot
-from codememory.codegraph.model import SymbolNode
 from codememory.codegraph.queries import CoChanged, Dependent, HistoryEntry, Neighbour, PathStep, StaleFile
 from codememory.codegraph.temporal import ChangeSet, CommitInfo, Snapshot
 from codememory.codegraph.views import NodeRef
@@ -27,18 +29,12 @@ def node_message(
     message = cpb.GraphNode(kind=ref.kind, key=ref.name, repo=ref.repo, score=score, depth=depth, via=via)
     if ref.kind == "file":
         message.path = ref.name
-    with graph.lock:
-        idx = (
-            graph.index.get((ref.kind, ref.repo, ref.name))
-            if ref.repo
-            else graph.index.get((ref.kind, ref.name))
-        )
-        node = graph.g[idx] if idx is not None else None
-    if isinstance(node, SymbolNode):
-        message.qualname, message.name, message.symbol_kind = node.qualname, node.name, node.kind
-        message.path, message.signature = node.path, node.signature
-        message.start_line, message.end_line = node.start_line, node.end_line
-        message.changed_at = node.changed_at or 0.0
+    symbol = queries.symbol_of(graph, ref) if ref.kind == "symbol" else None
+    if symbol is not None:
+        message.qualname, message.name, message.symbol_kind = symbol.qualname, symbol.name, symbol.kind
+        message.path, message.signature = symbol.path, symbol.signature
+        message.start_line, message.end_line = symbol.start_line, symbol.end_line
+        message.changed_at = symbol.changed_at or 0.0
     if centrality is not None and ref.kind in ("file", "symbol"):
         message.pagerank = centrality.normalised_pagerank((ref.kind, ref.repo, ref.name))
     return message

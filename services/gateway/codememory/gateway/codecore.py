@@ -3,7 +3,8 @@
 Facts are decoded, validated and redacted here (``codememory.codefacts``), appended to LOG once the
 whole stream is valid (all or nothing), and the call returns once the code projection applied them
 (read-your-writes, like a stored memory). Graph
-queries read the caller's own tenant graph only: tenants never see each other's code.
+queries read the caller's own tenant graph only, through ``codegraph.queries`` (never its lock or
+dicts): tenants never see each other's code.
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 
 from codememory.codefacts import InvalidCodeFactError, decode_fact, fact_envelope, redact_fact
-from codememory.codegraph import CodeGraph
+from codememory.codegraph import CodeGraph, queries
 from codememory.codegraph.centrality import Centrality
-from codememory.codegraph.model import CommitNode, FileNode
 from codememory.codegraph.relevance import GraphRelevance
-from codememory.codegraph.views import is_current
 from codememory.codesearch import CodeHit
 from codememory.embedding import Embedder
 from codememory.events import Envelope, EventLog
@@ -121,19 +120,10 @@ class CodeCore:
         return max(a.seq for a in appended)
 
     def indexed_files(self, tenant: str, repo: str) -> dict[str, str]:
-        graph = self.graph(tenant)
-        with graph.lock:
-            return {
-                f.path: f.content_hash
-                for _, f in graph.nodes_of(FileNode)
-                if f.repo == repo and f.indexed and is_current(f)
-            }
+        return queries.indexed_files(self.graph(tenant), repo)
 
     def last_commit(self, tenant: str, repo: str) -> str:
-        graph = self.graph(tenant)
-        with graph.lock:
-            commits = [c for _, c in graph.nodes_of(CommitNode) if c.repo == repo and c.recorded]
-        return max(commits, key=lambda c: (c.authored_at, c.sha)).sha if commits else ""
+        return queries.last_commit(self.graph(tenant), repo)
 
     async def search(
         self, tenant: str, query: str, *, limit: int, repo: str = "", path_prefix: str = ""

@@ -2,7 +2,8 @@
 
 Tenant, deadlines and errors are handled by the same ``rpc`` wrapper as MemoryService. Every graph
 query has one shape, ``_ask``: a query over the tenant's graph and a converter of its answer (from
-``codeconvert``), both run in a worker thread because both take the graph's lock. An empty name is
+``codeconvert``), both run in a worker thread because both take the graph's lock (the queries of
+``codegraph.queries`` take it; nothing here touches it). An empty name is
 INVALID_ARGUMENT; Neighbours and Dependents answer at most ``MAX_GRAPH_NODES``, the nearest first, and
 say ``truncated`` when there were more.
 """
@@ -17,8 +18,8 @@ from typing import Any, TypeVar, cast
 import grpc
 import msgspec
 
-from codememory.codegraph import CodeGraph, UnknownNodeError, queries
-from codememory.codegraph.temporal import ChangeSet, moment
+from codememory.codegraph import CodeGraph, queries
+from codememory.codegraph.temporal import ChangeSet
 from codememory.codegraph.views import NodeRef
 from codememory.gateway import codeintake
 from codememory.gateway.codeconvert import (
@@ -175,12 +176,10 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
     ) -> cpb.ChangedBetweenResponse:
         def query(graph: CodeGraph) -> ChangeSet:
             # like git's start..end: a start commit's own changes are not "between"
-            with graph.lock:
-                start = request.start_time
-                if request.start_commit:
-                    start = moment(graph, request.start_commit) + 1e-3
-                end = request.end_commit or request.end_time or time.time()
-                return queries.changed_between(graph, start, end, _repo(request))
+            start: str | float = request.start_commit or request.start_time
+            end = request.end_commit or request.end_time or time.time()
+            after = bool(request.start_commit)
+            return queries.changed_between(graph, start, end, _repo(request), after_start=after)
 
         return await self._ask(tenant, query, lambda _, changes: changes_message(changes))
 
@@ -281,17 +280,6 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
         return await self._ask(tenant, query, convert)
 
     @staticmethod
-    def _ref(graph: Any, name: str, repo: str) -> NodeRef | str:
-        return name if not repo else _in_repo(graph, name, repo)
-
-
-def _in_repo(graph: Any, name: str, repo: str) -> NodeRef | str:
-    """The node in ``repo`` (never another repository's node of the same name)."""
-    with graph.lock:
-        for kind in ("symbol", "file"):
-            if (kind, repo, name) in graph.index:
-                return NodeRef(kind=kind, name=name, repo=repo)
-        known = graph.repos.get(repo)
-        if known is not None and name in known.by_name:  # a bare symbol name, resolved within the repo
-            return name
-    raise UnknownNodeError(f"{name} in {repo}")
+    def _ref(graph: CodeGraph, name: str, repo: str) -> NodeRef | str:
+        """The node ``name``; with ``repo``, in that repository (never another's node of that name)."""
+        return name if not repo else queries.in_repo(graph, name, repo)

@@ -4,7 +4,7 @@ The risk is a weighted sum of four parts in [0, 1], each recorded with it so a r
 ``fan_in`` (direct dependents of what changed, log-scaled, 50 or more is 1), ``reach`` (transitive
 dependents, 500 or more is 1), ``churn`` (how often the changed files changed before, 20 commits or
 more is 1) and ``untested`` (1 when no dependent lives in a test file). Pure: the graph is read
-through ``codememory.codegraph.queries`` under its lock.
+through ``codememory.codegraph.queries`` (each takes the graph's lock itself).
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import re
 
 from codememory.codegraph import CodeGraph
 from codememory.codegraph.errors import GraphError
-from codememory.codegraph.model import FileNode
-from codememory.codegraph.queries import dependents
+from codememory.codegraph.queries import dependents, file_churn
 from codememory.events import CommitRecorded, CommitReviewed, SymbolChange, deterministic_id
 
 __all__ = ["WEIGHTS", "review_commit", "review_id"]
@@ -33,13 +32,6 @@ def _scaled(value: int, full: int) -> float:
     return min(1.0, math.log1p(value) / math.log1p(full))
 
 
-def _churn(graph: CodeGraph, repo: str, path: str, sha: str) -> int:
-    with graph.lock:
-        idx = graph.find(("file", repo, path))
-        node = graph.g[idx] if idx is not None else None
-        return len([c for c in node.changes if c[2] != sha]) if isinstance(node, FileNode) else 0
-
-
 def review_commit(graph: CodeGraph, tenant: str, event: CommitRecorded, graph_seq: int) -> CommitReviewed:
     changed: list[SymbolChange] = []
     files: list[str] = []
@@ -48,7 +40,7 @@ def review_commit(graph: CodeGraph, tenant: str, event: CommitRecorded, graph_se
         if change.status == "deleted":
             continue
         files.append(change.path)
-        churn = max(churn, _churn(graph, event.repo, change.path, event.sha))
+        churn = max(churn, file_churn(graph, event.repo, change.path, besides=event.sha))
         for name in change.symbols or (change.path,):
             try:
                 near = dependents(graph, name)
