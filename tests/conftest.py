@@ -26,6 +26,21 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
+@pytest.fixture(autouse=True)
+def _sealing_in_process(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """A unit test that starts a program in-process (``service_app`` installs sealing) keeps its keys in
+    a temporary directory, never ~/.codememory; the codec's sealer is left as the test found it."""
+    from codememory.events.codec import install_sealer, installed_sealer
+
+    if "unit" in request.node.path.parts:
+        monkeypatch.setenv("CODEMEMORY_KEYSTORE_DIR", str(tmp_path_factory.getbasetemp() / "keys"))
+    previous = installed_sealer()
+    yield
+    install_sealer(previous)
+
+
 @pytest.fixture(scope="session")
 def nats_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsServer]:
     with NatsServer(tmp_path_factory.mktemp("nats")) as server:

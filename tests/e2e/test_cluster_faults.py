@@ -23,10 +23,12 @@ import nats
 import pytest
 
 from codememory.bus import DLQ, HOOKS, LOG
+from codememory.events import PromptSubmitted, decode_envelope
 from codememory.hookclient import HookSettings
 from codememory.hookclient.runner import run_hook
 from codememory.hookclient.spool import Spool
 from codememory.runtime.supervisor import read_processes
+from codememory.sealing import FileKeyStore, Sealer
 from codememory.v1 import memory_pb2 as pb
 from conftest import Stack, launch, shutdown  # type: ignore[import-not-found]
 
@@ -58,6 +60,7 @@ async def _log_prompts(stack: Stack) -> Counter[str]:
     nc = await nats.connect(stack.nats_url)
     js = nc.jetstream()
     seen: Counter[str] = Counter()
+    keys = Sealer(FileKeyStore(stack.home / "keys"))  # prompts are sealed in LOG: the stack's keys open them
     last = (await js.stream_info(LOG)).state.last_seq
     sub = await js.pull_subscribe("cm.log.*.prompt.submitted", stream=LOG)
     done = 0
@@ -67,7 +70,9 @@ async def _log_prompts(stack: Stack) -> Counter[str]:
         except Exception:
             break
         for msg in msgs:
-            seen[json.loads(msg.data)["payload"]["prompt"]] += 1
+            payload = keys.open(decode_envelope(msg.data)).payload
+            assert isinstance(payload, PromptSubmitted)
+            seen[payload.prompt] += 1
             done = msg.metadata.sequence.stream
             await msg.ack()
     await nc.close()

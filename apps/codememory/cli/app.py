@@ -16,9 +16,13 @@ def main() -> None:
 
         main_and_exit(argv[1:])  # flushes stdout and leaves without interpreter teardown
     from codememory.cli.commands import app
+    from codememory.cli.erasecmd import register as register_erase
+    from codememory.cli.reembedcmd import register as register_reembed
     from codememory.mcp.cli import register as register_mcp
 
     register_mcp(app)
+    register_reembed(app)
+    register_erase(app)
     app()
 
 

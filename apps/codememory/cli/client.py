@@ -23,6 +23,7 @@ class Connection:
     code: code_pb2_grpc.CodeServiceStub
     metadata: tuple[tuple[str, str], ...]
     timeout: float
+    channel: grpc.Channel | None = None  # for the stubs of other services (erasecmd)
 
 
 @contextmanager
@@ -41,6 +42,7 @@ def connect(home: Path, *, timeout: float = 30.0) -> Iterator[Connection]:
             code_pb2_grpc.CodeServiceStub(channel),
             (("authorization", f"Bearer {token}"),),
             timeout,
+            channel,
         )
 
 

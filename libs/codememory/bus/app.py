@@ -3,8 +3,9 @@
 ``service_app`` is what every consumer service's ``create_app`` returns (and what ``faststream run
 codememory.<service>.main:create_app --factory`` and ``faststream docs gen`` load). Before the
 broker subscribes, the streams and the service's durable consumers are created or brought up to date,
-so a fresh server and an old home both work. Per-message logs of FastStream go to DEBUG; ours are
-structlog lines with the service's name.
+so a fresh server and an old home both work. The process seals LOG from its first step (``sealing``:
+personal text encrypted on append, opened on read; on unless ``CODEMEMORY_SEALING=0``). Per-message
+logs of FastStream go to DEBUG; ours are structlog lines with the service's name.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from codememory.bus.auth import BusCredentials
 from codememory.bus.durable import DurableSettings, consumer_config
 from codememory.bus.streams import StreamSettings, ensure_streams
 from codememory.logs import configure_logging
+from codememory.sealing import SealingSettings, install_sealing
 from codememory.settings import ConsumerSettings
 from codememory.topology import Service
 
@@ -107,9 +109,12 @@ def service_app(
         await prepare_streams(jetstream(), services, streams, durable)
         log.info("streams_ready", services=[s.name for s in services])
 
+    async def seal_log() -> None:  # before anything reads or appends LOG (docs/security.md, "Erasure")
+        install_sealing(SealingSettings.from_env())
+
     return FastStream(
         broker,
-        on_startup=[*on_startup, connect_and_prepare],
+        on_startup=[seal_log, *on_startup, connect_and_prepare],
         after_startup=list(after_startup),
         on_shutdown=list(on_shutdown),
         specification=AsyncAPI(title=title, version="1", description=f"codememory {title}"),

@@ -43,6 +43,10 @@ def install_sealer(sealer: EnvelopeSealer | None) -> EnvelopeSealer | None:
     return previous
 
 
+def installed_sealer() -> EnvelopeSealer | None:
+    return _sealer
+
+
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(Envelope)
 _raw_decoder = msgspec.json.Decoder(dict[str, Any])

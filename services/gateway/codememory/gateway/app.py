@@ -26,8 +26,13 @@ from codememory.gateway.codecore import CodeCore
 from codememory.gateway.coderpc import CodeServicer
 from codememory.gateway.core import Consolidation, GatewayCore
 from codememory.gateway.deadletters import LogDeadLetters
+from codememory.gateway.erasure import erasure_servicer
+from codememory.gateway.errors import NotReady
 from codememory.gateway.indexes import IndexGenerations, code_projection
 from codememory.gateway.logpages import TenantLog
+from codememory.gateway.modelsrpc import ModelServicer
+from codememory.gateway.modelswitch import ModelSwitch
+from codememory.gateway.querymodels import memory_query_model, query_model
 from codememory.gateway.replay import Replayer
 from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server, set_serving
@@ -35,10 +40,11 @@ from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
 from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
-from codememory.metrics import track_projections
+from codememory.metrics import TimedEmbedder, track_projections
 from codememory.projection import LiveProjection
 from codememory.redaction import clean_text
 from codememory.v1 import memory_pb2 as pb
+from codememory.v1 import models_pb2_grpc
 
 log = structlog.get_logger(__name__)
 
@@ -69,14 +75,21 @@ class GatewayApp:
         self.encoder = SparseEncoder()
         self.dead_letters = LogDeadLetters(js)
         self.generations = IndexGenerations(
-            settings.data_dir, embedder.dim, settings.qdrant_url, payload_cache=settings.payload_cache
+            settings.data_dir,
+            embedder.dim,
+            settings.qdrant_url,
+            payload_cache=settings.payload_cache,
+            model_id=embedder.model_id,
+            spec=settings.model,
         )
+        ModelSwitch.discard_abandoned(self.generations)
+        memory_embedder = memory_query_model(self.generations, embedder, settings)  # after a migration
         memory = self.generations.projection(self.generations.current(), self.encoder)
         self.live = LiveProjection(memory, name="memory", poison=self.dead_letters)
         self.core = GatewayCore(
             self.live,
             self.event_log,
-            embedder,
+            memory_embedder,
             self.encoder,
             weights=settings.weights,
             write_wait_s=settings.write_wait_ms / 1000,
@@ -103,12 +116,24 @@ class GatewayApp:
             data_dir=settings.data_dir,
             dense_size=embedder.dim,
         )
+        self.models = ModelSwitch(
+            self.live,
+            self.generations,
+            self.encoder,
+            self.event_log,
+            lambda spec: query_model(spec, settings),
+            self._set_memory_model,
+            busy=lambda: self.replayer.running,
+        )
         self._health: health.aio.HealthServicer | None = None
         self.watchdog = Watchdog(
             self.followers, self.event_log.last_seq, self._set_serving, stall_after_s=settings.stall_after_s
         )
         self.status = StatusSource(js, self.core, self.watchdog)
         self.browse = BrowseServicer(lambda: self.live.projection.index, TenantLog(js), settings.tokens)
+        self.erasure = erasure_servicer(
+            self.event_log, self.live.wait_for, lambda: self.live.projection.index, settings
+        )
         self.port = 0
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -117,6 +142,12 @@ class GatewayApp:
         if not self.settings.tls_cert:
             return None
         return Path(self.settings.tls_key).read_bytes(), Path(self.settings.tls_cert).read_bytes()
+
+    def _set_memory_model(self, embedder: Embedder) -> None:
+        """The model recall embeds queries with (a migration swaps it with the projection)."""
+        self.core.embedder = (
+            embedder if isinstance(embedder, TimedEmbedder) else TimedEmbedder(embedder, "query")
+        )
 
     async def _set_serving(self, serving: bool) -> None:
         if self._health is not None:
@@ -141,11 +172,15 @@ class GatewayApp:
                 reflection_enabled=self.settings.reflection,
                 reuse_port=self.settings.reuse_port,
                 browse_servicer=self.browse,
+                erasure_servicer=self.erasure,
                 tls=self._tls(),
             )
         except Exception:
             await asyncio.to_thread(self._close_indexes)  # so a retry on another port can open them
             raise
+        models_pb2_grpc.add_ModelServiceServicer_to_server(
+            ModelServicer(self.models, self.settings.tokens, self.settings.admin_tokens), self._server
+        )
         await self._server.start()
         for follower in self.followers:
             follower.start()
@@ -208,6 +243,8 @@ class GatewayApp:
         log.info("index_optimized", projection_seq=self.live.seq)
 
     async def replay(self) -> pb.ReplayResponse:
+        if self.models.running:
+            raise NotReady("a model migration is running (codememory reembed --status): replay after it")
         done = await self.replayer.replay()
         return pb.ReplayResponse(
             events=done.events,
@@ -223,6 +260,7 @@ class GatewayApp:
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
         await self._server.stop(grace=2.0)
+        await self.models.stop()
         stopped = await asyncio.gather(*(stop_task(t) for t in self._tasks))
         await asyncio.gather(*(f.stop() for f in self.followers))
         try:

@@ -15,15 +15,26 @@ from grpc_reflection.v1alpha import reflection
 
 from codememory.gateway.browse import BrowseServicer
 from codememory.gateway.coderpc import CodeServicer
+from codememory.gateway.erasure import ErasureServicer
 from codememory.gateway.errors import ListenError
 from codememory.gateway.rpc import MemoryServicer
 from codememory.metrics import MetricsInterceptor
-from codememory.v1 import browse_pb2, browse_pb2_grpc, code_pb2, code_pb2_grpc, memory_pb2, memory_pb2_grpc
+from codememory.v1 import (
+    browse_pb2,
+    browse_pb2_grpc,
+    code_pb2,
+    code_pb2_grpc,
+    erasure_pb2,
+    erasure_pb2_grpc,
+    memory_pb2,
+    memory_pb2_grpc,
+)
 
 SERVICE_NAME = memory_pb2.DESCRIPTOR.services_by_name["MemoryService"].full_name
 CODE_SERVICE_NAME = code_pb2.DESCRIPTOR.services_by_name["CodeService"].full_name
 BROWSE_SERVICE_NAME = browse_pb2.DESCRIPTOR.services_by_name["BrowseService"].full_name
-_SERVED = ("", SERVICE_NAME, CODE_SERVICE_NAME, BROWSE_SERVICE_NAME)
+ERASURE_SERVICE_NAME = erasure_pb2.DESCRIPTOR.services_by_name["ErasureService"].full_name
+_SERVED = ("", SERVICE_NAME, CODE_SERVICE_NAME, BROWSE_SERVICE_NAME, ERASURE_SERVICE_NAME)
 
 
 async def create_server(
@@ -34,6 +45,7 @@ async def create_server(
     reflection_enabled: bool = True,
     reuse_port: bool = True,
     browse_servicer: BrowseServicer | None = None,
+    erasure_servicer: ErasureServicer | None = None,
     tls: tuple[bytes, bytes] | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """``tls``: (private key, certificate chain) in PEM; the server then speaks TLS only."""
@@ -48,6 +60,8 @@ async def create_server(
     code_pb2_grpc.add_CodeServiceServicer_to_server(code_servicer, server)
     if browse_servicer is not None:
         browse_pb2_grpc.add_BrowseServiceServicer_to_server(browse_servicer, server)
+    if erasure_servicer is not None:
+        erasure_pb2_grpc.add_ErasureServiceServicer_to_server(erasure_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     await set_serving(health_servicer, False)

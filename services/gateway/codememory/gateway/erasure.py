@@ -1,0 +1,186 @@
+"""Erase: destroying a user's, a session's or a memory's keys, and telling every projection.
+
+Memories recorded from an agent session (a prompt, a tool's output: ``memory_id`` is the event's id)
+share their session's key, so erasing a session or a user also forgets the memories the projection
+holds for those sessions; ``erase --memory`` on one of them is refused with the session to erase
+instead (destroying one event's text alone is not possible under a session key).
+
+Order matters and is chosen so that a crash at any point can be finished by erasing again:
+1. the key store says which records the erasure covers (nothing is destroyed yet);
+2. one ``MemoryForgotten`` per memory covered, then a ``DataErased``, are appended to LOG (ids are
+   deterministic, so a retry is stored once), and the call waits for the memory projection to fold
+   them: when Erase returns, recall, context and export no longer hold the text;
+3. the keys are destroyed. From then on every read of LOG (a projection, replay, ``codememory log``,
+   a raw read of the stream or a copy of its files) gets ``[erased]`` for those records.
+Replay after it folds ``[erased]`` text into memories that the same ``MemoryForgotten`` then drops,
+so the rebuilt projection equals the live one.
+
+The caller needs a token that names the tenant and is an admin token; memories and sessions of other
+tenants are out of reach (keys are per tenant, and the projection ignores another tenant's events).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+
+import grpc
+import structlog
+
+from codememory.events import DataErased, EventLog, MemoryForgotten, deterministic_id, new_envelope
+from codememory.events.codec import installed_sealer
+from codememory.gateway.callers import require_admin
+from codememory.gateway.errors import InvalidArgument, NotReady
+from codememory.gateway.rpc import rpc
+from codememory.gateway.settings import GatewaySettings
+from codememory.sealing import Scope, Sealer, destroy, plan
+from codememory.v1 import erasure_pb2 as pb
+from codememory.v1 import erasure_pb2_grpc as pb_grpc
+from codememory.vectorstore import IndexFilter, VectorIndex
+
+log = structlog.get_logger(__name__)
+
+WaitFor = Callable[[int, float], Awaitable[bool]]
+_SCOPES: Mapping[str, Scope] = {"user": "user", "session_id": "session", "memory_id": "memory"}
+MAX_SUBJECT = 512
+
+
+class SealingOff(InvalidArgument):
+    """Erasure destroys keys: with sealing off there are none (CODEMEMORY_SEALING)."""
+
+
+class SharesSessionKey(InvalidArgument):
+    """The memory was recorded from an agent session: its text is sealed with the session's key."""
+
+
+def session_memories(index: VectorIndex, tenant: str, session_ids: Sequence[str]) -> list[str]:
+    """The ids of the tenant's memories recorded in those sessions (any state)."""
+    if not session_ids:
+        return []
+    flt = IndexFilter(equals={"tenant": tenant}, any_of={"session_id": list(session_ids)})
+    return [str(p.payload.get("memory_id", p.id)) for p in index.scroll(flt)]
+
+
+def memory_session(index: VectorIndex, tenant: str, memory_id: str) -> str:
+    """The session a memory of the tenant was recorded in ("" when none, or not the tenant's)."""
+    found = index.get([memory_id])
+    if not found or found[0].payload.get("tenant") != tenant:
+        return ""
+    return str(found[0].payload.get("session_id") or "")
+
+
+def subject_digest(tenant: str, scope: Scope, subject: str) -> str:
+    return hashlib.sha256("\0".join((tenant, scope, subject)).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Eraser:
+    """Erasure over the event log, the projection's position and the process's sealer."""
+
+    def __init__(
+        self,
+        event_log: EventLog,
+        sealer: Sealer,
+        wait_for: WaitFor,
+        wait_s: float,
+        index: Callable[[], VectorIndex],
+    ) -> None:
+        self._index = index  # the live memory index (replay swaps it: asked for on every call)
+        self._log = event_log
+        self._sealer = sealer
+        self._wait_for = wait_for
+        self._wait_s = wait_s
+        self._lock = asyncio.Lock()  # one erasure at a time per gateway: plans never interleave
+
+    async def erase(self, tenant: str, scope: Scope, subject: str) -> pb.EraseResponse:
+        ring = self._sealer.keys
+        async with self._lock:
+            planned = await asyncio.to_thread(plan, ring, tenant, scope, subject)
+            if scope == "memory" and not planned.records:
+                await self._refuse_session_memory(tenant, subject)
+            index = self._index()
+            recorded = await asyncio.to_thread(session_memories, index, tenant, planned.session_ids)
+            memory_ids = set(planned.memory_ids) | set(recorded)
+            if scope == "memory":
+                memory_ids.add(subject)  # also one written before sealing was on: still forgotten
+            digest = subject_digest(tenant, scope, subject)
+            envelopes = [
+                new_envelope(
+                    MemoryForgotten(memory_id=memory_id, reason="erased"),
+                    event_id=deterministic_id(tenant, "erased", memory_id),
+                    tenant=tenant,
+                )
+                for memory_id in sorted(memory_ids)
+            ]
+            erased = DataErased(
+                scope=scope,
+                subject_digest=digest,
+                memory_ids=tuple(sorted(memory_ids)),
+                session_ids=planned.session_ids,
+                keys_destroyed=len(planned.keys),
+            )
+            envelopes.append(
+                new_envelope(
+                    erased,
+                    event_id=deterministic_id(tenant, "data.erased", digest, *planned.keys),
+                    tenant=tenant,
+                )
+            )
+            appended = await self._log.append(envelopes)
+            seq = appended[-1].seq
+            if not await self._wait_for(seq, self._wait_s):
+                raise NotReady(f"erasure appended at {seq} but not yet applied; erase again to finish")
+            destroyed = await asyncio.to_thread(destroy, ring, planned)
+        log.info("erased", scope=scope, memories=len(memory_ids), keys=destroyed, seq=seq)
+        return pb.EraseResponse(
+            memory_ids=sorted(memory_ids),
+            session_ids=list(planned.session_ids),
+            keys_destroyed=destroyed,
+            seq=seq,
+        )
+
+    async def _refuse_session_memory(self, tenant: str, memory_id: str) -> None:
+        session = await asyncio.to_thread(memory_session, self._index(), tenant, memory_id)
+        store = self._sealer.keys.store
+        if session and await asyncio.to_thread(store.get, tenant, f"rec:s:{session}") is not None:
+            raise SharesSessionKey(
+                f"memory {memory_id} was recorded in session {session} and is sealed with its key: "
+                f"erase --session {session} erases it (with the rest of that session)"
+            )
+
+
+class ErasureServicer(pb_grpc.ErasureServiceServicer):
+    def __init__(
+        self, eraser: Eraser | None, tokens: Mapping[str, str], admin_tokens: Collection[str]
+    ) -> None:
+        self._eraser = eraser  # None: sealing is off in this gateway
+        self.tokens = tokens
+        self._admin_tokens = admin_tokens
+
+    @rpc
+    async def Erase(
+        self, tenant: str, request: pb.EraseRequest, context: grpc.aio.ServicerContext
+    ) -> pb.EraseResponse:
+        require_admin(context, self._admin_tokens)
+        which = request.WhichOneof("subject")
+        subject = getattr(request, which) if which else ""
+        if which is None or not subject.strip():
+            raise InvalidArgument("say what to erase: a user, a session_id or a memory_id")
+        if len(subject) > MAX_SUBJECT:
+            raise InvalidArgument(f"the {which} is longer than {MAX_SUBJECT} characters")
+        if self._eraser is None:
+            raise SealingOff("erasure needs sealing on (CODEMEMORY_SEALING): there are no keys to destroy")
+        return await self._eraser.erase(tenant, _SCOPES[which], subject)
+
+
+def erasure_servicer(
+    event_log: EventLog, wait_for: WaitFor, index: Callable[[], VectorIndex], settings: GatewaySettings
+) -> ErasureServicer:
+    """The servicer, erasing with the sealer this process installed (none: Erase says sealing is off)."""
+    sealer = installed_sealer()
+    eraser = (
+        Eraser(event_log, sealer, wait_for, settings.write_wait_ms / 1000, index)
+        if isinstance(sealer, Sealer)
+        else None
+    )
+    return ErasureServicer(eraser, settings.tokens, settings.admin_tokens)
