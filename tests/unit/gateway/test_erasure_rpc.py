@@ -1,0 +1,96 @@
+"""Erase in the gateway: which events it appends, in which order with the keys, and what it refuses."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from codememory.events import (
+    DataErased,
+    InMemoryEventLog,
+    MemoryForgotten,
+    MemoryScope,
+    MemoryStored,
+    PromptSubmitted,
+    decode_envelope,
+    encode_envelope,
+    new_envelope,
+)
+from codememory.events.codec import install_sealer
+from codememory.gateway.erasure import Eraser, SharesSessionKey
+from codememory.sealing import ERASED, MemoryKeyStore, Sealer
+from codememory.vectorstore import IndexFilter, StoredPoint
+
+
+class Points:
+    """The two reads Erase makes of the memory index, over a list of payloads."""
+
+    def __init__(self, payloads: list[dict[str, Any]]) -> None:
+        self.payloads = payloads
+
+    def get(self, ids: list[str], with_vectors: bool = False) -> list[StoredPoint]:
+        return [StoredPoint(id=p["memory_id"], payload=p) for p in self.payloads if p["memory_id"] in ids]
+
+    def scroll(self, flt: IndexFilter, batch: int = 256, with_vectors: bool = False) -> Iterator[StoredPoint]:
+        sessions = flt.any_of["session_id"]
+        for p in self.payloads:
+            if p["tenant"] == flt.equals["tenant"] and p["session_id"] in sessions:
+                yield StoredPoint(id=p["memory_id"], payload=p)
+
+
+@pytest.fixture
+def sealer() -> Iterator[Sealer]:
+    installed = Sealer(MemoryKeyStore())
+    previous = install_sealer(installed)
+    yield installed
+    install_sealer(previous)
+
+
+async def _applied(seq: int, timeout: float) -> bool:
+    return True
+
+
+async def test_erasing_a_user_forgets_their_memories_then_destroys_keys(sealer: Sealer) -> None:
+    log = InMemoryEventLog()
+    memory = MemoryStored(memory_id=str(uuid.uuid4()), text="alice's note", scope=MemoryScope(user="alice"))
+    prompt = PromptSubmitted(session_id="s1", agent="claude", user="alice", prompt="alice's prompt")
+    await log.append([new_envelope(e, event_id=str(uuid.uuid4()), tenant="t") for e in (memory, prompt)])
+    prompt_memory = {"tenant": "t", "memory_id": "p-1", "session_id": "s1"}  # the prompt as a memory
+    other_tenant = {"tenant": "u", "memory_id": "p-2", "session_id": "s1"}
+    eraser = Eraser(log, sealer, _applied, 1.0, lambda: Points([prompt_memory, other_tenant]))  # type: ignore[arg-type, return-value]
+    response = await eraser.erase("t", "user", "alice")
+    assert set(response.memory_ids) == {memory.memory_id, "p-1"} and list(response.session_ids) == ["s1"]
+    appended = [decode_envelope(r.data) for r in log.records[2:]]
+    forgotten = [e.payload for e in appended if isinstance(e.payload, MemoryForgotten)]
+    assert {f.memory_id for f in forgotten} == {memory.memory_id, "p-1"}
+    assert isinstance(appended[-1].payload, DataErased)
+    assert "alice" not in encode_envelope(appended[-1]).decode()  # the user's id is personal too
+    assert decode_envelope(log.records[0].data).payload.text == ERASED  # type: ignore[union-attr]
+    before = len(log.records)
+    again = await eraser.erase("t", "user", "alice")  # nothing left to destroy: only the record of trying
+    assert again.keys_destroyed == 0 and not again.memory_ids
+    assert [type(decode_envelope(r.data).payload) for r in log.records[before:]] == [DataErased]
+
+
+async def test_a_memory_sealed_with_its_session_key_is_refused(sealer: Sealer) -> None:
+    log = InMemoryEventLog()
+    prompt = PromptSubmitted(session_id="s1", agent="claude", prompt="a prompt")
+    await log.append([new_envelope(prompt, event_id="e1", tenant="t")])
+    points = Points([{"tenant": "t", "memory_id": "e1", "session_id": "s1"}])
+    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    with pytest.raises(SharesSessionKey, match="erase --session s1"):
+        await eraser.erase("t", "memory", "e1")
+    assert len(log.records) == 1  # nothing appended
+
+
+async def test_a_memory_of_another_tenant_is_not_reached(sealer: Sealer) -> None:
+    log = InMemoryEventLog()
+    memory = MemoryStored(memory_id=str(uuid.uuid4()), text="theirs")
+    await log.append([new_envelope(memory, event_id="e1", tenant="u")])
+    eraser = Eraser(log, sealer, _applied, 1.0, lambda: Points([]))  # type: ignore[arg-type, return-value]
+    response = await eraser.erase("t", "memory", memory.memory_id)
+    assert response.keys_destroyed == 0
+    assert decode_envelope(log.records[0].data).payload.text == "theirs"  # type: ignore[union-attr]
