@@ -98,7 +98,8 @@ class FileKeyStore:
         self.root = root
         try:
             root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(root, 0o700)
+            if root.stat().st_uid == os.getuid():  # a mounted volume's root may belong to another user
+                os.chmod(root, 0o700)
         except OSError as exc:
             raise KeyStoreError(f"cannot use key store {root}: {exc.strerror}") from exc
         self._generation_file = root / "generation"
