@@ -125,3 +125,19 @@ def test_without_keys_a_reader_sees_a_placeholder(sealer: Sealer) -> None:
 def test_event_ids_and_plaintext_writes_are_unchanged_when_off() -> None:
     envelope = _memory("plain")
     assert b"plain" in encode_envelope(envelope) and decode_envelope(encode_envelope(envelope)) == envelope
+
+
+def test_settings_default_to_the_home_and_can_turn_sealing_off(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from codememory.events.codec import installed_sealer
+    from codememory.sealing import SealingSettings, install_sealing
+
+    settings = SealingSettings.from_env(environ={"CODEMEMORY_HOME": str(tmp_path)})
+    assert settings.enabled and settings.keystore_dir == tmp_path / "keys"
+    off = SealingSettings.from_env(environ={"CODEMEMORY_SEALING": "0", "CODEMEMORY_KEYSTORE_DIR": "/k"})
+    assert not off.enabled and str(off.keystore_dir) == "/k"
+    previous = installed_sealer()
+    try:
+        assert isinstance(install_sealing(settings), Sealer) and (tmp_path / "keys").is_dir()
+        assert install_sealing(off) is None and installed_sealer() is None
+    finally:
+        install_sealer(previous)

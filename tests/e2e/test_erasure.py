@@ -1,0 +1,161 @@
+"""Erasure end to end on a real stack: two users' memories, one user and one memory erased.
+
+After ``codememory erase`` nothing that can be read holds the erased text: not recall, export or
+``codememory log``, not a raw read of LOG's messages, not the bytes of the NATS store directory (what a
+backup of LOG copies), not the gateway's index once replay has rebuilt it. Everything else opens with
+the keys, and replay rebuilds a projection whose digest equals the live one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import nats
+import pytest
+
+from codememory.events import decode_envelope
+from codememory.events.codec import install_sealer
+from codememory.sealing import ERASED, FileKeyStore, Sealer
+from codememory.v1 import erasure_pb2, erasure_pb2_grpc
+from codememory.v1 import memory_pb2 as pb
+from conftest import BIN, Stack, launch, shutdown  # type: ignore[import-not-found]
+
+RUN = uuid.uuid4().hex[:8]
+ALICE = [f"alice keeps her spare key under the blue flowerpot {RUN}", f"alice banks with Northwind {RUN}"]
+BOB_KEPT = f"bob prefers tabs over spaces in the parser {RUN}"
+BOB_GONE = f"bob's home address is 12 Elm Street {RUN}"
+ALICE_PROMPT = f"Remember: alice's doctor appointment is on Tuesday {RUN}"
+
+
+@pytest.fixture(scope="module")
+def erased(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, dict[str, str]]]:
+    stack = launch(tmp_path_factory.mktemp("erasure"))
+    try:
+        stub, meta = stack.stub(), (("authorization", f"Bearer {stack.token()}"),)
+        ids: dict[str, str] = {}
+        stored = [(ALICE[0], "alice", "sa1"), (ALICE[1], "alice", "sa2"), (BOB_KEPT, "bob", "sb1")]
+        for text, user, session in [*stored, (BOB_GONE, "bob", "sb1")]:
+            request = pb.StoreRequest(text=text, scope=pb.Scope(user=user, session_id=session))
+            ids[text] = stub.Store(request, metadata=meta, timeout=30).memory_id
+        hook = {"session_id": "sa-hook", "cwd": "/w", "hook_event_name": "UserPromptSubmit"}
+        hook["prompt"] = ALICE_PROMPT
+        subprocess.run(
+            [str(BIN / "codememory"), "hook", "--agent", "claude"],
+            input=json.dumps(hook).encode(),
+            env={**stack.env, "USER": "alice"},
+            check=True,
+            timeout=60,
+        )
+        stack.wait_caught_up(timeout=120)
+        _wait_embedded(stack, BOB_KEPT)
+        before = [m.text for m in stack.stub().Export(pb.ExportRequest(), metadata=meta, timeout=30)]
+        assert set(ALICE) <= set(before) and any("doctor appointment" in t for t in before)  # all there
+        stack.cli("erase", "--user", "alice", "--yes")
+        eraser = erasure_pb2_grpc.ErasureServiceStub(grpc.insecure_channel(stack.grpc_address))
+        gone = eraser.Erase(erasure_pb2.EraseRequest(memory_id=ids[BOB_GONE]), metadata=meta, timeout=30)
+        assert list(gone.memory_ids) == [ids[BOB_GONE]] and gone.keys_destroyed == 1
+        stack.wait_caught_up(timeout=60)
+        yield stack, ids
+    finally:
+        shutdown(stack)
+
+
+def _wait_embedded(stack: Stack, text: str) -> None:
+    stub, meta = stack.stub(), (("authorization", f"Bearer {stack.token()}"),)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        hits = stub.Recall(pb.RecallRequest(query=text, limit=5), metadata=meta, timeout=10).hits
+        if any(h.memory.text == text and h.score.dense > 0 for h in hits):
+            return
+        time.sleep(0.2)
+    raise AssertionError("never embedded")
+
+
+def _erased_texts() -> list[str]:
+    return [*ALICE, BOB_GONE, ALICE_PROMPT]
+
+
+async def _raw_log(stack: Stack) -> list[bytes]:
+    nc = await nats.connect(stack.nats_url)
+    try:
+        js = nc.jetstream()
+        last = (await js.stream_info("LOG")).state.last_seq
+        return [(await js.get_msg("LOG", seq)).data or b"" for seq in range(1, last + 1)]
+    finally:
+        await nc.close()
+
+
+def test_recall_export_and_log_hold_only_what_was_kept(erased: tuple[Stack, dict[str, str]]) -> None:
+    stack, _ = erased
+    stub, meta = stack.stub(), (("authorization", f"Bearer {stack.token()}"),)
+    exported = [m.text for m in stub.Export(pb.ExportRequest(), metadata=meta, timeout=30)]
+    assert BOB_KEPT in exported and not set(_erased_texts()) & set(exported)
+    for text in _erased_texts():
+        hits = stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta, timeout=10).hits
+        assert all(h.memory.text != text for h in hits)
+    log = stack.cli("log", "--json").stdout.decode()
+    assert BOB_KEPT in log and ERASED in log
+    assert not [t for t in _erased_texts() if t in log]
+
+
+def test_raw_log_and_store_files_hold_no_erased_text(erased: tuple[Stack, dict[str, str]]) -> None:
+    stack, _ = erased
+    raw = asyncio.run(_raw_log(stack))
+    blob = b"\n".join(raw)
+    assert BOB_KEPT.encode() not in blob  # sealed at rest, like everything personal
+    for text in _erased_texts():
+        assert text.encode() not in blob
+    previous = install_sealer(Sealer(FileKeyStore(stack.home / "keys")))
+    try:
+        opened = json.dumps([str(decode_envelope(data).payload) for data in raw])
+    finally:
+        install_sealer(previous)
+    assert BOB_KEPT in opened and ERASED in opened  # the rest opens with the keys that are left
+    assert not [t for t in _erased_texts() if t in opened]
+    store = [p for p in (stack.home / "nats").rglob("*") if p.is_file()]
+    assert store
+    leaks = [
+        f"{t[:20]} in {p.name}"
+        for p in store
+        for t in (*ALICE, BOB_GONE, BOB_KEPT)
+        if t.encode() in p.read_bytes()
+    ]
+    assert not leaks
+    log_dir = [p for p in store if "LOG" in p.parts]
+    assert log_dir and not [p for p in log_dir if ALICE_PROMPT.encode() in p.read_bytes()]
+
+
+def test_a_tenant_token_without_admin_cannot_erase(erased: tuple[Stack, dict[str, str]]) -> None:
+    stack, ids = erased
+    eraser = erasure_pb2_grpc.ErasureServiceStub(grpc.insecure_channel(stack.grpc_address))
+    with pytest.raises(grpc.RpcError) as denied:
+        eraser.Erase(
+            erasure_pb2.EraseRequest(memory_id=ids[BOB_KEPT]),
+            metadata=(("authorization", "Bearer tok-alpha"),),
+            timeout=10,
+        )
+    assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_replay_after_erasure_rebuilds_the_same_projection(erased: tuple[Stack, dict[str, str]]) -> None:
+    stack, ids = erased
+    stub, meta = stack.stub(), (("authorization", f"Bearer {stack.token()}"),)
+    replayed = stub.Replay(pb.ReplayRequest(), metadata=meta, timeout=120)
+    assert replayed.digest_before == replayed.digest_after
+    assert replayed.graph_digest_before == replayed.graph_digest_after
+    hits = stub.Recall(pb.RecallRequest(query=BOB_KEPT, limit=5), metadata=meta, timeout=10).hits
+    assert hits and hits[0].memory.text == BOB_KEPT
+    time.sleep(3)  # the old index generation is removed once its readers are done
+    gateway = [p for p in (stack.home / "gateway").rglob("*") if p.is_file()]
+    leaks = [p.name for p in gateway for t in _erased_texts() if t.encode() in p.read_bytes()]
+    assert not leaks, leaks
+    assert os.stat(stack.home / "keys").st_mode & 0o077 == 0
+    assert Path(stack.home / "keys").is_dir() and ids
