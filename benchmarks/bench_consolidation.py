@@ -16,9 +16,10 @@ limit 10, repo set):
 - supersession: the amendment ranks above the decision it amends (a decision absent from the top 10
   counts as below, but the amendment has to be in the top 10), and the amendment is in the top 5;
   near-misses: each memory is still active and in the top 5 for its own question;
-- duplicates: how many of the fact's memories (restatements, or the canonical memory they were merged
-  into) are in the top 10, whether the first of them is the canonical one (``restated`` > 1 or the id
-  they were merged into), and whether each similar-but-unrelated memory is active and in the top 5.
+- duplicates: how many of the fact's memories (restatements, the canonical memory they were merged
+  into, insights drawn from them) are in the top 10, whether the first of them is the canonical one
+  (``restated`` > 1 or the id they were merged into), and whether each similar-but-unrelated memory
+  is active and in the top 5.
 
 Configurations: ``bm25`` (lexical weight only), ``dense`` (dense weight only), ``hybrid`` (the
 defaults) before and after ``MemoryService.Consolidate``; when the server answers UNIMPLEMENTED (or
@@ -392,6 +393,13 @@ def canonical_ids(stack: Stack, view: View, fact: dict[str, Any]) -> set[str]:
     return out
 
 
+def of_fact(memory: pb.Memory, mine: set[str]) -> bool:
+    """One of the fact's memories: a restatement, its canonical memory, or an insight drawn from them
+    (its ``evidence``: a convention lesson repeats the canonical wording)."""
+    evidence = set(memory.metadata.get("evidence", "").split(",")) - {""}
+    return memory.id in mine or bool(evidence & mine)
+
+
 def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplicates:
     out = Duplicates()
     for fact in data["facts"]:
@@ -401,7 +409,7 @@ def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplic
         out.restatements[split] += len(fact["restatements"])
         out.merged[split] += sum(i not in view.active for i in fact["restatements"])
         for question in fact["questions"]:
-            hits = [m for m in recall(stack, view, question, fact["repo"]) if m.id in mine]
+            hits = [m for m in recall(stack, view, question, fact["repo"]) if of_fact(m, mine)]
             out.questions[split] += 1
             out.found[split] += bool(hits)
             out.counts[split].append(len(hits))

@@ -76,6 +76,17 @@ def insight_text(event: InsightDerived) -> str:
     )
 
 
+def _derived_metadata(event: InsightDerived | SessionSummarized) -> dict[str, str]:
+    """Who worded it, and for an insight its kind and the memories it was drawn from (recall gives an
+    insight and its evidence one place in the results: ``recall.restated``)."""
+    out = {"phrased_by": event.phrased_by} if event.phrased_by else {}
+    if isinstance(event, InsightDerived):
+        out["kind"] = event.kind
+        if event.evidence_ids:
+            out["evidence"] = ",".join(event.evidence_ids[:50])
+    return out
+
+
 def _derived(
     envelope: Envelope,
     event: InsightDerived | SessionSummarized,
@@ -95,7 +106,7 @@ def _derived(
         agent="codememory",
         paths=event.paths,
         importance=importance,
-        metadata={"phrased_by": event.phrased_by} if event.phrased_by else {},
+        metadata=_derived_metadata(event),
         created_at=envelope.occurred_at.timestamp(),
     )
 

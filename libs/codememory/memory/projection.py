@@ -27,6 +27,7 @@ from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.memory.draft import memory_from_envelope
 from codememory.memory.enrich import Enrichment
 from codememory.memory.fold import LIVE_STATES, PointState, fold, targets_of
+from codememory.memory.kinds import DERIVED_TYPES
 from codememory.memory.position import Position
 from codememory.vectorstore import IndexFilter, IndexPoint, VectorIndex
 
@@ -85,6 +86,7 @@ class MemoryProjection:
                 payload.get("tenant") == session[0]
                 and payload.get("session_id") == session[1]
                 and payload.get("state") in LIVE_STATES
+                and payload.get("type") not in DERIVED_TYPES
                 and isinstance(created, int | float)
                 and created < seq
                 and (best is None or int(created) > best[0])
@@ -166,7 +168,9 @@ class MemoryProjection:
         for seq, envelope, target in targeted:
             before = states[target]
             draft = memory_from_envelope(envelope) if before is None else None
-            session = (envelope.tenant, draft.session_id) if draft is not None else None
+            # a derived memory (insight, summary) is not a turn of its session: no predecessor, no tail
+            turn = draft is not None and draft.memory_type not in DERIVED_TYPES
+            session = (envelope.tenant, draft.session_id) if draft is not None and turn else None
             previous = ("", "")
             if session is not None and session[1]:
                 previous = self._previous(session, seq, states)

@@ -3,6 +3,9 @@
 Two memories are about the same subject when they share most of their subject words (stemmed,
 stop words left out); a later one changes the earlier when it states a value the earlier did not
 (a number, an identifier, a quoted name) or says so with a change cue. Pure string work.
+
+It lives with the memories because two readers ask it the same questions: the consolidate cycle
+(what merges, what supersedes) and recall (whether a hit restates one ranked above it).
 """
 
 from __future__ import annotations
@@ -10,6 +13,48 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 from functools import lru_cache
+
+# how people say that a rule changed ("from now on", "switch to", "instead") — checked as phrases
+CHANGE_CUES = (
+    "instead",
+    "now",
+    "from now on",
+    "going forward",
+    "no longer",
+    "not anymore",
+    "switch",
+    "switched",
+    "switching",
+    "change",
+    "changed",
+    "rather than",
+    "replace",
+    "replaced",
+    "replaces",
+    "stop using",
+    "move to",
+    "moved to",
+    "moves to",
+    "moving to",
+    "migrate",
+    "migrated",
+    "raise",
+    "bump",
+    "lower",
+    "increase",
+    "decrease",
+    "upgrade",
+    "downgrade",
+    "drop",
+    "dropping",
+    "deprecated",
+    "starting",
+    "new",
+    "update:",
+    "actually",
+)
+# phrases that contain a change cue without saying that anything changed ("for now" is temporary)
+NOT_CHANGE_CUES = ("for now", "right now", "just now", "until now", "now that", "new file", "new branch")
 
 _TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|[A-Za-z0-9_][A-Za-z0-9_.:/@\-]*")
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -130,3 +175,16 @@ def different_subjects(a: str, b: str) -> bool:
     """Each text has subject words the other lacks ("settings page" / "CSV export")."""
     sa, sb = analyse(a)[0], analyse(b)[0]
     return bool(sa - sb) and bool(sb - sa)
+
+
+def same_statement(a: str, b: str, parallel_ratio: float) -> bool:
+    """Whether two texts alike in meaning can state the same thing: not one a question and the other
+    not, no value on each side that the other lacks (``4 spaces`` / ``2 spaces``; a value only one
+    names is a detail, not a conflict), and not the same sentence frame filled with different things
+    ("the settings page broke" / "the CSV export broke": ``parallel``, each with subject words the
+    other lacks)."""
+    if is_question(a) != is_question(b):
+        return False
+    if new_values(b, a) and new_values(a, b):
+        return False
+    return not (parallel(a, b, parallel_ratio) and different_subjects(a, b))

@@ -22,6 +22,7 @@ from codememory.recall.currency import latest_first, pull_current, superseders
 from codememory.recall.feedback import FEEDBACK_DOCS, FEEDBACK_NEW, feedback_query
 from codememory.recall.links import session_neighbours
 from codememory.recall.query import RecallQuery, query_filter
+from codememory.recall.restated import one_per_fact, unit_vectors, window_ids
 from codememory.recall.scoring import (
     Candidate,
     ScopeHint,
@@ -106,6 +107,7 @@ class Recaller:
             ranked = self._expand(ranked, found, flt, hint, clock, query.limit)
         if query.text.strip() and ranked:
             ranked = self._current_first(query.text, ranked, flt, hint, clock, query.limit)
+            ranked = self._one_per_fact(ranked, query.limit)
         return [RecallHit(c.memory_id, dict(c.payload), parts) for c, parts in ranked[: query.limit]]
 
     def _current_first(
@@ -149,6 +151,17 @@ class Recaller:
 
             ranked, inherited = pull_current(ranked, chain, fetched, self.weights, window, score_one)
         return latest_first(ranked, self.weights, window, inherited)
+
+    def _one_per_fact(
+        self, ranked: list[tuple[Candidate, ScoreParts]], limit: int
+    ) -> list[tuple[Candidate, ScoreParts]]:
+        """Restatements of a higher hit below the others (``restated``): their vectors read by id."""
+        window = max(2 * limit, 20)
+        ids = window_ids(ranked, window)
+        if self.weights.restated <= 0 or len(ids) < 2:
+            return ranked
+        vectors = unit_vectors([(p.id, p.dense) for p in self._index.get(ids, with_vectors=True)])
+        return one_per_fact(ranked, vectors, self.weights.restated, window)
 
     def _candidates_for(
         self, text: str, sparse: SparseVec, flt: IndexFilter, pool: int

@@ -38,6 +38,9 @@ class Weights:
     # one's ranks above it: the query names the subject, the later statement is the rule as it stands
     # (``currency``; 0: off)
     latest_margin: float = 0.8
+    # a hit at least this alike by vector (and stating the same thing) to one ranked above it gives up
+    # its place in the top results: one fact, one place (``restated``; 0: off)
+    restated: float = 0.5
 
 
 def parse_weights(spec: str) -> Weights:

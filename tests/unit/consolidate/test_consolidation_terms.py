@@ -1,5 +1,5 @@
-from codememory.consolidate.policy import CHANGE_CUES
-from codememory.consolidate.terms import (
+from codememory.memory.terms import (
+    CHANGE_CUES,
     analyse,
     cues_of,
     different_subjects,

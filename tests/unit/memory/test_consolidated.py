@@ -9,6 +9,7 @@ from codememory.events import (
     Envelope,
     ImportanceAdjustment,
     ImportanceDecayed,
+    InsightDerived,
     MemoriesArchived,
     MemoriesLinked,
     MemoriesMerged,
@@ -90,3 +91,35 @@ def test_another_tenants_consolidation_changes_nothing(tmp_path: Path) -> None:
     projection.apply_batch(_history()[:4])
     projection.apply_batch([(5, _env(MemorySuperseded(memory_id=A, superseded_by=B), tenant="intruder"))])
     assert _payloads(projection)[A]["state"] == "active"
+
+
+def test_an_insight_is_no_turn_of_its_session_and_carries_its_evidence(tmp_path: Path) -> None:
+    """A derived memory takes no predecessor (its lexical text would carry whatever the session said
+    last) and is no predecessor of the session's next memory, live and after a restart alike."""
+    scope = MemoryScope(repo="r", session_id="s")
+    insight_id = str(uuid.UUID(int=9))
+    events = [
+        MemoryStored(memory_id=A, text="seed everything with 42", scope=scope),
+        InsightDerived(
+            insight_id=insight_id,
+            kind="convention",
+            title="lint with ruff",
+            evidence_ids=(C, D),
+            session_id="s",
+            repo="r",
+        ),
+        MemoryStored(memory_id=B, text="the tests pass", scope=scope),
+    ]
+    batch = [(seq, _env(e)) for seq, e in enumerate(events, start=1)]
+    live = _projection(tmp_path / "live")
+    live.apply_batch(batch)
+    first = _projection(tmp_path / "restarted")
+    first.apply_batch(batch[:2])
+    first.index.close()
+    restarted = _projection(tmp_path / "restarted")  # no remembered tails: found in the index
+    restarted.apply_batch(batch[2:])
+    for projection in (live, restarted):
+        payloads = {p.id: dict(p.payload) for p in projection.index.get([A, B, insight_id])}
+        assert payloads[insight_id]["context"] == "" and payloads[insight_id]["previous_id"] == ""
+        assert payloads[insight_id]["metadata"] == {"kind": "convention", "evidence": f"{C},{D}"}
+        assert payloads[B]["previous_id"] == A and payloads[B]["context"] == "seed everything with 42"

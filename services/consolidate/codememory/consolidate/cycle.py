@@ -18,7 +18,6 @@ from codememory.consolidate.insights import Lesson, corrections, finished, fixes
 from codememory.consolidate.links import find_links
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.supersession import find_supersessions
-from codememory.consolidate.terms import has_cue, is_question
 from codememory.consolidate.view import Remembered, TenantView
 from codememory.events import (
     ConsolidationCompleted,
@@ -36,6 +35,7 @@ from codememory.events import (
     deterministic_id,
 )
 from codememory.memory.kinds import DERIVED_TYPES
+from codememory.memory.terms import has_cue, is_question
 
 CHUNK = 500  # memories named by one event at most (an event stays well under NATS's payload limit)
 COUNTS = ("merged", "superseded", "archived", "decayed", "insights", "summaries", "linked")

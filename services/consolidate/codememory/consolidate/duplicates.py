@@ -19,8 +19,8 @@ import numpy as np
 
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.similarity import matrix, similar_pairs
-from codememory.consolidate.terms import cues_of, different_subjects, is_question, new_values, parallel
 from codememory.consolidate.view import Remembered
+from codememory.memory.terms import cues_of, is_question, same_statement
 
 
 @dataclass(frozen=True)
@@ -31,21 +31,13 @@ class Merge:
 
 
 def restatement(a: Remembered, b: Remembered, policy: ConsolidationPolicy) -> bool:
-    """Whether two memories alike enough in meaning also say the same thing: not one a question and
-    the other not, no value on each side that the other lacks (``4 spaces`` against ``2 spaces``; a
-    value only one of them names is a detail, not a conflict), and not the same sentence frame filled
-    with different things ("the settings page broke" / "the CSV export broke": ``parallel``, and each
-    has subject words the other lacks)."""
-    if is_question(a.text) != is_question(b.text):
-        return False
+    """Whether two memories alike enough in meaning also say the same thing (``same_statement``) and
+    the later one does not say that it changes something (supersession's business)."""
     earlier, later = (a, b) if (a.created_at, a.seq) <= (b.created_at, b.seq) else (b, a)
     cues, ignore = policy.change_cues, policy.not_change_cues
     if cues_of(later.text, cues, ignore) - cues_of(earlier.text, cues, ignore):
         return False  # the later one says it changes something: supersession's business
-    only_a, only_b = new_values(b.text, a.text), new_values(a.text, b.text)
-    if only_a and only_b:
-        return False
-    return not (parallel(a.text, b.text, policy.parallel_ratio) and different_subjects(a.text, b.text))
+    return same_statement(a.text, b.text, policy.parallel_ratio)
 
 
 def _canonical(group: list[Remembered], policy: ConsolidationPolicy) -> Remembered:

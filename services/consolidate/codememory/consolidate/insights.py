@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.sessions import SessionLog, Step
-from codememory.consolidate.terms import has_cue
 from codememory.events import InsightKind
+from codememory.memory.terms import has_cue
 
 
 @dataclass(frozen=True)

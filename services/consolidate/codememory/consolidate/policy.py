@@ -11,48 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codememory.memory.kinds import OBSERVED_TYPES, STATED_TYPES
+from codememory.memory.terms import CHANGE_CUES, NOT_CHANGE_CUES
 
-# how people say that a rule changed ("from now on", "switch to", "instead") — checked as phrases
-CHANGE_CUES = (
-    "instead",
-    "now",
-    "from now on",
-    "going forward",
-    "no longer",
-    "not anymore",
-    "switch",
-    "switched",
-    "switching",
-    "change",
-    "changed",
-    "rather than",
-    "replace",
-    "replaced",
-    "replaces",
-    "stop using",
-    "move to",
-    "moved to",
-    "moves to",
-    "moving to",
-    "migrate",
-    "migrated",
-    "raise",
-    "bump",
-    "lower",
-    "increase",
-    "decrease",
-    "upgrade",
-    "downgrade",
-    "drop",
-    "dropping",
-    "deprecated",
-    "starting",
-    "new",
-    "update:",
-    "actually",
-)
-# phrases that contain a change cue without saying that anything changed ("for now" is temporary)
-NOT_CHANGE_CUES = ("for now", "right now", "just now", "until now", "now that", "new file", "new branch")
 # how a user corrects the agent ("no,", "don't", "that's wrong")
 CORRECTION_CUES = (
     "no,",

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.similarity import nearest_earlier, similar_pairs
-from codememory.consolidate.terms import (
+from codememory.consolidate.view import Remembered
+from codememory.memory.terms import (
     cues_of,
     is_question,
     new_values,
@@ -28,7 +29,6 @@ from codememory.consolidate.terms import (
     parallel,
     subject_overlap,
 )
-from codememory.consolidate.view import Remembered
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,86 @@
+"""One fact, one place: restatements give way, different facts, amendments and conversation never do."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from codememory.recall.restated import one_per_fact, same_fact, unit_vectors, window_ids
+from codememory.recall.scoring import Candidate, ScoreParts
+
+
+def _hit(
+    mid: str, text: str, total: float, *, kind: str = "prompt", state: str = "active", evidence: str = ""
+) -> tuple[Candidate, ScoreParts]:
+    payload: dict[str, object] = {"text": text, "type": kind, "state": state}
+    if evidence:
+        payload["metadata"] = {"evidence": evidence}
+    parts = ScoreParts(dense=total, lexical=0.0, recency=0.0, importance=0.5, scope=0.0, total=total)
+    return Candidate(memory_id=mid, payload=payload, dense=total, lexical=None), parts
+
+
+def _vectors(**angles: float) -> dict[str, np.ndarray]:
+    """Unit vectors in a plane: cosine between two is the cosine of their angle difference."""
+    return unit_vectors([(k, (float(np.cos(a)), float(np.sin(a)))) for k, a in angles.items()])
+
+
+def _order(ranked: list[tuple[Candidate, ScoreParts]]) -> list[str]:
+    return [c.memory_id for c, _ in ranked]
+
+
+def test_a_restatement_gives_its_place_to_the_next_fact_and_totals_stay_in_order() -> None:
+    ranked = [
+        _hit("a", "use pnpm, not npm", 0.9),
+        _hit("b", "it's pnpm here, don't run npm install", 0.8),
+        _hit("c", "commit messages follow conventional commits", 0.7),
+    ]
+    vectors = _vectors(a=0.0, b=0.5, c=1.5)  # a~b 0.88, c far from both
+    out = one_per_fact(ranked, vectors, 0.5, 20)
+    assert _order(out) == ["a", "c", "b"]
+    totals = [p.total for _, p in out]
+    assert totals == sorted(totals, reverse=True)
+
+
+def test_different_values_an_amendment_and_another_subject_keep_their_places() -> None:
+    ranked = [
+        _hit("rate", "Rate limit the public search endpoint to 100 requests per minute", 0.9),
+        _hit("admin", "Admin endpoints are rate limited to 20 requests per minute", 0.8),
+        _hit("old", "The pipeline loads into Redshift, schema analytics.", 0.7),
+        _hit("new", "The load target is Snowflake now, schema analytics.", 0.6),
+        _hit("error", "Error toasts stay on screen until the user closes them.", 0.5),
+        _hit("success", "Success toasts disappear after a while.", 0.4),
+    ]
+    vectors = _vectors(rate=0.0, admin=0.1, old=1.0, new=1.1, error=2.0, success=2.1)
+    assert _order(one_per_fact(ranked, vectors, 0.5, 20)) == _order(ranked)
+
+
+def test_the_statement_takes_the_place_of_the_insight_drawn_from_it() -> None:
+    ranked = [
+        _hit("lesson", "use pnpm, not npm\nSituation: 6 sessions", 0.9, kind="insight", evidence="r"),
+        _hit("other", "seed everything with 42", 0.8),
+        _hit("r", "use pnpm, not npm", 0.7),
+    ]
+    vectors = _vectors(lesson=0.0, other=1.5, r=0.0)
+    out = one_per_fact(ranked, vectors, 0.5, 20)
+    assert _order(out) == ["r", "other", "lesson"]
+    assert out[0][1].total == 0.9  # in the insight's place
+
+
+def test_conversation_history_and_an_off_switch_are_left_alone() -> None:
+    ranked = [
+        _hit("t1", "we use pnpm here", 0.9, kind="dialog"),
+        _hit("t2", "yes, pnpm here", 0.8, kind="dialog"),
+        _hit("s1", "use pnpm, not npm", 0.7),
+        _hit("s2", "use pnpm, not npm please", 0.6, state="superseded"),
+    ]
+    vectors = _vectors(t1=0.0, t2=0.0, s1=0.0, s2=0.0)
+    assert _order(one_per_fact(ranked, vectors, 0.5, 20)) == ["t1", "t2", "s1", "s2"]
+    assert window_ids(ranked, 20) == ["s1"]
+    flooded = [_hit("a", "use pnpm", 0.9), _hit("b", "use pnpm", 0.8)]
+    assert _order(one_per_fact(flooded, _vectors(a=0.0, b=0.0), 0.0, 20)) == ["a", "b"]
+
+
+def test_same_fact_needs_a_shared_value_or_subject() -> None:
+    assert same_fact("run the tests with pytest -n auto", "as usual run pytest with -n auto")
+    assert not same_fact("use 4 spaces", "use 2 spaces")
+    assert not same_fact("which linter do we use?", "we lint with ruff")
+    assert not same_fact("we use pnpm", "we use pnpm from now on, not yarn")
