@@ -58,7 +58,7 @@ from codememory.v1 import memory_pb2_grpc
 
 BIN = Path(sys.executable).parent
 SECTION = "bench_consolidation"
-SINGLE = "recency=0,importance=0,scope=0,author=0,link=0,feedback=0,latest_margin=0"
+SINGLE = "recency=0,importance=0,scope=0,author=0,link=0,feedback=0,latest_margin=0,restated=0"
 CONFIGS: dict[str, str] = {
     "bm25": f"dense=0,lexical=1,{SINGLE}",
     "dense": f"dense=1,lexical=0,{SINGLE}",

@@ -35,6 +35,7 @@ from codememory.recall.scoring import (
 from codememory.vectorstore import IndexFilter, VectorIndex
 
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
+RESTATED_WINDOW = 60  # the top hits compared for restatements (session context asks for 100 and more)
 
 
 def _with_link(parts: ScoreParts, link: float, total: float) -> ScoreParts:
@@ -156,7 +157,7 @@ class Recaller:
         self, ranked: list[tuple[Candidate, ScoreParts]], limit: int
     ) -> list[tuple[Candidate, ScoreParts]]:
         """Restatements of a higher hit below the others (``restated``): their vectors read by id."""
-        window = max(2 * limit, 20)
+        window = min(max(2 * limit, 20), RESTATED_WINDOW)
         ids = window_ids(ranked, window)
         if self.weights.restated <= 0 or len(ids) < 2:
             return ranked

@@ -6,7 +6,7 @@ one fact lie at MiniLM cosine 0.3-0.7, the range of different facts about the sa
 merge cannot be that unsure (it takes the restatement out of recall). At recall the query has chosen
 the subject, so within the top ``window`` a hit that says what a higher hit says can give up its place:
 
-- ``restates``: the two are at least ``Weights.restated`` alike by their vectors and ``same_fact``
+- a restatement: the two are at least ``Weights.restated`` alike by their vectors and ``same_fact``
   holds (not a question against a statement, no value on each side that the other lacks, not the
   same sentence about another thing, no change said by one only, a shared value or subject words),
   so "Admin endpoints allow 20 requests a minute" never gives way to "the search endpoint allows
@@ -55,18 +55,6 @@ def _eligible(candidate: Candidate) -> bool:
     return candidate.payload.get("type") in _TYPES and candidate.payload.get("state") == "active"
 
 
-def restates(
-    lower: Candidate, higher: Candidate, vectors: Mapping[str, np.ndarray], threshold: float
-) -> bool:
-    """Whether ``lower`` says what ``higher`` says (see the module docstring)."""
-    if lower.memory_id in _evidence(higher.payload) or higher.memory_id in _evidence(lower.payload):
-        return True
-    a, b = vectors.get(lower.memory_id), vectors.get(higher.memory_id)
-    if a is None or b is None or float(a @ b) < threshold:
-        return False
-    return same_fact(str(lower.payload.get("text", "")), str(higher.payload.get("text", "")))
-
-
 def same_fact(a: str, b: str) -> bool:
     """Two texts alike in meaning that state one fact: ``same_statement``, neither says that something
     changed where the other does not (an amendment is not a restatement of the rule it amends, and
@@ -87,24 +75,55 @@ def window_ids(ranked: Sequence[tuple[Candidate, ScoreParts]], window: int) -> l
 
 def unit_vectors(points: Sequence[tuple[str, Sequence[float] | None]]) -> dict[str, np.ndarray]:
     """Id to unit vector for the points that have one."""
-    out: dict[str, np.ndarray] = {}
-    for point_id, dense in points:
-        if dense:
-            vector = np.asarray(dense, dtype=np.float32)
-            norm = float(np.linalg.norm(vector))
-            if norm > 0:
-                out[point_id] = vector / norm
-    return out
+    present = [(point_id, dense) for point_id, dense in points if dense]
+    if not present:
+        return {}
+    matrix = np.asarray([dense for _, dense in present], dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix = matrix / np.where(norms > 0, norms, 1.0)
+    return {point_id: matrix[n] for n, (point_id, _) in enumerate(present) if norms[n, 0] > 0}
 
 
-def _restated_place(
-    candidate: Candidate, kept: Ranked, vectors: Mapping[str, np.ndarray], threshold: float
-) -> int | None:
-    """The position of the first kept hit that ``candidate`` restates, if any."""
-    for i, (higher, _) in enumerate(kept):
-        if _eligible(higher) and restates(candidate, higher, vectors, threshold):
-            return i
-    return None
+class _Window:
+    """The kept hits so far, with their rows in the window's similarity matrix (computed once)."""
+
+    def __init__(self, ranked: Sequence[tuple[Candidate, ScoreParts]], vectors: Mapping[str, np.ndarray]):
+        ids = [c.memory_id for c, _ in ranked if _eligible(c) and c.memory_id in vectors]
+        self.row = {memory_id: n for n, memory_id in enumerate(ids)}
+        matrix = np.stack([vectors[i] for i in ids]) if ids else np.zeros((0, 1), dtype=np.float32)
+        self.sims = matrix @ matrix.T
+        self.kept: Ranked = []
+        self.rows: list[int] = []  # each kept hit's row (-1: not compared by vector)
+        self.insights: list[int] = []  # positions of kept insights with evidence
+
+    def place_of(self, candidate: Candidate, threshold: float) -> int | None:
+        """The position of the first kept hit that ``candidate`` restates, if any."""
+        evidence = _evidence(candidate.payload)
+        alike: set[int] = {
+            p for p in self.insights if candidate.memory_id in _evidence(self.kept[p][0].payload)
+        }
+        alike |= {p for p, (k, _) in enumerate(self.kept) if evidence and k.memory_id in evidence}
+        row = self.row.get(candidate.memory_id)
+        if row is not None and self.rows:
+            rows = np.asarray(self.rows)
+            close = np.flatnonzero((rows >= 0) & (self.sims[row, np.maximum(rows, 0)] >= threshold))
+            text = str(candidate.payload.get("text", ""))
+            alike |= {
+                int(p) for p in close if same_fact(text, str(self.kept[int(p)][0].payload.get("text", "")))
+            }
+        return min(alike) if alike else None
+
+    def keep(self, item: tuple[Candidate, ScoreParts], position: int | None = None) -> None:
+        candidate = item[0]
+        row = self.row.get(candidate.memory_id, -1) if _eligible(candidate) else -1
+        if position is not None:  # a statement in the place of the insight drawn from it
+            self.kept[position], self.rows[position] = item, row
+            self.insights = [p for p in self.insights if p != position]
+            return
+        if candidate.payload.get("type") == "insight" and _evidence(candidate.payload):
+            self.insights.append(len(self.kept))
+        self.kept.append(item)
+        self.rows.append(row)
 
 
 def one_per_fact(
@@ -117,24 +136,24 @@ def one_per_fact(
     insight's evidence takes the insight's place when it ranks below it. ``threshold`` 0: unchanged."""
     if threshold <= 0 or not ranked:
         return list(ranked)
-    kept: Ranked = []
+    state = _Window(ranked[:window], vectors)
     moved: Ranked = []
     for item in ranked[:window]:
         candidate = item[0]
-        place = _restated_place(candidate, kept, vectors, threshold) if _eligible(candidate) else None
+        place = state.place_of(candidate, threshold) if _eligible(candidate) else None
         if place is None:
-            kept.append(item)
+            state.keep(item)
             continue
-        holder = kept[place]
+        holder = state.kept[place]
         if holder[0].payload.get("type") == "insight" and candidate.memory_id in _evidence(holder[0].payload):
-            kept[place] = (candidate, msgspec.structs.replace(item[1], total=holder[1].total))
+            state.keep((candidate, msgspec.structs.replace(item[1], total=holder[1].total)), place)
             item = holder  # the statement takes the insight's place; the insight gives way
         moved.append(item)
     if not moved:
         return list(ranked)
-    floor = kept[-1][1].total
+    floor = state.kept[-1][1].total
     below = [(c, msgspec.structs.replace(p, total=floor - 1e-9 * (n + 1))) for n, (c, p) in enumerate(moved)]
-    return kept + below + list(ranked[window:])
+    return state.kept + below + list(ranked[window:])
 
 
-__all__ = ["one_per_fact", "restates", "same_fact", "unit_vectors", "window_ids"]
+__all__ = ["one_per_fact", "same_fact", "unit_vectors", "window_ids"]
