@@ -78,10 +78,10 @@ def unit_vectors(points: Sequence[tuple[str, Sequence[float] | None]]) -> dict[s
     present = [(point_id, dense) for point_id, dense in points if dense]
     if not present:
         return {}
-    matrix = np.asarray([dense for _, dense in present], dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    matrix = matrix / np.where(norms > 0, norms, 1.0)
-    return {point_id: matrix[n] for n, (point_id, _) in enumerate(present) if norms[n, 0] > 0}
+    raw = np.asarray([dense for _, dense in present], dtype=np.float32)
+    norms = np.linalg.norm(raw, axis=1, keepdims=True)
+    unit = raw / np.where(norms > 0, norms, 1.0)
+    return {point_id: unit[n] for n, (point_id, _) in enumerate(present) if norms[n, 0] > 0}
 
 
 class _Window:
