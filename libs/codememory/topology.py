@@ -61,7 +61,9 @@ INGEST = Service(
     name="ingest", consumers=(Consumer(stream=HOOKS, durable="ingest", filter_subject=subjects.HOOKS_ALL),)
 )
 EMBED = Service(
-    name="embed", consumers=(Consumer(stream=LOG, durable="embed", filter_subject=subjects.LOG_ALL),)
+    name="embed",
+    consumers=(Consumer(stream=LOG, durable="embed", filter_subject=subjects.LOG_ALL),),
+    reads=(LOG,),  # a requested model's backfill embeds the memories already in LOG
 )
 GRAPH = Service(
     name="graph",

@@ -27,10 +27,9 @@ from codememory.bus.permissions import ONE_PROCESS
 from codememory.bus.streams import StreamSettings
 from codememory.consolidate.settings import ConsolidateSettings
 from codememory.consolidate.wiring import ConsolidateWiring
-from codememory.embed.main import ModelSlot
+from codememory.embed.main import ModelSlot, store_embedder
 from codememory.embed.main import create_router as embed_router
 from codememory.embed.settings import EmbedSettings
-from codememory.embedding import MiniLmEmbedder
 from codememory.gateway.errors import ListenError
 from codememory.gateway.main import gateway_wiring
 from codememory.gateway.settings import GatewaySettings
@@ -168,10 +167,10 @@ async def _run_single(settings: StackSettings, nats_url: str, bus: StackBus) -> 
         reuse_port=False,  # one gateway here: a second stack must never share its port (and tenants)
     )
     broker = service_broker(nats_url, "up", up_credentials(bus))
-    # its own model instance: a batch being embedded never holds the lock a query waits on
-    model = ModelSlot(MiniLmEmbedder)
-    gateway = gateway_wiring(gateway_settings, broker, lambda: load_query_embedder(gateway_settings))
     ingest, embed, graph = IngestSettings.from_env(), EmbedSettings.from_env(), GraphSettings.from_env()
+    # its own model instance: a batch being embedded never holds the lock a query waits on
+    model = ModelSlot(lambda: store_embedder(embed), embed)
+    gateway = gateway_wiring(gateway_settings, broker, lambda: load_query_embedder(gateway_settings))
     consolidate = ConsolidateWiring(ConsolidateSettings.from_env(), broker)
     reviews = ReviewsWiring(ReviewsSettings.from_env(), broker)
     app = service_app(

@@ -413,6 +413,23 @@ class ForgettingDetected(_AgentEvent, frozen=True, kw_only=True, tag="forgetting
     edit_seq: int = 0  # the LOG position of the edit that undid it
 
 
+class EmbeddingModelRequested(_Event, frozen=True, kw_only=True, tag="embedding.model.requested"):
+    """``codememory reembed --model``: from here on the embed service also writes this model's vectors,
+    and embeds every memory already in LOG with it; the gateway switches to it once its index caught up."""
+
+    model: str  # the spec (``codememory.embedding.models``), never a secret
+    model_id: str = ""  # what its vectors are tagged with (``MemoryEmbedded.model``)
+
+
+class EmbeddingBackfillCompleted(_Event, frozen=True, kw_only=True, tag="embedding.backfill.completed"):
+    """The embed service embedded every memory up to ``until_seq`` with a requested model."""
+
+    model: str
+    model_id: str = ""
+    until_seq: int = 0
+    memories: int = 0
+
+
 Event = (
     SessionStarted
     | SessionEnded
@@ -443,4 +460,6 @@ Event = (
     | ConsolidationCompleted
     | CommitReviewed
     | ForgettingDetected
+    | EmbeddingModelRequested
+    | EmbeddingBackfillCompleted
 )

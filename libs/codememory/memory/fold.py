@@ -96,9 +96,11 @@ def fold(
     previous: str = "",
     previous_id: str = "",
     enrichment: Enrichment = DEFAULT_ENRICHMENT,
+    model: str = "",
 ) -> PointState | None:
     """``target``: which of the memories the event names this is (see ``targets_of``);
-    ``previous``, ``previous_id``: the session's memory before the one ``envelope`` creates, if any."""
+    ``previous``, ``previous_id``: the session's memory before the one ``envelope`` creates, if any;
+    ``model``: only that model's vectors are taken (another model's are another index's; empty: any)."""
     draft = memory_from_envelope(envelope)
     tenant = envelope.tenant
     if draft is not None:
@@ -113,6 +115,8 @@ def fold(
     payload = {**point.payload, "seq": seq}
     match event:
         case MemoryEmbedded():
+            if model and event.model != model:
+                return point  # a vector of another model: the projection of that model takes it
             if point.payload.get("text_digest") != event.text_digest:
                 return point  # computed from an older text; the newer text's embedding is on its way
             payload.update(embedded_digest=event.text_digest, model=event.model)

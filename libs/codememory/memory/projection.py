@@ -55,8 +55,11 @@ class MemoryProjection:
         encoder: SparseEncoder,
         position: Position,
         enrichment: Enrichment | None = None,
+        *,
+        model: str = "",
     ) -> None:
         self.index = index
+        self.model = model  # whose vectors this index holds (empty: whichever MemoryEmbedded names)
         self._encoder = encoder
         self.position = position
         self.enrichment = enrichment or Enrichment()
@@ -183,6 +186,7 @@ class MemoryProjection:
                 previous=previous[1],
                 previous_id=previous[0],
                 enrichment=enrich,
+                model=self.model,
             )
             if after is not before:
                 states[target] = after

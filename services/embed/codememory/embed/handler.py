@@ -1,51 +1,90 @@
-"""The embed handler: a batch of LOG events in, one model call, ``MemoryEmbedded`` and
+"""The embed handler: a batch of LOG events in, one model call per model, ``MemoryEmbedded`` and
 ``SymbolsEmbedded`` events appended.
 
 Undecodable events are dead-lettered with the reason; the model runs off the event loop; a failed
-model call or append retries the batch.
+model call or append retries the batch. Memories are embedded with every model the service writes
+(``writers.py``: the configured one, and each model a ``codememory reembed`` requested); symbols with
+the configured one. A model request that cannot be loaded here is dead-lettered with the reason.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from codememory.bus import ACK, Delivery, Outcome, Retryable, dead
 from codememory.embed.symbols import symbol_jobs, symbols_embedded_events
 from codememory.embed.texts import embedded_events, jobs_for
+from codememory.embed.writers import ModelWriters
 from codememory.embedding import Embedder, EmbeddingError
-from codememory.events import Envelope, EventDecodeError, EventLog, decode_envelope
+from codememory.events import (
+    EmbeddingModelRequested,
+    Envelope,
+    EventDecodeError,
+    EventLog,
+    decode_envelope,
+)
 
 
 class EmbedHandler:
-    def __init__(self, event_log: EventLog, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        event_log: EventLog,
+        embedder: Embedder,
+        writers: ModelWriters | None = None,
+        model_events: Callable[[], Awaitable[Any]] | None = None,
+    ) -> None:
         self._log = event_log
         self._embedder = embedder
+        self._writers = writers
+        self._model_events = model_events
         self.embedded = 0
 
     async def __call__(self, deliveries: Sequence[Delivery]) -> list[Outcome]:
+        if self._writers is not None and self._model_events is not None:
+            await self._writers.resume(self._model_events)
         outcomes: list[Outcome] = []
         envelopes: list[Envelope] = []
         for delivery in deliveries:
             try:
-                envelopes.append(decode_envelope(delivery.data))
-                outcomes.append(ACK)
+                envelope = decode_envelope(delivery.data)
             except EventDecodeError as exc:
                 outcomes.append(dead(f"{type(exc).__name__}: {exc}"))
+                continue
+            outcomes.append(await self._request(envelope, delivery.seq))
+            envelopes.append(envelope)
         jobs = jobs_for(envelopes)
         code_jobs = symbol_jobs(envelopes)
-        texts = [job.text for job in jobs] + [text for job in code_jobs for text in job.texts]
-        if texts:
+        models = self._writers.memory_models if self._writers is not None else [self._embedder]
+        events: list[Envelope] = []
+        for index, model in enumerate(models):
+            texts = [job.text for job in jobs]
+            if index == 0:
+                texts += [text for job in code_jobs for text in job.texts]
+            if not texts:
+                continue
             try:
-                vectors = await asyncio.to_thread(self._embedder.embed, texts)
+                vectors = await asyncio.to_thread(model.embed, texts)
             except EmbeddingError as exc:
                 raise Retryable(str(exc)) from exc
-            model = self._embedder.model_id
-            events = embedded_events(jobs, vectors[: len(jobs)], model)
-            events += symbols_embedded_events(code_jobs, vectors[len(jobs) :], model)
+            events += embedded_events(jobs, vectors[: len(jobs)], model.model_id)
+            if index == 0:
+                events += symbols_embedded_events(code_jobs, vectors[len(jobs) :], model.model_id)
+            self.embedded += len(texts)
+        if events:
             try:
                 await self._log.append(events)
             except Exception as exc:
                 raise Retryable(f"append to LOG failed: {exc}") from exc
-            self.embedded += len(texts)
         return outcomes
+
+    async def _request(self, envelope: Envelope, seq: int) -> Outcome:
+        event = envelope.payload
+        if self._writers is None or not isinstance(event, EmbeddingModelRequested):
+            return ACK
+        try:
+            await self._writers.request(event, seq)
+        except EmbeddingError as exc:
+            return dead(f"the requested model cannot be loaded here: {exc}")
+        return ACK

@@ -2,7 +2,8 @@
 
 ``create_app`` is the FastStream factory; the model loads at startup, before the broker subscribes,
 so a replica takes no message it cannot embed yet. ``python -m codememory.embed.main`` and
-``codememory run embed`` run it.
+``codememory run embed`` run it. Models requested later (``codememory reembed``) are loaded by the
+service's ``ModelWriters`` when their request arrives.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Callable
 
 from faststream import FastStream
 from faststream.nats import NatsRouter
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.client import JetStreamContext
 
 from codememory.bus import JetStreamEventLog
 from codememory.bus.app import BrokerJetStream, consumer_app, durable_settings
@@ -19,17 +22,32 @@ from codememory.bus.durable import subscribe_durable
 from codememory.bus.run import run_app
 from codememory.embed.handler import EmbedHandler
 from codememory.embed.settings import EmbedSettings
-from codememory.embedding import Embedder, load_default_embedder
+from codememory.embed.writers import ModelWriters
+from codememory.embedding import Embedder, MiniLmEmbedder, ModelSpec, load_embedder, parse_model
+from codememory.embedding.migration import MODEL_EVENTS_SUBJECT
+from codememory.events import Envelope, EventDecodeError, decode_envelope
 from codememory.metrics import TimedEmbedder, metrics_step
-from codememory.topology import EMBED
+from codememory.topology import EMBED, LOG
+
+
+def store_embedder(settings: EmbedSettings, spec: ModelSpec | None = None) -> Embedder:
+    """A model for stored texts: its own instance, so a batch never holds the lock a query waits on."""
+    model = spec or parse_model(settings.model)
+    if model.kind == "minilm":
+        return MiniLmEmbedder()
+    return load_embedder(
+        model, cache_dir=settings.model_cache, api_key=settings.api_key, batch_size=settings.batch
+    )
 
 
 class ModelSlot:
     """The model, loaded once at startup in a worker thread by ``load`` (``codememory up`` passes its own)."""
 
-    def __init__(self, load: Callable[[], Embedder] = load_default_embedder) -> None:
+    def __init__(self, load: Callable[[], Embedder], settings: EmbedSettings | None = None) -> None:
         self._load = load
+        self._settings = settings or EmbedSettings()
         self.embedder: Embedder | None = None
+        self._writers: ModelWriters | None = None
 
     async def load(self) -> None:
         if self.embedder is None:
@@ -40,22 +58,55 @@ class ModelSlot:
             raise RuntimeError("the embed model is not loaded yet")
         return self.embedder
 
+    def writers(self, js: JetStreamContext) -> ModelWriters:
+        """One set of written models per process (the durable and the redrive handler share it)."""
+        if self._writers is None:
+            settings = self._settings
+            self._writers = ModelWriters(
+                TimedEmbedder(self.get(), "store"),
+                lambda spec: TimedEmbedder(store_embedder(settings, spec), "store"),
+                JetStreamEventLog(js),
+            )
+        return self._writers
+
+
+async def read_model_events(js: JetStreamContext) -> list[tuple[int, Envelope]]:
+    """Every model request and backfill completion in LOG (a filtered read of a few events)."""
+    config = ConsumerConfig(
+        deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE, inactive_threshold=30.0
+    )
+    sub = await js.pull_subscribe(MODEL_EVENTS_SUBJECT, stream=LOG, config=config)
+    found: list[tuple[int, Envelope]] = []
+    try:
+        while True:
+            try:
+                messages = await sub.fetch(256, timeout=1.0)
+            except TimeoutError:
+                break
+            for msg in messages:
+                try:
+                    found.append((msg.metadata.sequence.stream, decode_envelope(msg.data)))
+                except EventDecodeError:
+                    continue
+    finally:
+        await sub.unsubscribe()
+    return found
+
 
 def create_router(settings: EmbedSettings, jetstream: BrokerJetStream, model: ModelSlot) -> NatsRouter:
     router = NatsRouter()
-    subscribe_durable(
-        router,
-        EMBED,
-        durable_settings(settings),
-        lambda js: EmbedHandler(JetStreamEventLog(js), TimedEmbedder(model.get(), "store")),
-        jetstream=jetstream,
-    )
+
+    def handler(js: JetStreamContext) -> EmbedHandler:
+        writers = model.writers(js)
+        return EmbedHandler(JetStreamEventLog(js), writers.default, writers, lambda: read_model_events(js))
+
+    subscribe_durable(router, EMBED, durable_settings(settings), handler, jetstream=jetstream)
     return router
 
 
 def create_app(settings: EmbedSettings | None = None) -> FastStream:
     resolved = settings or EmbedSettings.from_env()
-    model = ModelSlot()
+    model = ModelSlot(lambda: store_embedder(resolved), resolved)
     return consumer_app(
         EMBED,
         resolved,

@@ -1,17 +1,40 @@
-"""The embed service's settings, from ``CODEMEMORY_EMBED_<KEY>`` or ``CODEMEMORY_<KEY>``."""
+"""The embed service's settings, from ``CODEMEMORY_EMBED_<KEY>`` or ``CODEMEMORY_<KEY>``.
+
+``model`` (``CODEMEMORY_EMBED_MODEL`` or ``CODEMEMORY_MODEL``): the model every memory and symbol is
+embedded with, a spec of ``codememory.embedding.models`` (the bundled all-MiniLM-L6-v2 by default).
+``model_cache``: where models that must be unpacked or exported are kept. ``api_key``: the key of an
+OpenAI-compatible endpoint, sent in a header only (never logged; from the environment or a Secret).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-from codememory.settings import ConsumerSettings
+from codememory.embedding import DEFAULT_MODEL, EmbeddingError, parse_model
+from codememory.settings import ConsumerSettings, SettingsError, default_home, env_str
 
 SERVICE = "embed"
 
 
 @dataclass(frozen=True, kw_only=True)
 class EmbedSettings(ConsumerSettings):
+    model: str = DEFAULT_MODEL
+    model_cache: Path = field(default_factory=lambda: default_home() / "models")
+    api_key: str = field(default="", repr=False)
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EmbedSettings:
-        return cls.load(SERVICE, environ)
+        base = cls.load(SERVICE, environ)
+        model = env_str(SERVICE, "model", DEFAULT_MODEL, environ)
+        try:
+            parse_model(model)
+        except EmbeddingError as exc:
+            raise SettingsError(f"CODEMEMORY_EMBED_MODEL: {exc}") from exc
+        return replace(
+            base,
+            model=model,
+            model_cache=Path(env_str(SERVICE, "model_cache", str(default_home(environ) / "models"), environ)),
+            api_key=env_str(SERVICE, "api_key", "", environ),
+        )

@@ -6,12 +6,19 @@ the position file under ``<data_dir>``. An Edge shard is wrapped in a payload ca
 entries): the gateway is its only writer. A server collection is not: other writers would not
 invalidate it. The code projection's search shard is ``<data_dir>/code-<n>/``, rebuilt from LOG on
 every start and on replay (the graph beside it lives in memory).
+
+Each generation records the embedding model whose vectors it holds (``gen-<n>/model.json``: spec, id,
+dimension; a generation without one holds the configured model's). ``active`` is the model of the
+generation in use: replay rebuilds with it, and a model migration (``modelswitch.py``) builds a new
+generation with another and makes it ``active`` when it commits.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from codememory.codegraph import TenantGraphs
@@ -22,33 +29,71 @@ from codememory.projection import CodeProjection
 from codememory.vectorstore import EdgeVectorIndex, PayloadCachedIndex, QdrantClientIndex, VectorIndex
 
 
+@dataclass(frozen=True)
+class IndexModel:
+    """The embedding model of a generation's dense vectors."""
+
+    model_id: str
+    dim: int
+    spec: str = ""
+
+
 class IndexGenerations:
     def __init__(
-        self, data_dir: Path, dense_size: int, qdrant_url: str = "", *, payload_cache: int = 0
+        self,
+        data_dir: Path,
+        dense_size: int,
+        qdrant_url: str = "",
+        *,
+        payload_cache: int = 0,
+        model_id: str = "",
+        spec: str = "",
     ) -> None:
         self.root = data_dir / "memories"
         self.root.mkdir(parents=True, exist_ok=True)
-        self._dense_size = dense_size
         self._qdrant_url = qdrant_url
         self._payload_cache = payload_cache
+        configured = IndexModel(model_id, dense_size, spec)
+        self.active = self.model_of(self.current()) or configured
+
+    def model_of(self, generation: int) -> IndexModel | None:
+        """The model a generation recorded (None: none recorded, the configured model's)."""
+        try:
+            data = json.loads((self.root / f"gen-{generation}" / "model.json").read_text())
+            return IndexModel(str(data["model_id"]), int(data["dim"]), str(data.get("spec", "")))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def next_free(self) -> int:
+        """A generation number no directory uses yet (above the current one)."""
+        used = [int(p.name[4:]) for p in self.root.glob("gen-*") if p.name[4:].isdigit()]
+        return max([self.current(), *used]) + 1
 
     def current(self) -> int:
         marker = self.root / "CURRENT"
         return int(marker.read_text().strip()) if marker.is_file() else 1
 
-    def _open(self, generation: int) -> VectorIndex:
+    def _open(self, generation: int, dense_size: int) -> VectorIndex:
         if self._qdrant_url:
             from qdrant_client import QdrantClient
 
             client = QdrantClient(url=self._qdrant_url)
-            return QdrantClientIndex(client, f"memories_gen_{generation}", self._dense_size)
-        shard = EdgeVectorIndex(self.root / f"gen-{generation}" / "shard", self._dense_size)
+            return QdrantClientIndex(client, f"memories_gen_{generation}", dense_size)
+        shard = EdgeVectorIndex(self.root / f"gen-{generation}" / "shard", dense_size)
         # this process is the shard's only writer, so recall may read payloads from memory
         return PayloadCachedIndex(shard, self._payload_cache) if self._payload_cache else shard
 
-    def projection(self, generation: int, encoder: SparseEncoder) -> MemoryProjection:
-        position = Position(self.root / f"gen-{generation}" / "position.json")
-        return MemoryProjection(self._open(generation), encoder, position)
+    def projection(
+        self, generation: int, encoder: SparseEncoder, model: IndexModel | None = None
+    ) -> MemoryProjection:
+        """Generation ``generation`` holding ``model``'s vectors (``active`` by default), recorded."""
+        chosen = model or self.active
+        directory = self.root / f"gen-{generation}"
+        directory.mkdir(parents=True, exist_ok=True)
+        marker = {"model_id": chosen.model_id, "dim": chosen.dim, "spec": chosen.spec}
+        (directory / "model.json").write_text(json.dumps(marker))
+        position = Position(directory / "position.json")
+        return MemoryProjection(self._open(generation, chosen.dim), encoder, position, model=chosen.model_id)
 
     def commit(self, generation: int) -> None:
         tmp = self.root / "CURRENT.tmp"

@@ -75,6 +75,10 @@ class Replayer:
         self._dense_size = dense_size
         self._running = asyncio.Lock()
 
+    @property
+    def running(self) -> bool:
+        return self._running.locked()
+
     async def replay(self) -> Replayed:
         async with self._running:
             started = time.perf_counter()

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codememory.embedding import DEFAULT_MODEL, EmbeddingError, parse_model
 from codememory.embedding.onnxquery import QUERY_RUNTIMES
 from codememory.recall import Weights, parse_weights
 from codememory.settings import (
@@ -58,6 +59,8 @@ class GatewaySettings:
     stall_after_s: float = 30.0  # behind LOG without progress this long: NOT_SERVING, follower restarted
     reuse_port: bool = True  # replicas on one host share the listen address
     stream_replicas: int = 1  # replicas of the streams this service creates when missing (3 on a cluster)
+    model: str = DEFAULT_MODEL  # embedding model spec (codememory.embedding.models) for queries
+    api_key: str = field(default="", repr=False)  # an OpenAI-compatible endpoint's key (never logged)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewaySettings:
@@ -92,7 +95,17 @@ class GatewaySettings:
             stall_after_s=_stall(env_float(SERVICE, "stall_after_s", cls.stall_after_s, environ)),
             reuse_port=env_bool(SERVICE, "reuse_port", cls.reuse_port, environ),
             stream_replicas=stream_replicas(environ),
+            model=_model(env_str(SERVICE, "model", DEFAULT_MODEL, environ)),
+            api_key=env_str(SERVICE, "api_key", "", environ),
         )
+
+
+def _model(value: str) -> str:
+    try:
+        parse_model(value)
+    except EmbeddingError as exc:
+        raise SettingsError(f"CODEMEMORY_GATEWAY_MODEL: {exc}") from exc
+    return value
 
 
 def _stall(value: float) -> float:

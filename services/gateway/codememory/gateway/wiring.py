@@ -18,13 +18,13 @@ import structlog
 from faststream.nats import NatsBroker, NatsRouter
 
 from codememory.bus.app import BrokerJetStream
-from codememory.embedding import Embedder, load_default_embedder, query_embedder
+from codememory.embedding import Embedder
 from codememory.gateway.app import GatewayApp
 from codememory.gateway.consolidation import NatsConsolidation
 from codememory.gateway.core import GatewayCore
+from codememory.gateway.querymodels import configured_query_model
 from codememory.gateway.responder import context_router
 from codememory.gateway.settings import GatewaySettings
-from codememory.metrics import TimedEmbedder
 
 log = structlog.get_logger(__name__)
 
@@ -32,11 +32,9 @@ Step = Callable[[], Awaitable[None]]
 
 
 def load_query_embedder(settings: GatewaySettings) -> Embedder:
-    """The bundled MiniLM, queries through ONNX Runtime or PyTorch as configured (blocking: seconds)."""
-    embedder = query_embedder(
-        load_default_embedder(), settings.query_runtime, settings.model_cache, threads=settings.query_threads
-    )
-    return TimedEmbedder(embedder, "query")
+    """The configured model (the bundled MiniLM by default, queries through ONNX Runtime or PyTorch as
+    configured); blocking: seconds."""
+    return configured_query_model(settings)
 
 
 class GatewayWiring:

@@ -1,0 +1,149 @@
+"""The models the embed service writes vectors for: the configured one, plus each model requested in LOG.
+
+A request (``EmbeddingModelRequested``, from ``codememory reembed``) seen at LOG sequence S loads the
+model and adds it: every memory after S is embedded by the live handler with every model here, and a
+backfill task embeds the memories of LOG 1..S with the new model, then appends
+``EmbeddingBackfillCompleted``. Both write ``MemoryEmbedded`` events with ids derived from the source
+event and the model, so the overlap (a memory in the request's own batch) appends nothing twice.
+
+A model already written (the configured one, or one requested before) is not backfilled again: its
+vectors are in LOG, which is why switching back is instant. On start the service reads its own model
+events (``resume``, one filtered read of a few events) to learn the models it writes and to restart a
+backfill that a stop interrupted (from the start: re-embedding is idempotent, only slower).
+Symbols (code search) are embedded with the configured model only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from codememory.embed.texts import embedded_events, jobs_for
+from codememory.embedding import Embedder, EmbeddingError, ModelSpec, parse_model
+from codememory.embedding.migration import MODEL_EVENTS_SUBJECT, backfill_completed
+from codememory.events import (
+    EmbeddingBackfillCompleted,
+    EmbeddingModelRequested,
+    Envelope,
+    EventDecodeError,
+    EventLog,
+    decode_envelope,
+)
+
+log = structlog.get_logger(__name__)
+
+BACKFILL_CHUNK = 128  # memories per model call and per append
+
+
+class ModelWriters:
+    def __init__(self, default: Embedder, load: Callable[[ModelSpec], Embedder], event_log: EventLog) -> None:
+        self.default = default
+        self._load = load
+        self._log = event_log
+        self._extra: dict[str, Embedder] = {}
+        self._backfills: dict[str, asyncio.Task[int]] = {}
+        self.backfilled: dict[str, int] = {}  # model id -> memories embedded by its backfill so far
+        self._resumed = False
+
+    @property
+    def memory_models(self) -> list[Embedder]:
+        return [self.default, *self._extra.values()]
+
+    def writes(self, model_id: str) -> bool:
+        return model_id == self.default.model_id or model_id in self._extra
+
+    async def request(self, event: EmbeddingModelRequested, seq: int) -> None:
+        """Start writing the requested model (``EmbeddingError``: it cannot be loaded here)."""
+        spec = parse_model(event.model)
+        if self.writes(spec.model_id):
+            log.info("model_already_written", model=spec.model_id)
+            return
+        embedder = await asyncio.to_thread(self._load, spec)
+        self._extra[spec.model_id] = embedder
+        self._start_backfill(spec, embedder, seq)
+
+    def _start_backfill(self, spec: ModelSpec, embedder: Embedder, until_seq: int) -> None:
+        task = asyncio.create_task(
+            self._backfill(spec, embedder, until_seq), name=f"backfill-{spec.model_id}"
+        )
+        self._backfills[spec.model_id] = task
+        task.add_done_callback(lambda t: _report(spec, t))
+
+    async def _backfill(self, spec: ModelSpec, embedder: Embedder, until_seq: int) -> int:
+        log.info("backfill_started", model=spec.model_id, until_seq=until_seq)
+        done = 0
+        pending: list[Envelope] = []
+        async for record in self._log.read(1, until_seq=until_seq):
+            try:
+                pending.append(decode_envelope(record.data))
+            except EventDecodeError:
+                continue  # dead-lettered by the live handler when it met it
+            if len(pending) >= BACKFILL_CHUNK:
+                done += await self._embed(embedder, pending)
+                pending = []
+        done += await self._embed(embedder, pending)
+        await self._log.append([backfill_completed(spec, until_seq, done)])
+        log.info("backfill_completed", model=spec.model_id, memories=done)
+        return done
+
+    async def _embed(self, embedder: Embedder, envelopes: list[Envelope]) -> int:
+        jobs = jobs_for(envelopes)
+        if not jobs:
+            return 0
+        for attempt in range(5):
+            try:
+                vectors = await asyncio.to_thread(embedder.embed, [job.text for job in jobs])
+                await self._log.append(embedded_events(jobs, vectors, embedder.model_id))
+                break
+            except Exception as exc:  # a model or LOG hiccup: wait and try the chunk again
+                if attempt == 4:
+                    raise
+                log.warning("backfill_retry", model=embedder.model_id, error=repr(exc))
+                await asyncio.sleep(2.0**attempt)
+        self.backfilled[embedder.model_id] = self.backfilled.get(embedder.model_id, 0) + len(jobs)
+        return len(jobs)
+
+    async def resume(self, read_model_events: Callable[[], Any]) -> None:
+        """Once, before the first batch: the models requested before this process started."""
+        if self._resumed:
+            return
+        self._resumed = True
+        requested: dict[str, tuple[ModelSpec, int]] = {}
+        completed: set[str] = set()
+        for seq, envelope in await read_model_events():
+            event = envelope.payload
+            if isinstance(event, EmbeddingModelRequested):
+                try:
+                    spec = parse_model(event.model)
+                except EmbeddingError:
+                    continue
+                if not self.writes(spec.model_id) and spec.model_id not in requested:
+                    requested[spec.model_id] = (spec, seq)
+            elif isinstance(event, EmbeddingBackfillCompleted):
+                completed.add(event.model_id)
+        for model_id, (spec, seq) in requested.items():
+            try:
+                embedder = await asyncio.to_thread(self._load, spec)
+            except EmbeddingError as exc:
+                log.error("requested_model_unavailable", model=model_id, error=str(exc))
+                continue
+            self._extra[model_id] = embedder
+            if model_id not in completed:
+                self._start_backfill(spec, embedder, seq)
+        log.info(
+            "models_written", models=[m.model_id for m in self.memory_models], subject=MODEL_EVENTS_SUBJECT
+        )
+
+    async def stop(self) -> None:
+        for task in self._backfills.values():
+            task.cancel()
+        await asyncio.gather(*self._backfills.values(), return_exceptions=True)
+
+
+def _report(spec: ModelSpec, task: asyncio.Task[int]) -> None:
+    if task.cancelled() or task.exception() is None:
+        return
+    log.error("backfill_failed", model=spec.model_id, error=repr(task.exception()))
