@@ -3,7 +3,8 @@
 One run, one real nats-server per setting, rounds interleaved so machine load falls evenly on both:
 - append rate: what ingest and the gateway write, through ``JetStreamEventLog.append`` (the codec seals
   here): agent events (prompts and tool output, one key per session of 50 events) and explicit memories
-  (a new key per memory: a key file written and fsynced per memory);
+  (a new key per memory: a key file written and fsynced per memory, the directory once per batch),
+  appended one at a time (Store) and in batches of 100 (Import);
 - replay: LOG of N stored + embedded memories folded into a fresh Edge shard (``rebuild_memory``, what
   Replay does), and LOG read + decode alone (where opening shows most);
 - recall p50: hybrid recall on the rebuilt projection (the index holds clear text either way, so this
@@ -130,6 +131,8 @@ async def _round(setting: str, root: Path, memories: int, samples: dict[str, lis
         samples[f"{setting}:agent"].append(await _append_rate(log, _agent_events(2000, "agents")))
         explicit = [e for e in _memories(300, "explicit") if isinstance(e.payload, MemoryStored)]
         samples[f"{setting}:memory"].append(await _append_rate(log, explicit, batch=1))
+        imported = [e for e in _memories(1000, "imported") if isinstance(e.payload, MemoryStored)]
+        samples[f"{setting}:import"].append(await _append_rate(log, imported, batch=100))
         stored = _memories(memories, "bench")
         for i in range(0, len(stored), 500):
             await log.append(stored[i : i + 500])
@@ -163,7 +166,7 @@ async def _round(setting: str, root: Path, memories: int, samples: dict[str, lis
 
 async def _run(memories: int, rounds: int) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {
-        f"{s}:{k}": [] for s in SETTINGS for k in ("agent", "memory", "read", "replay", "recall_ms")
+        f"{s}:{k}": [] for s in SETTINGS for k in ("agent", "memory", "import", "read", "replay", "recall_ms")
     }
     samples |= {"erase_ms": [], "erase_keys": []}
     for r in range(rounds):
@@ -193,7 +196,8 @@ def main() -> None:
             "| measure | plain | sealed | sealed / plain |",
             "|---|---|---|---|",
             row("LOG append, agent events (prompts, tool output)", "agent", "events/s"),
-            row("LOG append, explicit memories one at a time (a new key each)", "memory", "memories/s"),
+            row("LOG append, explicit memories singly (a new key each: Store)", "memory", "memories/s"),
+            row("LOG append, explicit memories in batches of 100 (Import)", "import", "memories/s"),
             row("LOG read + decode only", "read", "events/s"),
             row("replay fold into a fresh shard", "replay", "events/s"),
             f"| recall p50 (hybrid, rebuilt projection) | {recall['plain']:.2f} ms "
@@ -201,7 +205,7 @@ def main() -> None:
             "",
             f"Medians of {args.rounds} interleaved rounds; {args.memories:,} memories "
             "(stored + embedded, 384-d) replayed, 2,000 agent events in 40 sessions, 300 explicit "
-            "memories appended singly; recall: 60 "
+            "memories appended singly, 1,000 in batches of 100; recall: 60 "
             f"queries per round. `erase --user` on the key store (plan + destroy) took "
             f"{median(s['erase_ms']):.1f} ms for {median(s['erase_keys']):.0f} keys "
             "(a user of 500 agent events: 10 session keys, the user's key and pointer).",

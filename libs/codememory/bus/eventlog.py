@@ -16,7 +16,8 @@ from nats.js.client import JetStreamContext
 from codememory import subjects
 from codememory.bus.logbatches import read_batches
 from codememory.bus.streams import LOG
-from codememory.events import Appended, Envelope, LogRecord, encode_envelope, log_subject
+from codememory.events import Appended, Envelope, LogRecord, log_subject
+from codememory.events.codec import encode_envelopes
 
 
 class JetStreamEventLog:
@@ -28,15 +29,16 @@ class JetStreamEventLog:
         self._read_batch = read_batch
 
     async def append(self, envelopes: Sequence[Envelope]) -> list[Appended]:
+        encoded = encode_envelopes(envelopes)  # sealed; their keys durable before LOG has them
         futures = [
             self._js.publish(
                 log_subject(envelope),
-                encode_envelope(envelope),
+                data,
                 timeout=self._timeout,
                 stream=LOG,
                 headers={"Nats-Msg-Id": envelope.event_id},
             )
-            for envelope in envelopes
+            for envelope, data in zip(envelopes, encoded, strict=True)
         ]
         acks = await asyncio.gather(*futures)
         return [Appended(seq=ack.seq, duplicate=bool(ack.duplicate)) for ack in acks]

@@ -11,7 +11,7 @@ opens them, so consumers see clear text (or ``[erased]``) without knowing. With 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -29,6 +29,8 @@ class UnknownSchemaVersionError(EventDecodeError):
 
 class EnvelopeSealer(Protocol):
     def seal(self, envelope: Envelope) -> Envelope: ...
+
+    def flush(self) -> None: ...
 
     def open(self, envelope: Envelope) -> Envelope: ...
 
@@ -56,8 +58,17 @@ _UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
 def encode_envelope(envelope: Envelope) -> bytes:
+    return encode_envelopes([envelope])[0]
+
+
+def encode_envelopes(envelopes: Sequence[Envelope]) -> list[bytes]:
+    """Encode a batch to append: sealed, with the keys it made durable once for the whole batch."""
     sealer = _sealer
-    return _encoder.encode(envelope if sealer is None else sealer.seal(envelope))
+    if sealer is None:
+        return [_encoder.encode(envelope) for envelope in envelopes]
+    sealed = [_encoder.encode(sealer.seal(envelope)) for envelope in envelopes]
+    sealer.flush()
+    return sealed
 
 
 def decode_envelope(data: bytes) -> Envelope:

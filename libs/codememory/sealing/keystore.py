@@ -52,6 +52,10 @@ class KeyStore(Protocol):
         """Every live value of ``tenant`` (erasure scans them for the records of a user or session)."""
         ...
 
+    def sync(self) -> None:
+        """Make every value created so far durable (once per batch of appends, before LOG has them)."""
+        ...
+
 
 class MemoryKeyStore:
     """A KeyStore in a dict (tests, and a process that must not touch the disk)."""
@@ -86,6 +90,17 @@ class MemoryKeyStore:
     def values(self, tenant: str) -> list[bytes]:
         return [value for (owner, _), value in list(self._values.items()) if owner == tenant]
 
+    def sync(self) -> None:
+        return None
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:40]
@@ -103,6 +118,7 @@ class FileKeyStore:
         except OSError as exc:
             raise KeyStoreError(f"cannot use key store {root}: {exc.strerror}") from exc
         self._generation_file = root / "generation"
+        self._unsynced: set[Path] = set()  # directories with names not yet made durable
 
     def _path(self, tenant: str, name: str, suffix: str) -> Path:
         return self.root / _digest(tenant) / f"{_digest(name)}{suffix}"
@@ -123,7 +139,9 @@ class FileKeyStore:
         if existing is not None:
             return existing
         try:
-            final.parent.mkdir(mode=0o700, exist_ok=True)
+            if not final.parent.is_dir():
+                final.parent.mkdir(mode=0o700, exist_ok=True)
+                self._unsynced.add(self.root)
             temporary = final.parent / f".{uuid.uuid4().hex}.tmp"
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
@@ -137,6 +155,7 @@ class FileKeyStore:
                 pass
             finally:
                 temporary.unlink(missing_ok=True)
+            self._unsynced.add(final.parent)  # made durable by ``sync``, before LOG gets the events
         except OSError as exc:
             raise KeyStoreError(f"cannot write a key: {exc.strerror}") from exc
         return self.get(tenant, name)
@@ -167,6 +186,15 @@ class FileKeyStore:
             return self._generation_file.stat().st_size
         except FileNotFoundError:
             return 0
+
+    def sync(self) -> None:
+        while self._unsynced:
+            directory = self._unsynced.pop()
+            try:
+                _fsync_dir(directory)
+            except OSError as exc:
+                self._unsynced.add(directory)
+                raise KeyStoreError(f"cannot sync the key store: {exc.strerror}") from exc
 
     def values(self, tenant: str) -> list[bytes]:
         found = []

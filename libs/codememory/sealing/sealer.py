@@ -76,6 +76,10 @@ class Sealer:
             changes[name] = {_DICT_KEY: token} if isinstance(value, dict) else token
         return _replaced(envelope, payload, changes)
 
+    def flush(self) -> None:
+        """Keys made by ``seal`` so far are durable (the codec calls it once per batch it encodes)."""
+        self.keys.store.sync()
+
     def open(self, envelope: Envelope) -> Envelope:
         payload = envelope.payload
         names = SEALED_FIELDS.get(type(payload), ())
