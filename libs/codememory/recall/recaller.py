@@ -162,7 +162,8 @@ class Recaller:
         if self.weights.restated <= 0 or len(ids) < 2:
             return ranked
         vectors = unit_vectors([(p.id, p.dense) for p in self._index.get(ids, with_vectors=True)])
-        return one_per_fact(ranked, vectors, self.weights.restated, window)
+        weights = self.weights
+        return one_per_fact(ranked, vectors, weights.restated, window, weights.restated_observed)
 
     def _candidates_for(
         self, text: str, sparse: SparseVec, flt: IndexFilter, pool: int

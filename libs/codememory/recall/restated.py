@@ -11,6 +11,9 @@ the subject, so within the top ``window`` a hit that says what a higher hit says
   same sentence about another thing, no change said by one only, a shared value or subject words),
   so "Admin endpoints allow 20 requests a minute" never gives way to "the search endpoint allows
   100", nor "the load target is Snowflake now" to "the pipeline loads into Redshift";
+- an observation under a statement needs only ``Weights.restated_observed`` (a tool's output says
+  what the user said in other words: "Read Makefile: lint: ruff check" under "we lint with ruff"),
+  as what someone stated outranks what a tool observed of the same fact;
 - an insight drawn from a memory (``metadata.evidence``) shares that memory's place, and the stated
   memory keeps it (the insight repeats its words);
 - only what someone stated, what a tool observed and insights: conversation turns (``dialog``),
@@ -43,6 +46,7 @@ Ranked = list[tuple[Candidate, ScoreParts]]
 PARALLEL_RATIO = 0.6  # token sequences this alike say the same sentence of another thing (as consolidation)
 MIN_OVERLAP = 0.25  # share of the smaller one's subject words two restatements without a common value share
 _TYPES = frozenset((*STATED_TYPES, *OBSERVED_TYPES, "insight"))
+_STATED, _OBSERVED = frozenset(STATED_TYPES), frozenset(OBSERVED_TYPES)
 
 
 def _evidence(payload: Mapping[str, object]) -> frozenset[str]:
@@ -96,7 +100,7 @@ class _Window:
         self.rows: list[int] = []  # each kept hit's row (-1: not compared by vector)
         self.insights: list[int] = []  # positions of kept insights with evidence
 
-    def place_of(self, candidate: Candidate, threshold: float) -> int | None:
+    def place_of(self, candidate: Candidate, threshold: float, observed: float) -> int | None:
         """The position of the first kept hit that ``candidate`` restates, if any."""
         evidence = _evidence(candidate.payload)
         alike: set[int] = {
@@ -106,7 +110,11 @@ class _Window:
         row = self.row.get(candidate.memory_id)
         if row is not None and self.rows:
             rows = np.asarray(self.rows)
-            close = np.flatnonzero((rows >= 0) & (self.sims[row, np.maximum(rows, 0)] >= threshold))
+            needed = np.full(len(rows), threshold, dtype=np.float32)
+            if candidate.payload.get("type") in _OBSERVED:  # under a statement it needs less
+                stated = [p for p, (k, _) in enumerate(self.kept) if k.payload.get("type") in _STATED]
+                needed[stated] = observed
+            close = np.flatnonzero((rows >= 0) & (self.sims[row, np.maximum(rows, 0)] >= needed))
             text = str(candidate.payload.get("text", ""))
             alike |= {
                 int(p) for p in close if same_fact(text, str(self.kept[int(p)][0].payload.get("text", "")))
@@ -131,16 +139,19 @@ def one_per_fact(
     vectors: Mapping[str, np.ndarray],
     threshold: float,
     window: int,
+    observed: float | None = None,
 ) -> Ranked:
     """The top ``window`` with each hit that restates a higher kept hit moved below the kept ones; an
-    insight's evidence takes the insight's place when it ranks below it. ``threshold`` 0: unchanged."""
+    insight's evidence takes the insight's place when it ranks below it. ``observed``: the threshold
+    for an observation under a statement (default ``threshold``). ``threshold`` 0: unchanged."""
     if threshold <= 0 or not ranked:
         return list(ranked)
     state = _Window(ranked[:window], vectors)
     moved: Ranked = []
     for item in ranked[:window]:
         candidate = item[0]
-        place = state.place_of(candidate, threshold) if _eligible(candidate) else None
+        needed = threshold if observed is None else observed
+        place = state.place_of(candidate, threshold, needed) if _eligible(candidate) else None
         if place is None:
             state.keep(item)
             continue

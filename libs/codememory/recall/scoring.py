@@ -41,6 +41,7 @@ class Weights:
     # a hit at least this alike by vector (and stating the same thing) to one ranked above it gives up
     # its place in the top results: one fact, one place (``restated``; 0: off)
     restated: float = 0.5
+    restated_observed: float = 0.45  # the same for an observation below a stated memory
 
 
 def parse_weights(spec: str) -> Weights:

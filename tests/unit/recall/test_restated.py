@@ -84,3 +84,15 @@ def test_same_fact_needs_a_shared_value_or_subject() -> None:
     assert not same_fact("use 4 spaces", "use 2 spaces")
     assert not same_fact("which linter do we use?", "we lint with ruff")
     assert not same_fact("we use pnpm", "we use pnpm from now on, not yarn")
+
+
+def test_an_observation_gives_way_to_a_statement_at_a_lower_similarity() -> None:
+    ranked = [
+        _hit("rule", "we lint with ruff, not flake8", 0.9),
+        _hit("other", "seed everything with 42", 0.8),
+        _hit("seen", "Read Makefile\nlint:\n\truff check app tests", 0.7, kind="observation"),
+        _hit("said", "ruff does the linting", 0.6),
+    ]
+    vectors = _vectors(rule=0.0, other=1.5, seen=1.1, said=1.1)  # cos(rule, .) = 0.45
+    assert _order(one_per_fact(ranked, vectors, 0.5, 20, 0.4)) == ["rule", "other", "said", "seen"]
+    assert _order(one_per_fact(ranked, vectors, 0.5, 20)) == ["rule", "other", "seen", "said"]
