@@ -39,6 +39,7 @@ __all__ = ["CODE_KEYWORD_FIELDS", "CodeHit", "CodeIndex", "open_code_index"]
 
 CODE_KEYWORD_FIELDS = ("tenant", "repo", "path", "dirs", "qualname", "rep")
 Vectors = Sequence[Sequence[float]]
+FileKey = tuple[str, str, str]  # (tenant, repo, path)
 
 
 def open_code_index(directory: Path, dense_size: int) -> EdgeVectorIndex:
@@ -84,12 +85,26 @@ class CodeIndex:
         self._index = index
         self._encoder = encoder or SparseEncoder()
         self.config = config or FusionConfig()
+        self._files: dict[FileKey, set[str]] | None = None  # loaded on the first write, see ``_points_of``
+
+    def _points_of(self) -> dict[FileKey, set[str]]:
+        """Each file's point ids, kept as this object writes them (one scroll of the index on first use).
+
+        Why: indexing a repository writes thousands of files, and asking the engine which points a file
+        had (a filtered scroll) and what they held (a read) before every write cost more than the write.
+        Correct while every write of the index goes through this object, as it does for the gateway's
+        own code-search shard (rebuilt from LOG on start).
+        """
+        if self._files is None:
+            files: dict[FileKey, set[str]] = {}
+            for point in self._index.scroll(IndexFilter()):
+                p = point.payload
+                files.setdefault((str(p["tenant"]), str(p["repo"]), str(p["path"])), set()).add(point.id)
+            self._files = files
+        return self._files
 
     def _id(self, tenant: str, repo: str, qualname: str, rep: str) -> str:
         return deterministic_id("code", tenant, repo, qualname, rep)
-
-    def _file_filter(self, tenant: str, repo: str, path: str) -> IndexFilter:
-        return IndexFilter(equals={"tenant": tenant, "repo": repo, "path": path})
 
     def upsert_file(
         self,
@@ -133,13 +148,19 @@ class CodeIndex:
                     )
                 )
         try:
-            points = self._keep_unchanged_vectors(points)
-            stale = {p.id for p in self._index.scroll(self._file_filter(tenant, repo, path))}
-            stale -= {p.id for p in points}
-            self._index.delete(sorted(stale))
+            files = self._points_of()
+            had = files.get((tenant, repo, path), set())
+            points = self._keep_unchanged_vectors(points, had)
+            now = {p.id for p in points}
+            if stale := had - now:
+                self._index.delete(sorted(stale))
             self._index.upsert(points)
         except VectorIndexError as exc:
             raise CodeIndexError(f"cannot index {repo}:{path}: {exc}") from exc
+        if now:
+            files[(tenant, repo, path)] = now
+        else:
+            files.pop((tenant, repo, path), None)
         return len(points)
 
     @staticmethod
@@ -159,8 +180,8 @@ class CodeIndex:
             "text_digest": digest,
         }
 
-    def _keep_unchanged_vectors(self, points: list[IndexPoint]) -> list[IndexPoint]:
-        missing = [p.id for p in points if p.dense is None]
+    def _keep_unchanged_vectors(self, points: list[IndexPoint], had: set[str]) -> list[IndexPoint]:
+        missing = [p.id for p in points if p.dense is None and p.id in had]  # a new point has no old vector
         if not missing:
             return points
         old = {p.id: p for p in self._index.get(missing, with_vectors=True)}
@@ -177,10 +198,11 @@ class CodeIndex:
         """Forget every symbol of the file; returns the number of points removed."""
         _require(tenant=tenant, repo=repo, path=path)
         try:
-            ids = [p.id for p in self._index.scroll(self._file_filter(tenant, repo, path))]
+            ids = sorted(self._points_of().get((tenant, repo, path), ()))
             self._index.delete(ids)
         except VectorIndexError as exc:
             raise CodeIndexError(f"cannot remove {repo}:{path}: {exc}") from exc
+        self._points_of().pop((tenant, repo, path), None)
         return len(ids)
 
     def set_vectors(
@@ -204,7 +226,7 @@ class CodeIndex:
                 raise InvalidCodeInputError(f"{qualname}: more vectors than representations")
             wanted.append((self._id(tenant, repo, qualname, REPRESENTATIONS[n]), vector))
         try:
-            present = {p.id for p in self._index.get([i for i, _ in wanted]) if p.payload.get("path") == path}
+            present = self._points_of().get((tenant, repo, path), set())  # the file's points now
             for point_id, vector in wanted:
                 if point_id in present:
                     self._index.set_dense(point_id, vector)

@@ -10,6 +10,7 @@ UUID parts) stay whole: split, they would only add noise terms such as ``fc`` or
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["code_terms", "identifier_parts"]
@@ -57,20 +58,25 @@ def identifier_parts(token: str) -> tuple[str, ...]:
     return tuple(words)
 
 
-def _expansions(compound: str) -> list[str]:
-    """Extra terms for one compound: its words, then any inner segment that is itself an identifier."""
+@functools.lru_cache(maxsize=1 << 16)
+def _expansions(compound: str) -> tuple[str, ...]:
+    """Extra terms for one compound: its words, then any inner segment that is itself an identifier.
+
+    Kept per compound: code repeats its identifiers (``self``, ``os.path.join``, a module's own names),
+    and splitting them is most of what indexing a symbol's text costs.
+    """
     if compound.isalpha() and (compound.islower() or compound[1:].islower()):
-        return []  # a plain word (most of prose): nothing to split
+        return ()  # a plain word (most of prose): nothing to split
     if len(compound) > _MAX_COMPOUND or not any(c.isalpha() for c in compound):
-        return []
+        return ()
     parts = identifier_parts(compound)
     if len(parts) <= 1:
-        return []
+        return ()
     extra = [" ".join(parts)]
     segments = [s for s in _SEGMENT_SEP.split(compound) if s]
     if len(segments) > 1:
         extra.extend(s for s in segments if len(identifier_parts(s)) > 1)
-    return extra
+    return tuple(extra)
 
 
 def code_terms(text: str) -> str:

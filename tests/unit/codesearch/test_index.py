@@ -157,3 +157,18 @@ def test_bad_input_gets_a_typed_error(code: CodeIndex) -> None:
         code.search("t", "x", None, mode="dense")
     with pytest.raises(InvalidCodeInputError):
         code.set_vectors("t", "r", "m.py", ["m.f"], [])
+
+
+def test_a_new_code_index_over_a_written_shard_knows_each_files_points(shard: EdgeVectorIndex) -> None:
+    """The points of each file are kept in memory as they are written; an index opened over a shard
+    that already holds points learns them first, so re-indexing and removal still replace them."""
+    first = CodeIndex(shard)
+    first.upsert_file("t", "r", "m.py", [sym("m.old_helper"), sym("m.kept")], {"m.kept": [unit(1, 0, 0, 0)]})
+    first.upsert_file("t", "r", "n.py", [sym("n.other")])
+    again = CodeIndex(shard)
+    again.upsert_file("t", "r", "m.py", [sym("m.kept")])  # same text: the vector is kept
+    assert {p.payload["qualname"] for p in shard.scroll(IndexFilter(equals={"path": "m.py"}))} == {"m.kept"}
+    assert [h.qualname for h in again.search("t", "", unit(1, 0, 0, 0), limit=5, mode="dense")] == ["m.kept"]
+    assert again.set_vectors("t", "r", "m.py", ["m.old_helper"], [unit(0, 1, 0, 0)]) == 0  # left the file
+    assert again.remove_file("t", "r", "n.py") == 2
+    assert shard.count(IndexFilter(equals={"path": "n.py"})) == 0
