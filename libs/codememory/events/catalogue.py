@@ -268,6 +268,17 @@ class MemoriesMerged(_Event, frozen=True, kw_only=True, tag="memories.merged"):
     importance: float | None = None  # the group's: the highest of its members
     similarity: float = 0.0
     cycle_id: str = ""
+    reason: str = ""  # the evidence the cycle merged on (similarity, same statement, sessions)
+
+
+class MemoriesUnmerged(_Event, frozen=True, kw_only=True, tag="memories.unmerged"):
+    """A merge taken back: each of ``memory_ids`` is its own memory again (active, in recall) and
+    leaves ``canonical_id``'s sources; later cycles keep the two apart. Empty ``cycle_id``: a person."""
+
+    canonical_id: str
+    memory_ids: tuple[str, ...]
+    reason: str = ""
+    cycle_id: str = ""
 
 
 class MemorySuperseded(_Event, frozen=True, kw_only=True, tag="memory.superseded"):
@@ -450,6 +461,7 @@ Event = (
     | CommitRecorded
     | SymbolsEmbedded
     | MemoriesMerged
+    | MemoriesUnmerged
     | MemorySuperseded
     | MemoriesRecalled
     | MemoriesArchived

@@ -4,8 +4,10 @@ A cycle's event names several memories (a merge names the canonical one and its 
 supersession the old and the new), so the projection folds it once per memory it names, each time
 with ``target`` saying which one this is. Like the rest of the fold: pure, no index, no I/O.
 
-Each point keeps a short ``history`` of what changed it (``codememory history ID`` shows it) and the
-links both ways: ``merged_into`` / ``sources``, ``superseded_by`` / ``supersedes``.
+A merge can be taken back (``memories.unmerged``): the restatements are active again and leave the
+canonical memory's sources. Each point keeps a short ``history`` of what changed it (``codememory
+history ID`` shows it) and the links both ways: ``merged_into`` / ``sources``, ``superseded_by`` /
+``supersedes``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from codememory.events import (
     MemoriesArchived,
     MemoriesLinked,
     MemoriesMerged,
+    MemoriesUnmerged,
     MemorySuperseded,
     event_tag,
 )
@@ -25,8 +28,22 @@ from codememory.events import (
 MERGED, SUPERSEDED, ARCHIVED = "merged", "superseded", "archived"
 HISTORY_LIMIT = 40  # the most recent changes a point keeps; LOG keeps them all
 
-Consolidation = MemoriesMerged | MemorySuperseded | MemoriesArchived | ImportanceDecayed | MemoriesLinked
-CONSOLIDATION_EVENTS = (MemoriesMerged, MemorySuperseded, MemoriesArchived, ImportanceDecayed, MemoriesLinked)
+Consolidation = (
+    MemoriesMerged
+    | MemoriesUnmerged
+    | MemorySuperseded
+    | MemoriesArchived
+    | ImportanceDecayed
+    | MemoriesLinked
+)
+CONSOLIDATION_EVENTS = (
+    MemoriesMerged,
+    MemoriesUnmerged,
+    MemorySuperseded,
+    MemoriesArchived,
+    ImportanceDecayed,
+    MemoriesLinked,
+)
 
 
 def consolidation_targets(event: object) -> tuple[str, ...]:
@@ -34,6 +51,8 @@ def consolidation_targets(event: object) -> tuple[str, ...]:
     match event:
         case MemoriesMerged():
             return (event.canonical_id, *event.merged_ids)
+        case MemoriesUnmerged():
+            return (event.canonical_id, *event.memory_ids)
         case MemorySuperseded():
             return (event.memory_id, event.superseded_by)
         case MemoriesArchived():
@@ -71,10 +90,23 @@ def fold_consolidation(
             out["restated"] = 1 + len(out["sources"])
             if event.importance is not None:
                 out["importance"] = max(float(out.get("importance", 0.5)), float(event.importance))
-            with_history(out, seq, envelope, merged=len(added))
+            with_history(out, seq, envelope, merged=len(added), reason=event.reason)
         case MemoriesMerged():
             out.update(state=MERGED, merged_into=event.canonical_id)
-            with_history(out, seq, envelope, into=event.canonical_id)
+            with_history(out, seq, envelope, into=event.canonical_id, reason=event.reason)
+        case MemoriesUnmerged() if target == event.canonical_id:
+            gone = set(event.memory_ids)
+            sources = [
+                s for s in out.get("sources", ()) if not (isinstance(s, dict) and s.get("memory_id") in gone)
+            ]
+            out["sources"] = sources
+            out["restated"] = 1 + len(sources)
+            with_history(out, seq, envelope, unmerged=len(gone), reason=event.reason)
+        case MemoriesUnmerged() if out.get("merged_into") == event.canonical_id:
+            out.pop("merged_into", None)
+            if out.get("state") == MERGED:
+                out["state"] = "active"
+            with_history(out, seq, envelope, out_of=event.canonical_id, reason=event.reason)
         case MemorySuperseded() if target == event.memory_id:
             at = event.superseded_at or envelope.occurred_at.timestamp()
             out.update(state=SUPERSEDED, superseded_by=event.superseded_by, superseded_at=at)

@@ -9,6 +9,7 @@ from codememory.events import (
     ConsolidationCompleted,
     InsightDerived,
     MemoriesMerged,
+    MemoriesUnmerged,
     MemorySuperseded,
     PromptSubmitted,
     SessionEnded,
@@ -125,3 +126,25 @@ def test_a_convention_is_superseded_with_the_rule_it_was_drawn_from() -> None:
     second = run_cycle(view.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
     superseded = {e.memory_id: e.superseded_by for _, e in second.events if isinstance(e, MemorySuperseded)}
     assert superseded == {merge.canonical_id: new, lesson.insight_id: new}
+
+
+def test_an_unmerged_pair_is_active_again_and_never_merged_again() -> None:
+    """A merge records its evidence; ``memories.unmerged`` takes it back and later cycles, even with a
+    new restatement of both, keep the pair apart."""
+    log, _ = _history()
+    view = ConsolidationView()
+    view.apply_batch(log.records)
+    first = run_cycle(view.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
+    (merged,) = [e for _, e in first.events if isinstance(e, MemoriesMerged)]
+    assert "alike by vector" in merged.reason and "2 session(s)" in merged.reason
+    for event_id, event in first.events:
+        log.add(event, event_id=event_id)
+    (gone,) = merged.merged_ids
+    log.add(MemoriesUnmerged(canonical_id=merged.canonical_id, memory_ids=(gone,), reason="not the same"))
+    third = log.stored("Lint with ruff, never flake8.", unit(0.08, 0.99), kind="prompt", session="c")
+    view.apply_batch(log.records)
+    tenant = view.tenant("t")
+    assert tenant.memories[gone].state == "active" and tenant.memories[merged.canonical_id].restated == 1
+    again = run_cycle(tenant, "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
+    (joined,) = [{e.canonical_id, *e.merged_ids} for _, e in again.events if isinstance(e, MemoriesMerged)]
+    assert third in joined and not {gone, merged.canonical_id} <= joined

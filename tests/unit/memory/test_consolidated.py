@@ -13,6 +13,7 @@ from codememory.events import (
     MemoriesArchived,
     MemoriesLinked,
     MemoriesMerged,
+    MemoriesUnmerged,
     MemoryLinks,
     MemoryScope,
     MemorySource,
@@ -84,6 +85,17 @@ def test_a_merge_folded_twice_counts_its_sources_once_and_replay_is_equal(tmp_pa
     rebuilt = _projection(tmp_path / "rebuilt")
     rebuilt.apply_batch([*history, merge_again])
     assert index_digest(rebuilt.index, IndexFilter()) == index_digest(live.index, IndexFilter())
+
+
+def test_an_unmerge_makes_the_restatement_active_again_and_leaves_the_sources(tmp_path: Path) -> None:
+    projection = _projection(tmp_path)
+    history = _history()
+    unmerged = MemoriesUnmerged(canonical_id=D, memory_ids=(C,), reason="not the same rule")
+    projection.apply_batch([*history, (len(history) + 1, _env(unmerged))])
+    p = _payloads(projection)
+    assert p[C]["state"] == "active" and "merged_into" not in p[C]
+    assert p[D]["restated"] == 1 and p[D]["sources"] == []
+    assert p[C]["history"][-1]["reason"] == "not the same rule"  # type: ignore[index]
 
 
 def test_another_tenants_consolidation_changes_nothing(tmp_path: Path) -> None:

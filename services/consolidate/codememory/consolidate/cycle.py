@@ -60,7 +60,7 @@ def _by_repo(memories: list[Remembered]) -> dict[str, list[Remembered]]:
     return groups
 
 
-def _merge_events(out: CycleOutput, tenant: str, merges: list[Merge]) -> None:
+def _merge_events(out: CycleOutput, tenant: str, merges: list[Merge], policy: ConsolidationPolicy) -> None:
     for merge in merges:
         ids = tuple(m.memory_id for m in merge.merged)
         sources = tuple(
@@ -79,10 +79,23 @@ def _merge_events(out: CycleOutput, tenant: str, merges: list[Merge]) -> None:
             importance=max(m.importance for m in (merge.canonical, *merge.merged)),
             similarity=round(merge.similarity, 4),
             cycle_id=out.cycle_id,
+            reason=_merge_reason(merge, policy),
         )
         out.add(
             deterministic_id(tenant, "merged", merge.canonical.memory_id, *ids), event, "merged", len(ids)
         )
+
+
+def _merge_reason(merge: Merge, policy: ConsolidationPolicy) -> str:
+    """The evidence a merge rests on, recorded with it (``history`` shows it)."""
+    members = (merge.canonical, *merge.merged)
+    sessions = len({m.session_id for m in members if m.session_id})
+    return (
+        f"{len(members)} memories at least {merge.similarity:.2f} alike by vector (threshold "
+        f"{policy.duplicate_similarity:g}, {policy.cross_kind_similarity:g} between stated and observed), "
+        f"no conflicting values or change cues, from {sessions} session(s); canonical: "
+        + ("already canonical" if merge.canonical.restated > 1 else "stated, medoid wording")
+    )
 
 
 def _lesson_event(
@@ -115,8 +128,10 @@ def _repo_events(
     """Merges, supersessions, links and conventions among one repository's current memories."""
     new = [m for m in group if m.vector_seq > view.done_up_to]
     mergeable = [m for m in group if m.memory_type in policy.merge_types]
-    merges = find_merges([m for m in new if m.memory_type in policy.merge_types], mergeable, policy)
-    _merge_events(out, tenant, merges)
+    merges = find_merges(
+        [m for m in new if m.memory_type in policy.merge_types], mergeable, policy, view.apart
+    )
+    _merge_events(out, tenant, merges, policy)
     gone = {m.memory_id for merge in merges for m in merge.merged}
     group = [m for m in group if m.memory_id not in gone]
     new = [m for m in new if m.memory_id not in gone]

@@ -12,7 +12,7 @@ group has in common), the earliest.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,10 +56,32 @@ def _canonical(group: list[Remembered], policy: ConsolidationPolicy) -> Remember
     )
 
 
+def _kept_apart(a: str, b: str, parent: dict[str, str], apart: Set[frozenset[str]]) -> bool:
+    """Whether joining the groups rooted at ``a`` and ``b`` would put a pair that was unmerged together
+    (a group's members: the ids whose root is its root, and the root itself)."""
+
+    def members(top: str) -> set[str]:
+        out = {top}
+        for key in parent:
+            node = key
+            while parent.get(node, node) != node:
+                node = parent[node]
+            if node == top:
+                out.add(key)
+        return out
+
+    left, right = members(a), members(b)
+    return any(frozenset((x, y)) in apart for x in left for y in right)
+
+
 def find_merges(
-    new: Sequence[Remembered], group: Sequence[Remembered], policy: ConsolidationPolicy
+    new: Sequence[Remembered],
+    group: Sequence[Remembered],
+    policy: ConsolidationPolicy,
+    apart: Set[frozenset[str]] = frozenset(),
 ) -> list[Merge]:
-    """Groups of restatements among ``group`` that include at least one of ``new``."""
+    """Groups of restatements among ``group`` that include at least one of ``new``; ``apart``: pairs of
+    ids a merge was taken back for (``memories.unmerged``), never joined again."""
     parent: dict[str, str] = {}
     weakest: dict[str, float] = {}
 
@@ -76,6 +98,8 @@ def find_merges(
         if not restatement(pair.new, pair.other, policy):
             continue
         a, b = root(pair.new.memory_id), root(pair.other.memory_id)
+        if apart and _kept_apart(a, b, parent, apart):
+            continue
         if a != b:
             parent[b] = a
             weakest[a] = min(weakest.get(a, 1.0), weakest.get(b, 1.0), pair.similarity)

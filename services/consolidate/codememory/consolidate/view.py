@@ -24,6 +24,7 @@ from codememory.events import (
     MemoriesLinked,
     MemoriesMerged,
     MemoriesRecalled,
+    MemoriesUnmerged,
     MemoryDeprecated,
     MemoryEmbedded,
     MemoryForgotten,
@@ -73,6 +74,7 @@ class TenantView:
     done_up_to: int = 0  # the LOG position the last completed cycle saw
     activity_seq: int = 0  # the last event a cycle has work from (memories, vectors, session steps)
     links_done: set[str] = field(default_factory=set)
+    apart: set[frozenset[str]] = field(default_factory=set)  # pairs a person unmerged: never merged again
 
 
 def _unit(vector: tuple[float, ...]) -> np.ndarray:
@@ -160,6 +162,13 @@ class ConsolidationView(InMemoryPosition):
                     c.restated += len(event.merged_ids)
                     if event.importance is not None:
                         c.importance = max(c.importance, event.importance)
+            case MemoriesUnmerged():
+                for memory_id in event.memory_ids:
+                    view.apart.add(frozenset((memory_id, event.canonical_id)))
+                    if (m := memories.get(memory_id)) is not None and m.state == "merged":
+                        m.state = "active"
+                        if (c := memories.get(event.canonical_id)) is not None:
+                            c.restated = max(1, c.restated - 1)
             case MemorySuperseded() if m := memories.get(event.memory_id):
                 m.state = "superseded"
             case MemoriesArchived():
