@@ -46,7 +46,8 @@ def onnx_model_file(cache_dir: Path) -> Path:
     return cache_dir / f"all-minilm-l6-v2-{digest}.onnx"
 
 
-def _export(transformer: Any, tokenizer: Any, target: Path) -> None:
+def _export(transformer: Any, tokenizer: Any, target: Path, samples: Sequence[str] = (PROBE,)) -> None:
+    """``samples`` of different lengths trace the attention mask's padding path (batches need it)."""
     import torch
 
     class _Hidden(torch.nn.Module):  # positional inputs in, the last hidden state out
@@ -59,7 +60,7 @@ def _export(transformer: Any, tokenizer: Any, target: Path) -> None:
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
 
-    sample = tokenizer([PROBE], return_tensors="pt")
+    sample = tokenizer(list(samples), return_tensors="pt", padding=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     axes = {name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "hidden")}

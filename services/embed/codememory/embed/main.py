@@ -25,6 +25,7 @@ from codememory.embed.settings import EmbedSettings
 from codememory.embed.writers import ModelWriters
 from codememory.embedding import Embedder, MiniLmEmbedder, ModelSpec, load_embedder, parse_model
 from codememory.embedding.migration import MODEL_EVENTS_SUBJECT
+from codememory.embedding.onnxbatch import OnnxBatchEmbedder
 from codememory.events import Envelope, EventDecodeError, decode_envelope
 from codememory.metrics import TimedEmbedder, metrics_step
 from codememory.topology import EMBED, LOG
@@ -33,6 +34,9 @@ from codememory.topology import EMBED, LOG
 def store_embedder(settings: EmbedSettings, spec: ModelSpec | None = None) -> Embedder:
     """A model for stored texts: its own instance, so a batch never holds the lock a query waits on."""
     model = spec or parse_model(settings.model)
+    if model.kind == "minilm" and settings.runtime != "torch":
+        int8 = settings.runtime == "onnx-int8"
+        return OnnxBatchEmbedder(MiniLmEmbedder(), settings.model_cache, int8=int8, batch_size=settings.batch)
     if model.kind == "minilm":
         return MiniLmEmbedder()
     return load_embedder(

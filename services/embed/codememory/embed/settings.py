@@ -2,7 +2,9 @@
 
 ``model`` (``CODEMEMORY_EMBED_MODEL`` or ``CODEMEMORY_MODEL``): the model every memory and symbol is
 embedded with, a spec of ``codememory.embedding.models`` (the bundled all-MiniLM-L6-v2 by default).
-``model_cache``: where models that must be unpacked or exported are kept. ``api_key``: the key of an
+``model_cache``: where models that must be unpacked or exported are kept. ``runtime`` (MiniLM only):
+``torch`` (default), ``onnx`` (the same vectors through ONNX Runtime) or ``onnx-int8`` (int8 weights,
+faster, vectors within a cosine of 0.98; see ``embedding/onnxbatch.py``). ``api_key``: the key of an
 OpenAI-compatible endpoint, sent in a header only (never logged; from the environment or a Secret).
 """
 
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from codememory.embedding import DEFAULT_MODEL, EmbeddingError, parse_model
+from codememory.embedding.onnxbatch import BATCH_RUNTIMES
 from codememory.settings import ConsumerSettings, SettingsError, default_home, env_str
 
 SERVICE = "embed"
@@ -23,6 +26,7 @@ class EmbedSettings(ConsumerSettings):
     model: str = DEFAULT_MODEL
     model_cache: Path = field(default_factory=lambda: default_home() / "models")
     api_key: str = field(default="", repr=False)
+    runtime: str = "torch"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EmbedSettings:
@@ -37,4 +41,13 @@ class EmbedSettings(ConsumerSettings):
             model=model,
             model_cache=Path(env_str(SERVICE, "model_cache", str(default_home(environ) / "models"), environ)),
             api_key=env_str(SERVICE, "api_key", "", environ),
+            runtime=_runtime(env_str(SERVICE, "runtime", cls.runtime, environ)),
         )
+
+
+def _runtime(value: str) -> str:
+    if value not in BATCH_RUNTIMES:
+        raise SettingsError(
+            f"CODEMEMORY_EMBED_RUNTIME must be one of {', '.join(BATCH_RUNTIMES)}, got {value!r}"
+        )
+    return value
