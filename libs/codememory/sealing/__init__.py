@@ -1,6 +1,6 @@
 """Encryption at rest of personal text in LOG, and its erasure by destroying keys (docs/security.md)."""
 
-from codememory.sealing.erase import ErasePlan, Scope, destroy, plan
+from codememory.sealing.erase import ErasePlan, Scope, destroy, late, plan
 from codememory.sealing.fields import SEALED_FIELDS, Record, record_of
 from codememory.sealing.keys import KeyRing
 from codememory.sealing.keystore import FileKeyStore, KeyStore, KeyStoreError, MemoryKeyStore
@@ -25,6 +25,7 @@ __all__ = [
     "destroy",
     "install_sealing",
     "is_token",
+    "late",
     "plan",
     "record_of",
 ]

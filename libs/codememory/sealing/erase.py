@@ -18,7 +18,7 @@ from typing import Literal
 
 from codememory.sealing.keys import KeyRing, StoredRecord, decode_stored
 
-__all__ = ["ErasePlan", "Scope", "destroy", "plan"]
+__all__ = ["ErasePlan", "Scope", "destroy", "late", "plan"]
 
 Scope = Literal["user", "session", "memory"]
 
@@ -60,6 +60,21 @@ def plan(ring: KeyRing, tenant: str, scope: Scope, subject: str) -> ErasePlan:
     name, kid = pointer
     found = sorted(r.record for r in _records(ring, tenant) if r.kek == kid)
     return ErasePlan(tenant, scope, tuple(found), (*(f"rec:{r}" for r in found), f"kek:{kid}", name))
+
+
+def late(ring: KeyRing, erase: ErasePlan, subject: str) -> ErasePlan:
+    """Records the erasure covers that were created after ``erase`` was planned (a writer that sealed
+    under the user's key or in the session in the meantime): the second pass destroys them too."""
+    if erase.scope == "memory":
+        return ErasePlan(erase.tenant, erase.scope, (), ())
+    kek = next((name[4:] for name in erase.keys if name.startswith("kek:")), "")
+    found = sorted(
+        r.record
+        for r in _records(ring, erase.tenant)
+        if r.record not in erase.records
+        and (r.kek == kek if erase.scope == "user" else r.session == subject or r.record == f"s:{subject}")
+    )
+    return ErasePlan(erase.tenant, erase.scope, tuple(found), tuple(f"rec:{r}" for r in found))
 
 
 def destroy(ring: KeyRing, erase: ErasePlan) -> int:

@@ -94,3 +94,28 @@ async def test_a_memory_of_another_tenant_is_not_reached(sealer: Sealer) -> None
     response = await eraser.erase("t", "memory", memory.memory_id)
     assert response.keys_destroyed == 0
     assert decode_envelope(log.records[0].data).payload.text == "theirs"  # type: ignore[union-attr]
+
+
+async def test_what_is_written_while_erasing_is_caught_by_the_second_pass(sealer: Sealer) -> None:
+    log = InMemoryEventLog()
+    first = PromptSubmitted(session_id="s1", agent="claude", user="alice", prompt="before")
+    await log.append([new_envelope(first, event_id="p1", tenant="t")])
+    points = Points([{"tenant": "t", "memory_id": "p1", "session_id": "s1"}])
+    written: list[bytes] = []
+
+    async def applied(seq: int, timeout: float) -> bool:
+        if not written:  # alice types in a new session while her erasure runs
+            during = PromptSubmitted(session_id="s2", agent="claude", user="alice", prompt="during")
+            written.append(encode_envelope(new_envelope(during, event_id="p2", tenant="t")))
+            points.payloads.append({"tenant": "t", "memory_id": "p2", "session_id": "s2"})
+        return True
+
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    await eraser.erase("t", "user", "alice")
+    forgotten = {
+        e.payload.memory_id
+        for e in (decode_envelope(r.data) for r in log.records)
+        if isinstance(e.payload, MemoryForgotten)
+    }
+    assert forgotten == {"p1", "p2"}
+    assert decode_envelope(written[0]).payload.prompt == ERASED  # type: ignore[union-attr]

@@ -10,8 +10,10 @@ Order matters and is chosen so that a crash at any point can be finished by eras
 2. one ``MemoryForgotten`` per memory covered, then a ``DataErased``, are appended to LOG (ids are
    deterministic, so a retry is stored once), and the call waits for the memory projection to fold
    them: when Erase returns, recall, context and export no longer hold the text;
-3. the keys are destroyed. From then on every read of LOG (a projection, replay, ``codememory log``,
-   a raw read of the stream or a copy of its files) gets ``[erased]`` for those records.
+3. the keys are destroyed, then a second pass forgets and destroys what was written under them while
+   this ran (a prompt of the session, a memory of the user). From then on every read of LOG (a
+   projection, replay, ``codememory log``, a raw read of the stream or a copy of its files) gets
+   ``[erased]`` for those records.
 Replay after it folds ``[erased]`` text into memories that the same ``MemoryForgotten`` then drops,
 so the rebuilt projection equals the live one.
 
@@ -28,13 +30,20 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 import grpc
 import structlog
 
-from codememory.events import DataErased, EventLog, MemoryForgotten, deterministic_id, new_envelope
+from codememory.events import (
+    DataErased,
+    Envelope,
+    EventLog,
+    MemoryForgotten,
+    deterministic_id,
+    new_envelope,
+)
 from codememory.events.codec import installed_sealer
 from codememory.gateway.callers import require_admin
 from codememory.gateway.errors import InvalidArgument, NotReady
 from codememory.gateway.rpc import rpc
 from codememory.gateway.settings import GatewaySettings
-from codememory.sealing import Scope, Sealer, destroy, plan
+from codememory.sealing import ErasePlan, Scope, Sealer, destroy, late, plan
 from codememory.v1 import erasure_pb2 as pb
 from codememory.v1 import erasure_pb2_grpc as pb_grpc
 from codememory.vectorstore import IndexFilter, VectorIndex
@@ -74,6 +83,14 @@ def subject_digest(tenant: str, scope: Scope, subject: str) -> str:
     return hashlib.sha256("\0".join((tenant, scope, subject)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _forgotten(tenant: str, memory_id: str) -> Envelope:
+    return new_envelope(
+        MemoryForgotten(memory_id=memory_id, reason="erased"),
+        event_id=deterministic_id(tenant, "erased", memory_id),
+        tenant=tenant,
+    )
+
+
 class Eraser:
     """Erasure over the event log, the projection's position and the process's sealer."""
 
@@ -104,14 +121,7 @@ class Eraser:
             if scope == "memory":
                 memory_ids.add(subject)  # also one written before sealing was on: still forgotten
             digest = subject_digest(tenant, scope, subject)
-            envelopes = [
-                new_envelope(
-                    MemoryForgotten(memory_id=memory_id, reason="erased"),
-                    event_id=deterministic_id(tenant, "erased", memory_id),
-                    tenant=tenant,
-                )
-                for memory_id in sorted(memory_ids)
-            ]
+            envelopes = [_forgotten(tenant, memory_id) for memory_id in sorted(memory_ids)]
             erased = DataErased(
                 scope=scope,
                 subject_digest=digest,
@@ -126,11 +136,9 @@ class Eraser:
                     tenant=tenant,
                 )
             )
-            appended = await self._log.append(envelopes)
-            seq = appended[-1].seq
-            if not await self._wait_for(seq, self._wait_s):
-                raise NotReady(f"erasure appended at {seq} but not yet applied; erase again to finish")
+            seq = await self._append(envelopes)
             destroyed = await asyncio.to_thread(destroy, ring, planned)
+            destroyed += await self._second_pass(tenant, planned, subject, memory_ids)
         log.info("erased", scope=scope, memories=len(memory_ids), keys=destroyed, seq=seq)
         return pb.EraseResponse(
             memory_ids=sorted(memory_ids),
@@ -138,6 +146,27 @@ class Eraser:
             keys_destroyed=destroyed,
             seq=seq,
         )
+
+    async def _append(self, envelopes: list[Envelope]) -> int:
+        appended = await self._log.append(envelopes)
+        seq = appended[-1].seq
+        if not await self._wait_for(seq, self._wait_s):
+            raise NotReady(f"erasure appended at {seq} but not yet applied; erase again to finish")
+        return seq
+
+    async def _second_pass(self, tenant: str, planned: ErasePlan, subject: str, forgotten: set[str]) -> int:
+        """What was written under the erased keys while they were being erased: forgotten and destroyed
+        too (``memory_ids`` grows by what it finds). Writers see the destroyed keys from now on."""
+        ring = self._sealer.keys
+        extra = await asyncio.to_thread(late, ring, planned, subject)
+        await self._wait_for(await self._log.last_seq(), self._wait_s)
+        sessions = [*planned.session_ids, *extra.session_ids]
+        recorded = await asyncio.to_thread(session_memories, self._index(), tenant, sessions)
+        missed = (set(extra.memory_ids) | set(recorded)) - forgotten
+        if missed:
+            await self._append([_forgotten(tenant, memory_id) for memory_id in sorted(missed)])
+            forgotten |= missed
+        return await asyncio.to_thread(destroy, ring, extra)
 
     async def _refuse_session_memory(self, tenant: str, memory_id: str) -> None:
         session = await asyncio.to_thread(memory_session, self._index(), tenant, memory_id)
