@@ -356,6 +356,7 @@ class SessionSummarized(_Event, frozen=True, kw_only=True, tag="session.summariz
     memory_ids: tuple[str, ...] = ()
     phrased_by: str = ""
     cycle_id: str = ""
+    ended_at: float = 0.0  # the session's last step (seconds since the epoch): the summary's own time
 
 
 class MemoryLinks(msgspec.Struct, frozen=True, kw_only=True):

@@ -87,6 +87,14 @@ def _derived_metadata(event: InsightDerived | SessionSummarized) -> dict[str, st
     return out
 
 
+def _derived_at(envelope: Envelope, event: InsightDerived | SessionSummarized) -> float:
+    """A summary is as old as the session it summarises (its last step), not the cycle that wrote it:
+    otherwise every summary a first cycle writes is "today" and outranks the session's own memories."""
+    if isinstance(event, SessionSummarized) and event.ended_at > 0:
+        return min(event.ended_at, envelope.occurred_at.timestamp())
+    return envelope.occurred_at.timestamp()
+
+
 def _derived(
     envelope: Envelope,
     event: InsightDerived | SessionSummarized,
@@ -107,7 +115,7 @@ def _derived(
         paths=event.paths,
         importance=importance,
         metadata=_derived_metadata(event),
-        created_at=envelope.occurred_at.timestamp(),
+        created_at=_derived_at(envelope, event),
     )
 
 

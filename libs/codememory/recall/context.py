@@ -25,6 +25,9 @@ tokens). ``ContextPolicy`` is how session context resists that, each part a gene
   session before the others' turn; the rest follow if the budget allows;
 - ``candidates``: how many recalled memories packing chooses from, per recall.
 
+- ``summaries``: at most this many session summaries (1): a first cycle summarises every finished
+  session, and a summary repeats its session's prompts in a long line, so eighteen of them filled the
+  500-token budget before any decision (``bench_context.py``: 6 of 47 facts);
 - ``flagged_weight``: a multiplier on the rank of a memory whose text tries to address the agent
   (``provenance.flags``: orders to the model, tool-call look-alikes, hidden Unicode), which is also
   marked ``[flagged: ...]`` in its line.
@@ -86,12 +89,15 @@ class ContextPolicy:
     min_chars: int = 20
     stated_types: tuple[str, ...] = _STATED_TYPES
     flagged_weight: float = 0.2  # rank multiplier of text that tries to address the agent
+    summaries: int = 1  # session summaries packed at most (the best ranked)
 
     def __post_init__(self) -> None:
         if not 1 <= self.candidates <= 500:
             raise ValueError("candidates must be between 1 and 500")
         if self.max_line_tokens < 0 or self.per_session < 0 or self.min_chars < 0:
             raise ValueError("max_line_tokens, per_session and min_chars must be >= 0 (0: no limit)")
+        if self.summaries < 0:
+            raise ValueError("summaries must be >= 0")
         if any(weight < 0 for weight in self.type_weights.values()):
             raise ValueError("type weights must be >= 0")
 
@@ -108,6 +114,7 @@ class ContextPolicy:
             min_chars=0,
             stated_types=(),
             flagged_weight=1.0,
+            summaries=500,
         )
 
 
@@ -193,7 +200,12 @@ def pack(
     ids: list[str] = []
     seen: set[str] = set()
     used = overhead
+    summaries = 0
     for hit in _ranked(hits, policy, session_id):
+        if hit.payload.get("type") == "summary":
+            summaries += 1
+            if summaries > policy.summaries:
+                continue
         line = format_line(hit.payload)
         if policy.max_line_tokens:
             line = _cut(line, policy.max_line_tokens)

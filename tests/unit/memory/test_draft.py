@@ -7,6 +7,7 @@ from codememory.events import (
     MemoryStored,
     PromptSubmitted,
     SessionStarted,
+    SessionSummarized,
     ToolFailed,
     ToolObserved,
     new_envelope,
@@ -82,3 +83,14 @@ def test_explicit_memory_keeps_its_own_id_and_time() -> None:
         0.9,
     )
     assert draft.created_at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()
+
+
+def test_a_summary_is_as_old_as_its_session_not_the_cycle_that_wrote_it() -> None:
+    ended = datetime(2025, 12, 30, tzinfo=UTC).timestamp()
+    summary = SessionSummarized(
+        summary_id="x", session_id="s", summary="Session: asked: fix login", ended_at=ended
+    )
+    draft = memory_from_envelope(_env(summary))
+    assert draft is not None and draft.created_at == ended and draft.memory_type == "summary"
+    undated = memory_from_envelope(_env(SessionSummarized(summary_id="y", session_id="s", summary="Session")))
+    assert undated is not None and undated.created_at == datetime(2026, 1, 2, tzinfo=UTC).timestamp()

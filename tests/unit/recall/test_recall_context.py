@@ -224,3 +224,20 @@ def test_stated_memories_get_their_own_recall_when_observations_flood_the_candid
 def test_nothing_recalled_is_an_empty_context() -> None:
     ctx = build_context(ListSource({}), tenant="t", repo="api", prompt="why?")
     assert (ctx.text, ctx.tokens, ctx.memory_ids) == ("", 0, ())
+
+
+def test_one_session_summary_then_the_facts() -> None:
+    """A first cycle summarises every finished session; their long lines would fill the budget."""
+    areas = ("billing", "checkout", "search", "exports", "settings")
+    summaries = [
+        _hit(
+            n,
+            f"Session in api: asked: refactor the {area} module, it does too much " * 3,
+            0.9,
+            kind="summary",
+        )
+        for n, area in enumerate(areas, start=1)
+    ]
+    fact = _hit(9, "money amounts are integer minor units (cents), never floats", 0.5, kind="decision")
+    assert pack([*summaries, fact], 200, ContextPolicy()).memory_ids == ("m1", "m9")
+    assert pack([*summaries, fact], 200, ContextPolicy(summaries=5)).memory_ids[:2] == ("m1", "m2")

@@ -242,6 +242,7 @@ def _session_events(
             paths=paths,
             memory_ids=tuple(s.event_id for s in session.steps)[:200],
             cycle_id=out.cycle_id,
+            ended_at=session.last_at,
         )
         out.add(summary_id, summarized, "summaries")
 

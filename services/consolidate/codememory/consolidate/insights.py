@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.sessions import SessionLog, Step
 from codememory.events import InsightKind
 from codememory.memory.terms import has_cue
+
+_SAYS_SOMETHING = 20  # characters a prompt needs to be worth naming in a summary (as session context)
 
 
 @dataclass(frozen=True)
@@ -100,11 +103,15 @@ def corrections(steps: list[Step], policy: ConsolidationPolicy) -> list[Lesson]:
 def summary(session: SessionLog, policy: ConsolidationPolicy) -> str:
     """What the session did, in a few lines."""
     n = policy.summary_items
-    prompts = [_first_line(s.text, 100) for s in session.steps if s.kind == "prompt"][:n]
+    asked = (_first_line(s.text, 100) for s in session.steps if s.kind == "prompt")
+    prompts = [p for p in asked if len(p) >= _SAYS_SOMETHING][:n]  # not "thanks", "looks good"
     files = list(dict.fromkeys(p for s in session.steps if s.kind == "edit" for p in s.paths))
     failed = list(dict.fromkeys(s.command for s in session.steps if s.kind == "run_failed" and s.command))
     passed = list(dict.fromkeys(s.command for s in session.steps if s.kind == "run_ok" and s.command))
-    lines = [f"Session {session.session_id[:12]}" + (f" in {session.repo}" if session.repo else "") + ":"]
+    day = datetime.fromtimestamp(session.last_at, UTC).strftime("%Y-%m-%d") if session.last_at else ""
+    name = session.repo.rstrip("/").rsplit("/", 1)[-1]  # the repository's name, not its path or host
+    head = ["Session", f"of {day}" if day else "", f"in {name}" if name else ""]
+    lines = [" ".join(p for p in head if p) + ":"]
     if prompts:
         lines.append("asked: " + " | ".join(prompts))
     if files:
