@@ -145,3 +145,29 @@ def test_a_finished_session_leaves_lessons_and_a_summary_for_the_next(own_stack:
     context = _claude(own_stack, cwd, f"next-{session}", "SessionStart", source="startup")
     injected = context["hookSpecificOutput"]["additionalContext"]
     assert "pytest -q tests/test_cart.py" in injected  # the lesson or the summary, in the next session
+
+
+def test_use_keeps_an_old_observation_and_a_cycle_links_neighbours(own_stack: Stack) -> None:
+    """Issue 11 items 4 and 6 end to end: what recall returned is recorded (``memories.recalled``, in
+    batches by the gateway), an observation nobody recalled in 30 days is archived while one recalled
+    stays, and a cycle links a memory to its nearest neighbours by meaning."""
+    old = "2026-01-01T09:00:00+00:00"
+    seen = "observation"
+    used = _store(own_stack, "Bash: make migrate-staging\nApplied 3 migrations to staging", "s8", old, seen)
+    unused = _store(own_stack, "Read docs/old-runbook.md\nThe 2024 on-call rota", "s9", old, seen)
+    refresh = _store(
+        own_stack, "The staging database is refreshed from production every Sunday night.", "s10", old
+    )
+    masked = _store(
+        own_stack, "The staging refresh job copies production data and masks customer emails.", "s11", old
+    )
+    question = "how do I apply the migrations to staging"
+    hits = own_stack.cli_json("recall", question, "--repo", REPO, "--limit", "1")["hits"]
+    assert [h["memory"]["id"] for h in hits] == [used]  # recalled: the other is never returned
+    time.sleep(3)  # the gateway appends what recall returned every 2 s
+
+    report = own_stack.cli_json("consolidate")
+    assert report["archived"] >= 1 and report["linked"] >= 2, report
+    assert own_stack.cli_json("history", unused)["memory"]["state"] == "archived"
+    assert own_stack.cli_json("history", used)["memory"]["state"] == "active"
+    assert refresh in own_stack.cli_json("history", masked)["memory"]["links"]  # cosine 0.66
