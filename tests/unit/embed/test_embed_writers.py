@@ -13,7 +13,10 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 
+import pytest
+
 from codememory.bus import Delivery
+from codememory.embed import writers as writers_module
 from codememory.embed.handler import EmbedHandler
 from codememory.embed.writers import ModelWriters
 from codememory.embedding import ModelSpec, parse_model
@@ -72,7 +75,7 @@ async def test_a_requested_model_is_backfilled_then_written_beside_the_default()
     await log.append([model_requested(parse_model("local:/m/b"))])
     request_seq = await log.last_seq()
     await handler([_delivery(log, request_seq)])
-    await asyncio.wait_for(asyncio.gather(*writers._backfills.values()), 10)
+    await asyncio.wait_for(writers.backfills_done(), 10)
     assert [s.model_id for s in loads] == ["local/b"]
     assert _vectors(log, "local/b") == _vectors(log, "local/a") and len(_vectors(log, "local/b")) == 5
     done = [e.payload for e in _events(log) if isinstance(e.payload, EmbeddingBackfillCompleted)]
@@ -116,5 +119,35 @@ async def test_a_restarted_service_resumes_its_models_and_an_unfinished_backfill
     await log.append([_stored(3)])
     await handler([_delivery(log, await log.last_seq())])
     assert [m.model_id for m in writers.memory_models] == ["local/a", "local/b"]
-    await asyncio.wait_for(asyncio.gather(*writers._backfills.values()), 10)
+    await asyncio.wait_for(writers.backfills_done(), 10)
     assert len(_vectors(log, "local/b")) == 4
+
+
+async def test_a_replica_that_did_not_receive_the_request_catches_up_what_it_embedded_meanwhile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    log = InMemoryEventLog()
+    default = Stand("local/a", 4)
+
+    async def model_events() -> list[tuple[int, Envelope]]:
+        return [(r.seq, decode_envelope(r.data)) for r in log.records if "embedding" in r.subject]
+
+    first = ModelWriters(default, lambda spec: Stand("local/b", 6), log)
+    second = ModelWriters(default, lambda spec: Stand("local/b", 6), log)
+    one, two = (
+        EmbedHandler(log, default, first, model_events),
+        EmbedHandler(log, default, second, model_events),
+    )
+    await log.append([_stored(0)])
+    await two([_delivery(log, 1)])  # both replicas have started (their first read of the model events)
+    await log.append([model_requested(parse_model("local:/m/b"))])
+    await one([_delivery(log, await log.last_seq())])  # the request reaches the first replica only
+    await log.append([_stored(1)])
+    await two([_delivery(log, await log.last_seq())])  # not looked again yet: memory 1 gets model a only
+    await asyncio.wait_for(first.backfills_done(), 10)
+    assert _vectors(log, "local/b") == {str(uuid.UUID(int=1))}
+    monkeypatch.setattr(writers_module, "REFRESH_S", 0.0)
+    await log.append([_stored(2)])
+    await two([_delivery(log, await log.last_seq())])
+    await asyncio.wait_for(second.backfills_done(), 10)
+    assert _vectors(log, "local/b") == {str(uuid.UUID(int=n + 1)) for n in range(3)}

@@ -43,7 +43,7 @@ class EmbedHandler:
 
     async def __call__(self, deliveries: Sequence[Delivery]) -> list[Outcome]:
         if self._writers is not None and self._model_events is not None:
-            await self._writers.resume(self._model_events)
+            await self._writers.refresh(self._model_events)
         outcomes: list[Outcome] = []
         envelopes: list[Envelope] = []
         for delivery in deliveries:
@@ -77,6 +77,8 @@ class EmbedHandler:
                 await self._log.append(events)
             except Exception as exc:
                 raise Retryable(f"append to LOG failed: {exc}") from exc
+        if self._writers is not None and deliveries:
+            self._writers.seen_seq = max(self._writers.seen_seq, *(d.seq for d in deliveries))
         return outcomes
 
     async def _request(self, envelope: Envelope, seq: int) -> Outcome:

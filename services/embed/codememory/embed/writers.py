@@ -8,14 +8,19 @@ event and the model, so the overlap (a memory in the request's own batch) append
 
 A model already written (the configured one, or one requested before) is not backfilled again: its
 vectors are in LOG, which is why switching back is instant. On start the service reads its own model
-events (``resume``, one filtered read of a few events) to learn the models it writes and to restart a
+events (``refresh``, one filtered read of a few events) to learn the models it writes and to restart a
 backfill that a stop interrupted (from the start: re-embedding is idempotent, only slower).
+
+Replicas split the durable consumer's messages, so only one of them receives a request; the others
+learn of it by reading the model events again every ``REFRESH_S`` seconds, and then embed with the new
+model what they handled since the request (from ``seen_seq``) so that no memory falls in between.
 Symbols (code search) are embedded with the configured model only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +28,7 @@ import structlog
 
 from codememory.embed.texts import embedded_events, jobs_for
 from codememory.embedding import Embedder, EmbeddingError, ModelSpec, parse_model
-from codememory.embedding.migration import MODEL_EVENTS_SUBJECT, backfill_completed
+from codememory.embedding.migration import backfill_completed
 from codememory.events import (
     EmbeddingBackfillCompleted,
     EmbeddingModelRequested,
@@ -36,6 +41,7 @@ from codememory.events import (
 log = structlog.get_logger(__name__)
 
 BACKFILL_CHUNK = 128  # memories per model call and per append
+REFRESH_S = 5.0  # how often a replica looks for models requested through another replica
 
 
 class ModelWriters:
@@ -46,7 +52,8 @@ class ModelWriters:
         self._extra: dict[str, Embedder] = {}
         self._backfills: dict[str, asyncio.Task[int]] = {}
         self.backfilled: dict[str, int] = {}  # model id -> memories embedded by its backfill so far
-        self._resumed = False
+        self._refreshed: float | None = None  # monotonic time of the last read of the model events
+        self.seen_seq = 0  # the highest LOG sequence this replica has embedded
 
     @property
     def memory_models(self) -> list[Embedder]:
@@ -63,20 +70,25 @@ class ModelWriters:
             return
         embedder = await asyncio.to_thread(self._load, spec)
         self._extra[spec.model_id] = embedder
-        self._start_backfill(spec, embedder, seq)
+        self._start_backfill(spec, embedder, 1, seq, complete=True)
 
-    def _start_backfill(self, spec: ModelSpec, embedder: Embedder, until_seq: int) -> None:
+    def _start_backfill(
+        self, spec: ModelSpec, embedder: Embedder, from_seq: int, until_seq: int, *, complete: bool
+    ) -> None:
         task = asyncio.create_task(
-            self._backfill(spec, embedder, until_seq), name=f"backfill-{spec.model_id}"
+            self._backfill(spec, embedder, from_seq, until_seq, complete), name=f"backfill-{spec.model_id}"
         )
-        self._backfills[spec.model_id] = task
+        self._backfills[f"{spec.model_id}:{from_seq}"] = task
         task.add_done_callback(lambda t: _report(spec, t))
 
-    async def _backfill(self, spec: ModelSpec, embedder: Embedder, until_seq: int) -> int:
-        log.info("backfill_started", model=spec.model_id, until_seq=until_seq)
+    async def _backfill(
+        self, spec: ModelSpec, embedder: Embedder, from_seq: int, until_seq: int, complete: bool
+    ) -> int:
+        """Embed the memories of LOG ``from_seq..until_seq``; ``complete``: record that it is done."""
+        log.info("backfill_started", model=spec.model_id, from_seq=from_seq, until_seq=until_seq)
         done = 0
         pending: list[Envelope] = []
-        async for record in self._log.read(1, until_seq=until_seq):
+        async for record in self._log.read(from_seq, until_seq=until_seq):
             try:
                 pending.append(decode_envelope(record.data))
             except EventDecodeError:
@@ -85,7 +97,8 @@ class ModelWriters:
                 done += await self._embed(embedder, pending)
                 pending = []
         done += await self._embed(embedder, pending)
-        await self._log.append([backfill_completed(spec, until_seq, done)])
+        if complete:
+            await self._log.append([backfill_completed(spec, until_seq, done)])
         log.info("backfill_completed", model=spec.model_id, memories=done)
         return done
 
@@ -106,11 +119,16 @@ class ModelWriters:
         self.backfilled[embedder.model_id] = self.backfilled.get(embedder.model_id, 0) + len(jobs)
         return len(jobs)
 
-    async def resume(self, read_model_events: Callable[[], Any]) -> None:
-        """Once, before the first batch: the models requested before this process started."""
-        if self._resumed:
+    async def refresh(self, read_model_events: Callable[[], Any]) -> None:
+        """The models requested through any replica (at most every ``REFRESH_S``; at once the first time).
+
+        The first time (this process starting) a backfill that never completed starts again; later, a
+        model another replica received is embedded for what this one handled since its request.
+        """
+        now = time.monotonic()
+        if self._refreshed is not None and now - self._refreshed < REFRESH_S:
             return
-        self._resumed = True
+        first, self._refreshed = self._refreshed is None, now
         requested: dict[str, tuple[ModelSpec, int]] = {}
         completed: set[str] = set()
         for seq, envelope in await read_model_events():
@@ -131,11 +149,16 @@ class ModelWriters:
                 log.error("requested_model_unavailable", model=model_id, error=str(exc))
                 continue
             self._extra[model_id] = embedder
-            if model_id not in completed:
-                self._start_backfill(spec, embedder, seq)
-        log.info(
-            "models_written", models=[m.model_id for m in self.memory_models], subject=MODEL_EVENTS_SUBJECT
-        )
+            if first and model_id not in completed:
+                self._start_backfill(spec, embedder, 1, seq, complete=True)
+            elif self.seen_seq > seq:  # what this replica embedded without it since the request
+                self._start_backfill(spec, embedder, seq + 1, self.seen_seq, complete=False)
+        if requested:
+            log.info("models_written", models=[m.model_id for m in self.memory_models])
+
+    async def backfills_done(self) -> None:
+        """Wait for the backfills started so far (tests, and a benchmark that times one)."""
+        await asyncio.gather(*self._backfills.values())
 
     async def stop(self) -> None:
         for task in self._backfills.values():
