@@ -124,6 +124,9 @@ async def test_the_new_index_is_swapped_in_once_every_memory_has_its_vector(
     # a restart opens generation 2 with model b, whatever is configured
     again = IndexGenerations(tmp_path, A.dim, model_id=A.model_id, spec="local:/m/a")
     assert again.active == IndexModel(B.model_id, B.dim, "local:/m/b")
+    rebuilt = again.projection(again.next_free(), encoder)  # what replay folds into: the active model's
+    assert rebuilt.model == B.model_id and again.model_of(3) == again.active
+    rebuilt.index.close()
 
 
 async def test_a_model_that_cannot_load_fails_the_migration_and_leaves_recall_alone(tmp_path: Path) -> None:
