@@ -11,9 +11,10 @@ the subject, so within the top ``window`` a hit that says what a higher hit says
   same sentence about another thing, no change said by one only, a shared value or subject words),
   so "Admin endpoints allow 20 requests a minute" never gives way to "the search endpoint allows
   100", nor "the load target is Snowflake now" to "the pipeline loads into Redshift";
-- an observation under a statement needs only ``Weights.restated_observed`` (a tool's output says
-  what the user said in other words: "Read Makefile: lint: ruff check" under "we lint with ruff"),
-  as what someone stated outranks what a tool observed of the same fact;
+- a statement and an observation need only ``Weights.restated_observed`` (a tool's output says what
+  the user said in other words: "Read Makefile: lint: ruff check" and "we lint with ruff"), and the
+  statement keeps the place whichever ranked higher: what someone stated outranks what a tool
+  observed of the same fact;
 - an insight drawn from a memory (``metadata.evidence``) shares that memory's place, and the stated
   memory keeps it (the insight repeats its words);
 - only what someone stated, what a tool observed and insights: conversation turns (``dialog``),
@@ -111,9 +112,10 @@ class _Window:
         if row is not None and self.rows:
             rows = np.asarray(self.rows)
             needed = np.full(len(rows), threshold, dtype=np.float32)
-            if candidate.payload.get("type") in _OBSERVED:  # under a statement it needs less
-                stated = [p for p, (k, _) in enumerate(self.kept) if k.payload.get("type") in _STATED]
-                needed[stated] = observed
+            kind = candidate.payload.get("type")
+            other = _STATED if kind in _OBSERVED else _OBSERVED if kind in _STATED else frozenset()
+            mixed = [p for p, (k, _) in enumerate(self.kept) if k.payload.get("type") in other]
+            needed[mixed] = observed  # a statement and an observation of it need less
             close = np.flatnonzero((rows >= 0) & (self.sims[row, np.maximum(rows, 0)] >= needed))
             text = str(candidate.payload.get("text", ""))
             alike |= {
@@ -132,6 +134,15 @@ class _Window:
             self.insights.append(len(self.kept))
         self.kept.append(item)
         self.rows.append(row)
+
+
+def _represents(lower: Candidate, higher: Candidate) -> bool:
+    """Whether ``lower`` takes ``higher``'s place rather than giving way: a statement over the insight
+    drawn from it, and over an observation of the same fact (what someone stated outranks it)."""
+    kind = higher.payload.get("type")
+    if kind == "insight":
+        return lower.memory_id in _evidence(higher.payload)
+    return kind in _OBSERVED and lower.payload.get("type") in _STATED
 
 
 def one_per_fact(
@@ -156,9 +167,9 @@ def one_per_fact(
             state.keep(item)
             continue
         holder = state.kept[place]
-        if holder[0].payload.get("type") == "insight" and candidate.memory_id in _evidence(holder[0].payload):
+        if _represents(candidate, holder[0]):
             state.keep((candidate, msgspec.structs.replace(item[1], total=holder[1].total)), place)
-            item = holder  # the statement takes the insight's place; the insight gives way
+            item = holder  # the statement takes the place of the insight drawn from it, or of an observation
         moved.append(item)
     if not moved:
         return list(ranked)

@@ -93,6 +93,22 @@ def test_an_observation_gives_way_to_a_statement_at_a_lower_similarity() -> None
         _hit("seen", "Read Makefile\nlint:\n\truff check app tests", 0.7, kind="observation"),
         _hit("said", "ruff does the linting", 0.6),
     ]
-    vectors = _vectors(rule=0.0, other=1.5, seen=1.1, said=1.1)  # cos(rule, .) = 0.45
+    vectors = _vectors(rule=0.0, other=1.5, seen=1.1, said=-1.1)  # cos(rule, .) = 0.45
     assert _order(one_per_fact(ranked, vectors, 0.5, 20, 0.4)) == ["rule", "other", "said", "seen"]
     assert _order(one_per_fact(ranked, vectors, 0.5, 20)) == ["rule", "other", "seen", "said"]
+
+
+def test_a_statement_takes_the_place_of_an_observation_of_the_same_fact() -> None:
+    ranked = [
+        _hit(
+            "seen",
+            "Bash: sbatch -p a100 scripts/train.sbatch\nSubmitted batch job 882134",
+            0.9,
+            kind="observation",
+        ),
+        _hit("other", "seed everything with 42", 0.8),
+        _hit("said", "submit gpu jobs with sbatch -p a100, never on the login node", 0.7),
+    ]
+    vectors = _vectors(seen=0.0, other=1.5, said=0.9)  # cos(seen, said) = 0.62
+    out = one_per_fact(ranked, vectors, 0.5, 20, 0.45)
+    assert _order(out) == ["said", "other", "seen"] and out[0][1].total == 0.9
