@@ -16,6 +16,7 @@ answer, so live following and replay index the same text.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -24,6 +25,7 @@ import structlog
 
 from codememory.events import Envelope, MemoryForgotten, MemoryRefined
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
+from codememory.lexical.pool import DeferredTerms, TermsPool
 from codememory.memory.draft import memory_from_envelope
 from codememory.memory.enrich import Enrichment
 from codememory.memory.fold import LIVE_STATES, PointState, fold, targets_of
@@ -38,12 +40,17 @@ _Session = tuple[str, str]  # (tenant, session id)
 log = structlog.get_logger(__name__)
 
 
-def _is_uuid(value: str) -> bool:
+_CANONICAL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _canonical(value: str) -> str | None:
+    """The canonical form of a UUID string (``None`` if it is not one); most already are."""
+    if _CANONICAL.fullmatch(value):
+        return value
     try:
-        uuid.UUID(value)
+        return str(uuid.UUID(value))
     except ValueError:
-        return False
-    return True
+        return None
 
 
 class MemoryProjection:
@@ -64,6 +71,8 @@ class MemoryProjection:
         self.position = position
         self.enrichment = enrichment or Enrichment()
         self._tails: OrderedDict[_Session, tuple[int, str, str]] = OrderedDict()  # seq, memory id, text
+        self.terms: TermsPool | None = None  # a batch's lexical vectors computed there (replay)
+        self.deferred_sync = False  # a rebuild: flushed and its position saved once, by ``sync``
 
     def _previous(self, session: _Session, seq: int, batch: dict[str, PointState | None]) -> tuple[str, str]:
         """Id and text of the session's latest memory created before ``seq`` (empty when none).
@@ -119,6 +128,10 @@ class MemoryProjection:
             self._tails[session] = (tail[0], target, event.text)
 
     @property
+    def encoder(self) -> SparseEncoder:
+        return self._encoder
+
+    @property
     def last_seq(self) -> int:
         return self.position.seq
 
@@ -144,9 +157,18 @@ class MemoryProjection:
         if not todo:
             return 0
         self.apply_events(todo)
-        self.index.flush()
-        self.position.save(max(seq for seq, _ in todo))
+        if self.deferred_sync:  # nobody reads a projection being rebuilt: durable once, at the end
+            self.position.seq = max(seq for seq, _ in todo)
+        else:
+            self.index.flush()
+            self.position.save(max(seq for seq, _ in todo))
         return len(todo)
+
+    def sync(self) -> None:
+        """Flush and save the position; from now on after every batch (ends ``deferred_sync``)."""
+        self.deferred_sync = False
+        self.index.flush()
+        self.position.save(self.position.seq)
 
     def apply(self, seq: int, envelope: Envelope) -> None:
         """Apply one event regardless of the position (its per-point guard still holds)."""
@@ -156,10 +178,11 @@ class MemoryProjection:
         targeted: list[tuple[int, Envelope, str]] = []
         for seq, envelope in events:
             for target in targets_of(envelope):
-                if not _is_uuid(target):
+                canonical = _canonical(target)
+                if canonical is None:
                     log.warning("memory_id_not_a_uuid", seq=seq, memory_id=target[:80])
                     continue
-                targeted.append((seq, envelope, str(uuid.UUID(target))))
+                targeted.append((seq, envelope, canonical))
         if not targeted:
             return
         ids = list(dict.fromkeys(t for _, _, t in targeted))
@@ -168,6 +191,10 @@ class MemoryProjection:
             states[stored.id] = PointState(dict(stored.payload), stored.dense, stored.sparse)
         changed: set[str] = set()
         enrich = self.enrichment
+        # with a pool, the texts a batch needs encoded are collected and encoded together at its end
+        pooled = self.terms is not None and len(targeted) >= self.terms.min_batch
+        deferred = DeferredTerms() if pooled else None
+        encode = deferred or self._encode
         for seq, envelope, target in targeted:
             before = states[target]
             draft = memory_from_envelope(envelope) if before is None else None
@@ -181,7 +208,7 @@ class MemoryProjection:
                 before,
                 seq,
                 envelope,
-                self._encode,
+                encode,
                 target=target,
                 previous=previous[1],
                 previous_id=previous[0],
@@ -195,10 +222,13 @@ class MemoryProjection:
                     self._remember(session, seq, target, str(after.payload.get("text") or ""))
                 elif after is not None:
                     self._track(envelope, target, before)
+        final = [(t, state) for t in ids if t in changed and (state := states[t]) is not None]
+        sparse = [s.sparse for _, s in final]
+        if deferred is not None and self.terms is not None:
+            sparse = deferred.resolve(sparse, self.terms.encode_documents)
         points = [
-            IndexPoint(id=t, payload=state.payload, dense=state.dense, sparse=state.sparse)
-            for t in ids
-            if t in changed and (state := states[t]) is not None
+            IndexPoint(id=t, payload=state.payload, dense=state.dense, sparse=vector)
+            for (t, state), vector in zip(final, sparse, strict=True)
         ]
         if points:
             self.index.upsert(points)

@@ -175,7 +175,7 @@ class EdgeVectorIndex:
                 vector[DENSE] = check_dense(p.dense, self.dense_size)
             if p.sparse is not None:
                 vector[SPARSE] = _sparse(p.sparse)
-            converted.append(Point(canonical_id(p.id), vector, dict(p.payload)))
+            converted.append(Point(canonical_id(p.id), vector, p.payload))  # converted, not kept
         self._update(UpdateOperation.upsert_points(converted))
 
     def set_dense(self, point_id: str, dense: Sequence[float]) -> None:

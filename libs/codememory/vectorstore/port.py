@@ -11,6 +11,7 @@ the dense embedding arrives later) or with neither (a tombstone).
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
@@ -100,8 +101,13 @@ class IndexFilter(msgspec.Struct, frozen=True, kw_only=True):
         return any(len(values) == 0 for values in self.any_of.values())
 
 
+_CANONICAL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def canonical_id(point_id: str) -> str:
     """The canonical UUID string for ``point_id``; raises ``VectorIndexError`` if it is not a UUID."""
+    if isinstance(point_id, str) and _CANONICAL.fullmatch(point_id):
+        return point_id  # already canonical (nearly every id): no parse
     try:
         return str(uuid.UUID(point_id))
     except (ValueError, TypeError, AttributeError) as exc:

@@ -20,6 +20,7 @@ import structlog
 from codememory.events import EventLog
 from codememory.gateway.indexes import IndexGenerations, code_projection
 from codememory.lexical import SparseEncoder
+from codememory.lexical.pool import TermsPool
 from codememory.memory import MemoryProjection
 from codememory.projection import CodeProjection, LiveProjection, Rebuilt
 from codememory.vectorstore import IndexFilter, index_digest
@@ -27,6 +28,7 @@ from codememory.vectorstore import IndexFilter, index_digest
 log = structlog.get_logger(__name__)
 
 READERS_S = 2.0  # searches that started on a swapped-out index finish before it closes
+TERMS_WORKERS = 2  # processes computing lexical vectors during a replay (this machine has 2 cores)
 
 
 @dataclass(frozen=True)
@@ -39,16 +41,31 @@ class Replayed:
     graph_digest_after: str
 
 
+def _prepare(projection: MemoryProjection) -> None:
+    projection.sync()  # flushed once, not after every chunk: nobody reads it before the swap
+    projection.index.optimize()
+
+
 async def rebuild_memory(
     live: LiveProjection[MemoryProjection],
     event_log: EventLog,
     fresh: MemoryProjection,
     *,
-    chunk: int = 2000,
+    chunk: int = 5000,
     readers_s: float = READERS_S,
+    terms_workers: int = TERMS_WORKERS,
 ) -> Rebuilt[MemoryProjection]:
-    """Fold LOG into ``fresh``, build its HNSW, swap it in; the old index is closed after its readers."""
-    rebuilt = await live.rebuild(event_log, fresh, chunk=chunk, prepare=lambda p: p.index.optimize())
+    """Fold LOG into ``fresh``, build its HNSW, swap it in; the old index is closed after its readers.
+
+    The lexical vectors of each chunk are computed on ``terms_workers`` processes (0: in this one)."""
+    pool = TermsPool(fresh.encoder, terms_workers) if terms_workers > 0 else None
+    fresh.terms, fresh.deferred_sync = pool, True
+    try:
+        rebuilt = await live.rebuild(event_log, fresh, chunk=chunk, prepare=_prepare)
+    finally:
+        fresh.terms = None  # live following encodes its few events in process
+        if pool is not None:
+            pool.close()
     await asyncio.sleep(readers_s)
     rebuilt.old.index.close()
     return rebuilt

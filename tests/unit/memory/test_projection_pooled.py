@@ -1,0 +1,88 @@
+"""A rebuild's fold (lexical vectors from worker processes, one flush at the end) equals the live fold."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from codememory.events import (
+    Envelope,
+    MemoryEmbedded,
+    MemoryForgotten,
+    MemoryRefined,
+    MemoryScope,
+    MemoryStored,
+    new_envelope,
+)
+from codememory.lexical import SparseEncoder
+from codememory.lexical.pool import TermsPool
+from codememory.memory import MemoryProjection, Position, text_digest
+from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
+
+DIM = 4
+
+
+def _projection(path: Path) -> MemoryProjection:
+    return MemoryProjection(
+        EdgeVectorIndex(path / "shard", DIM), SparseEncoder(), Position(path / "position.json")
+    )
+
+
+def _history() -> list[tuple[int, Envelope]]:
+    """Sessions whose memories carry their predecessor's text, refinements and forgetting inside a batch."""
+    events: list[object] = []
+    for i in range(120):
+        mid = str(uuid.UUID(int=i + 1))
+        text = f"turn {i}: parseConfig reads {i % 5}.yaml via RetryPolicy"
+        scope = MemoryScope(session_id=f"s{i % 3}", repo="r")
+        events.append(MemoryStored(memory_id=mid, text=text, scope=scope))
+        events.append(
+            MemoryEmbedded(
+                memory_id=mid, model="m", text_digest=text_digest(text), vector=(1.0, 0.0, 0.0, float(i))
+            )
+        )
+        if i % 10 == 3:
+            events.append(MemoryRefined(memory_id=mid, text=f"refined {i}: loadSettings"))
+        if i % 17 == 5:
+            events.append(MemoryForgotten(memory_id=mid))
+    envelopes = [
+        new_envelope(e, event_id=str(uuid.UUID(int=10_000 + n)), tenant="t")  # type: ignore[arg-type]
+        for n, e in enumerate(events)
+    ]
+    return [(n + 1, env) for n, env in enumerate(envelopes)]
+
+
+@pytest.fixture(scope="module")
+def pool() -> TermsPool:
+    with TermsPool(SparseEncoder(), workers=2, min_batch=8) as terms:
+        yield terms  # type: ignore[misc]
+
+
+def test_a_pooled_rebuild_has_the_live_digest(tmp_path: Path, pool: TermsPool) -> None:
+    history = _history()
+    live = _projection(tmp_path / "live")
+    for seq_env in history:  # live following: one event at a time
+        live.apply_batch([seq_env])
+    rebuilt = _projection(tmp_path / "rebuilt")
+    rebuilt.terms, rebuilt.deferred_sync = pool, True
+    for start in range(0, len(history), 50):
+        rebuilt.apply_batch(history[start : start + 50])
+    rebuilt.sync()
+    everything = IndexFilter()
+    assert index_digest(rebuilt.index, everything) == index_digest(live.index, everything)
+    contexts = [p.payload.get("context") for p in rebuilt.index.scroll(everything)]
+    assert sum(1 for c in contexts if c) > 100  # sessions' predecessors did reach the lexical text
+
+
+def test_deferred_sync_writes_the_position_only_when_synced(tmp_path: Path) -> None:
+    history = _history()
+    projection = _projection(tmp_path)
+    projection.deferred_sync = True
+    assert projection.apply_batch(history[:30]) == 30
+    assert projection.last_seq == 30 and not (tmp_path / "position.json").exists()
+    projection.sync()
+    projection.apply_batch(history[30:40])  # after sync: every batch durable again
+    projection.index.close()
+    assert _projection(tmp_path).last_seq == 40
