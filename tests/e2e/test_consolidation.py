@@ -88,6 +88,10 @@ def test_consolidation_supersedes_merges_and_replays(own_stack: Stack) -> None:
     assert canonical["restated"] == 3
     with_history = own_stack.cli_json("recall", "which linter do we use", "--repo", REPO, "--include-history")
     assert {h["memory"]["id"] for h in with_history["hits"]} >= set(restated)
+    back = next(i for i in restated if i != canonical["id"])  # a merge taken back, by hand
+    own_stack.cli("unmerge", canonical["id"], back, "--reason", "not the same rule")
+    assert own_stack.cli_json("history", back)["memory"]["state"] == "active"
+    assert own_stack.cli_json("history", canonical["id"])["memory"]["restated"] == 2
 
     own_stack.cli("supersede", manual_old, manual_new, "--reason", "release policy changed")
     assert own_stack.cli_json("history", manual_old)["memory"]["superseded_by"] == manual_new

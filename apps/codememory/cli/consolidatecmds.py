@@ -1,4 +1,5 @@
-"""Consolidation from the command line: run a cycle now, supersede by hand, and a memory's history.
+"""Consolidation from the command line: run a cycle now, supersede or unmerge by hand, and a memory's
+history.
 
 ``consolidate`` waits until the cycle's events are projected, so a recall right after it already
 ranks the current rule first. ``history`` shows what changed a memory (merges, supersession, refines)
@@ -10,10 +11,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
+import grpc
 import typer
 
-from codememory.cli.client import call
+from codememory.cli.client import call, connect
 from codememory.cli.render import as_dict, console, print_json
+from codememory.runtime.home import NotRunningError
+from codememory.settings import default_home
+from codememory.v1 import consolidation_pb2 as cpb
+from codememory.v1 import consolidation_pb2_grpc as cpb_grpc
 from codememory.v1 import memory_pb2 as pb
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
@@ -50,6 +56,31 @@ def supersede_cmd(
         typer.echo(f"{old} superseded by {new} (log seq {response.seq})")
 
 
+def unmerge_cmd(
+    canonical: Annotated[str, typer.Argument(help="The canonical memory's id")],
+    memory_ids: Annotated[list[str], typer.Argument(help="Ids merged into it to take back")],
+    reason: str = "",
+    json_out: Json = False,
+) -> None:
+    """Take a merge back: each MEMORY_ID is its own memory again and later cycles keep it apart."""
+    request = cpb.UnmergeRequest(canonical_id=canonical, memory_ids=memory_ids, reason=reason)
+    try:
+        with connect(default_home()) as conn:
+            assert conn.channel is not None
+            stub = cpb_grpc.ConsolidationServiceStub(conn.channel)
+            result: cpb.UnmergeResponse = stub.Unmerge(request, metadata=conn.metadata, timeout=conn.timeout)
+    except NotRunningError as exc:
+        typer.echo(f"codememory: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    except grpc.RpcError as exc:
+        typer.echo(f"codememory: {exc.code().name}: {exc.details()}", err=True)
+        raise typer.Exit(1) from exc
+    if json_out:
+        print_json({"canonical_id": canonical, "memory_ids": list(result.memory_ids), "seq": result.seq})
+    else:
+        typer.echo(f"{len(result.memory_ids)} unmerged from {canonical} (log seq {result.seq})")
+
+
 def history_cmd(memory_id: str, json_out: Json = False) -> None:
     """How a memory came to be: what changed it, and the memories it names."""
     response = as_dict(call("History", pb.HistoryRequest(memory_id=memory_id)))
@@ -73,6 +104,7 @@ def history_cmd(memory_id: str, json_out: Json = False) -> None:
 def register(app: typer.Typer) -> None:
     app.command("consolidate")(consolidate_cmd)
     app.command("supersede")(supersede_cmd)
+    app.command("unmerge")(unmerge_cmd)
     app.command("history")(history_cmd)
 
 

@@ -102,6 +102,30 @@ async def test_a_requested_cycle_returns_once_projected(parts: tuple[GatewayCore
         await core.consolidate("t")
 
 
+async def test_unmerge_takes_a_merge_back_and_refuses_what_was_not_merged(
+    parts: tuple[GatewayCore, InMemoryEventLog],
+) -> None:
+    core, log = parts
+    a = (await core.store("t", NewMemory(text="lint with ruff"))).memory_id
+    b = (await core.store("t", NewMemory(text="we lint with ruff"))).memory_id
+    c = (await core.store("t", NewMemory(text="format with black"))).memory_id
+    core._consolidation = ScriptedConsolidation(log, merge=(a, b))  # type: ignore[attr-defined]
+    await core.consolidate("t")
+    with pytest.raises(NotFound, match="not merged into"):
+        await core.unmerge("t", c, [b], "")
+    with pytest.raises(NotFound):
+        await core.unmerge("t", a, [c], "")  # active, not merged
+    with pytest.raises(NotFound):
+        await core.unmerge("other", a, [b], "")
+    with pytest.raises(InvalidArgument):
+        await core.unmerge("t", a, [], "")
+    await core.unmerge("t", a, [b], "two different rules")
+    hits = await core.recall(RecallQuery(tenant="t", text="ruff"))
+    assert {h.memory_id for h in hits} == {a, b}
+    history = await core.history("t", b)
+    assert history.payload["state"] == "active" and "merged_into" not in history.payload
+
+
 async def test_what_recall_returned_is_recorded_in_batches(
     parts: tuple[GatewayCore, InMemoryEventLog],
 ) -> None:

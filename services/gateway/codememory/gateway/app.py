@@ -38,13 +38,14 @@ from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server, set_serving
 from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
+from codememory.gateway.unmergerpc import ConsolidationServicer
 from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
 from codememory.metrics import TimedEmbedder, track_projections
 from codememory.projection import LiveProjection
 from codememory.redaction import clean_text
+from codememory.v1 import consolidation_pb2_grpc, models_pb2_grpc
 from codememory.v1 import memory_pb2 as pb
-from codememory.v1 import models_pb2_grpc
 
 log = structlog.get_logger(__name__)
 
@@ -180,6 +181,9 @@ class GatewayApp:
             raise
         models_pb2_grpc.add_ModelServiceServicer_to_server(
             ModelServicer(self.models, self.settings.tokens, self.settings.admin_tokens), self._server
+        )
+        consolidation_pb2_grpc.add_ConsolidationServiceServicer_to_server(
+            ConsolidationServicer(self.core, self.settings.tokens), self._server
         )
         await self._server.start()
         for follower in self.followers:

@@ -20,6 +20,7 @@ from codememory.embedding import Embedder
 from codememory.events import (
     Event,
     EventLog,
+    MemoriesUnmerged,
     MemoryDeprecated,
     MemoryForgotten,
     MemoryRefined,
@@ -32,7 +33,7 @@ from codememory.events import (
 from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
 from codememory.lexical import SparseEncoder
-from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MemoryProjection
+from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection
 from codememory.projection import LiveProjection
 from codememory.recall import Recaller, RecallHit, RecallQuery, SessionContext, Weights, build_context
 from codememory.vectorstore import IndexFilter, StoredPoint
@@ -267,6 +268,23 @@ class GatewayCore:
             tenant, event, deterministic_id(tenant, "superseded", memory_id, superseded_by)
         )
         return Written(memory_id, seq)
+
+    async def unmerge(
+        self, tenant: str, canonical_id: str, memory_ids: Sequence[str], reason: str
+    ) -> Written:
+        """Take a merge back: each of ``memory_ids`` (merged into ``canonical_id``) is its own again."""
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids or canonical_id in ids:
+            raise InvalidArgument("name the memories merged into the canonical one, not the canonical one")
+        await self._owned(tenant, canonical_id, LIVE_STATES)
+        for memory_id in ids:
+            point = await self._owned(tenant, memory_id, (MERGED,))
+            if point.payload.get("merged_into") != canonical_id:
+                raise NotFound(f"memory {memory_id} is not merged into {canonical_id}")
+        event = MemoriesUnmerged(
+            canonical_id=canonical_id, memory_ids=tuple(ids), reason=self._clean(reason) or "a person said so"
+        )
+        return Written(canonical_id, await self._write(tenant, event, str(uuid.uuid4())))
 
     async def history(self, tenant: str, memory_id: str) -> MemoryHistory:
         """The memory in any state but forgotten, what changed it, and the memories it names."""
