@@ -170,10 +170,11 @@ def serve(data_dir: Path, ready: Path) -> None:
     asyncio.run(run())
 
 
-def _peak_kib(pid: int) -> tuple[int, int]:
+def _memory_kib(pid: int) -> dict[str, int]:
+    """VmHWM (peak resident), VmRSS, and the resident anonymous and file-backed (mapped shard) parts."""
     status = Path(f"/proc/{pid}/status").read_text().splitlines()
-    kib = {line.split(":")[0]: int(line.split()[1]) for line in status if line.startswith(("VmHWM", "VmRSS"))}
-    return kib["VmHWM"], kib["VmRSS"]
+    fields = ("VmHWM", "VmRSS", "RssAnon", "RssFile")
+    return {line.split(":")[0]: int(line.split()[1]) for line in status if line.startswith(fields)}
 
 
 def measure(data_dir: Path, queries: list[str]) -> dict[str, float]:
@@ -206,7 +207,7 @@ def measure(data_dir: Path, queries: list[str]) -> dict[str, float]:
             took.append((time.perf_counter() - t0) * 1000)
             server.append(response.took_ms)
             assert len(response.hits) == 10, len(response.hits)
-        peak, rss = _peak_kib(child.pid)
+        kib = _memory_kib(child.pid)
         channel.close()
     finally:
         assert child.stdin is not None
@@ -218,8 +219,9 @@ def measure(data_dir: Path, queries: list[str]) -> dict[str, float]:
         "server_p50": median(server),
         "first_ms": first_ms,
         "open_s": info["open_s"],
-        "peak_gib": peak / 2**20,
-        "rss_gib": rss / 2**20,
+        "peak_gib": kib["VmHWM"] / 2**20,
+        "anon_gib": kib["RssAnon"] / 2**20,
+        "file_gib": kib["RssFile"] / 2**20,
     }
 
 
@@ -250,8 +252,9 @@ def main() -> None:
     skipped: list[int] = []
     rows = [
         "| memories | recall p50 ms | p99 ms | in the servicer p50 | first recall after restart ms "
-        "| shard open s | gateway peak RSS GiB | fold events/s | HNSW build s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| shard open s | gateway peak RSS GiB | of it now: anonymous / mapped files GiB | fold events/s "
+        "| HNSW build s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     done: list[str] = []
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
@@ -268,6 +271,7 @@ def main() -> None:
             spent, filled = spent + time.time() - t0, size
             cells = [f"{size:,}", f"{m['p50']:.1f}", f"{m['p99']:.1f}", f"{m['server_p50']:.1f}",
                      f"{m['first_ms']:.0f}", f"{m['open_s']:.2f}", f"{m['peak_gib']:.2f}",
+                     f"{m['anon_gib']:.2f} / {m['file_gib']:.2f}",
                      f"{f['events'] / f['fold_s']:,.0f}", f"{f['hnsw_s']:.0f}"]  # fmt: skip
             done.append("| " + " | ".join(cells) + " |")
             print(done[-1], flush=True)
