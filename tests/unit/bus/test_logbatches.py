@@ -66,3 +66,14 @@ async def test_nothing_arriving_is_a_timeout_not_a_hang(js: JetStreamContext) ->
     with pytest.raises(TimeoutError):
         async for _ in read_batches(js, 1, 50, batch=100, idle_s=0.5):  # LOG ends at 10
             pass
+
+
+def test_the_stream_sequence_is_read_from_either_form_of_the_reply() -> None:
+    from nats.aio.msg import Msg
+
+    from codememory.bus.logbatches import _stream_seq
+
+    v1 = "$JS.ACK.LOG.c1.1.4242.17.1732450000000000000.3"
+    v2 = "$JS.ACK.hub.ACCHASH.LOG.c1.1.4243.18.1732450000000000000.3.rand"
+    assert _stream_seq(Msg(_client=None, subject="log.x", reply=v1)) == 4242  # type: ignore[arg-type]
+    assert _stream_seq(Msg(_client=None, subject="log.x", reply=v2)) == 4243  # type: ignore[arg-type]
