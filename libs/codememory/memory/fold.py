@@ -66,9 +66,13 @@ def draft_payload(draft: MemoryDraft, seq: int, context: str = "", previous_id: 
     }
 
 
-def targets_of(envelope: Envelope) -> tuple[str, ...]:
-    """The memory ids an event changes (empty when it changes no memory)."""
-    draft = memory_from_envelope(envelope)
+_UNREAD: Any = object()  # ``draft`` not given: read it from the envelope
+
+
+def targets_of(envelope: Envelope, draft: MemoryDraft | None = _UNREAD) -> tuple[str, ...]:
+    """The memory ids an event changes (empty when it changes no memory); ``draft``: the memory
+    ``envelope`` creates when the caller has already read it (``memory_from_envelope``)."""
+    draft = memory_from_envelope(envelope) if draft is _UNREAD else draft
     if draft is not None:
         return (draft.memory_id,)
     event = envelope.payload
@@ -97,11 +101,13 @@ def fold(
     previous_id: str = "",
     enrichment: Enrichment = DEFAULT_ENRICHMENT,
     model: str = "",
+    draft: MemoryDraft | None = _UNREAD,
 ) -> PointState | None:
     """``target``: which of the memories the event names this is (see ``targets_of``);
     ``previous``, ``previous_id``: the session's memory before the one ``envelope`` creates, if any;
-    ``model``: only that model's vectors are taken (another model's are another index's; empty: any)."""
-    draft = memory_from_envelope(envelope)
+    ``model``: only that model's vectors are taken (another model's are another index's; empty: any);
+    ``draft``: as in ``targets_of``."""
+    draft = memory_from_envelope(envelope) if draft is _UNREAD else draft
     tenant = envelope.tenant
     if draft is not None:
         if point is not None:

@@ -26,7 +26,7 @@ import structlog
 from codememory.events import Envelope, MemoryForgotten, MemoryRefined
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.lexical.pool import DeferredTerms, TermsPool
-from codememory.memory.draft import memory_from_envelope
+from codememory.memory.draft import MemoryDraft, memory_from_envelope
 from codememory.memory.enrich import Enrichment
 from codememory.memory.fold import LIVE_STATES, PointState, fold, targets_of
 from codememory.memory.kinds import DERIVED_TYPES
@@ -176,8 +176,10 @@ class MemoryProjection:
 
     def apply_events(self, events: list[tuple[int, Envelope]]) -> None:
         targeted: list[tuple[int, Envelope, str]] = []
+        drafts: dict[int, MemoryDraft | None] = {}  # read once per event (by id of its envelope)
         for seq, envelope in events:
-            for target in targets_of(envelope):
+            draft = drafts[id(envelope)] = memory_from_envelope(envelope)
+            for target in targets_of(envelope, draft):
                 canonical = _canonical(target)
                 if canonical is None:
                     log.warning("memory_id_not_a_uuid", seq=seq, memory_id=target[:80])
@@ -197,7 +199,8 @@ class MemoryProjection:
         encode = deferred or self._encode
         for seq, envelope, target in targeted:
             before = states[target]
-            draft = memory_from_envelope(envelope) if before is None else None
+            created = drafts[id(envelope)]
+            draft = created if before is None else None
             # a derived memory (insight, summary) is not a turn of its session: no predecessor, no tail
             turn = draft is not None and draft.memory_type not in DERIVED_TYPES
             session = (envelope.tenant, draft.session_id) if draft is not None and turn else None
@@ -214,6 +217,7 @@ class MemoryProjection:
                 previous_id=previous[0],
                 enrichment=enrich,
                 model=self.model,
+                draft=created,
             )
             if after is not before:
                 states[target] = after
