@@ -102,8 +102,6 @@ class RepoIndex(RepoNames):
         for scope in scopes:
             if hit := self._lookup(f"{scope}.{target}"):
                 return hit
-        # the receiver is a class or module of ours, yet the name is not found on it (an external base)
-        head_known = len(parts) > 1 and any(self._lookup(f"{scope}.{head}") for scope in scopes)
         binding = self.bindings.get(path, {}).get(head)
         if binding is not None:
             full = ".".join([binding, *parts[1:]])
@@ -121,7 +119,12 @@ class RepoIndex(RepoNames):
                 if package and (hit := self._lookup(f"{package}.{target}")):
                     return hit
         if len(parts) > 1:
-            return self._lookup(target) or (None if head_known else self._fallback(parts[-1], ref.kind, lang))
+            if hit := self._lookup(target):
+                return hit
+            # the receiver is a class or module of ours, yet the name is not found on it (an external
+            # base): no guess. Asked last, only when needed (most references resolve before this).
+            head_known = any(self._lookup(f"{scope}.{head}") for scope in scopes)
+            return None if head_known else self._fallback(parts[-1], ref.kind, lang)
         return None
 
     def _lookup(self, qualname: str) -> str | None:
