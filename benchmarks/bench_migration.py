@@ -60,7 +60,8 @@ def _migrate(conn: object, models: object, model: str) -> dict[str, object]:
     failures = empties = 0
     last_poll = 0.0
     i = 0
-    while status.phase not in ("switched", "failed"):
+    deadline = started + 3600
+    while status.phase not in ("switched", "failed") and time.perf_counter() < deadline:
         try:
             ms, hits = _recall_ms(conn, QUERIES[i % len(QUERIES)])
             latencies.append(ms)
@@ -74,7 +75,7 @@ def _migrate(conn: object, models: object, model: str) -> dict[str, object]:
         time.sleep(0.1)
     seconds = time.perf_counter() - started
     if status.phase != "switched":
-        raise SystemExit(f"the migration failed: {status.error}")
+        raise SystemExit(f"the migration did not switch ({status.phase}): {status.error}")
     return {
         "seconds": seconds,
         "latencies": latencies,

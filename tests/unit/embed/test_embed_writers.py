@@ -151,3 +151,23 @@ async def test_a_replica_that_did_not_receive_the_request_catches_up_what_it_emb
     await two([_delivery(log, await log.last_seq())])
     await asyncio.wait_for(second.backfills_done(), 10)
     assert _vectors(log, "local/b") == {str(uuid.UUID(int=n + 1)) for n in range(3)}
+
+
+async def test_a_request_seen_by_a_refresh_before_its_own_delivery_is_still_backfilled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(writers_module, "REFRESH_S", 0.0)
+    log = InMemoryEventLog()
+    default = Stand("local/a", 4)
+
+    async def model_events() -> list[tuple[int, Envelope]]:
+        return [(r.seq, decode_envelope(r.data)) for r in log.records if "embedding" in r.subject]
+
+    writers = ModelWriters(default, lambda spec: Stand("local/b", 6), log)
+    handler = EmbedHandler(log, default, writers, model_events)
+    await log.append([_stored(0), _stored(1)])
+    await handler([_delivery(log, 1), _delivery(log, 2)])
+    await log.append([model_requested(parse_model("local:/m/b"))])
+    await handler([_delivery(log, await log.last_seq())])  # its refresh reads the request first
+    await asyncio.wait_for(writers.backfills_done(), 10)
+    assert len(_vectors(log, "local/b")) == 2

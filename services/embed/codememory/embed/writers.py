@@ -11,9 +11,11 @@ vectors are in LOG, which is why switching back is instant. On start the service
 events (``refresh``, one filtered read of a few events) to learn the models it writes and to restart a
 backfill that a stop interrupted (from the start: re-embedding is idempotent, only slower).
 
-Replicas split the durable consumer's messages, so only one of them receives a request; the others
-learn of it by reading the model events again every ``REFRESH_S`` seconds, and then embed with the new
-model what they handled since the request (from ``seen_seq``) so that no memory falls in between.
+Replicas split the durable consumer's messages, so only one of them receives a request (and runs the
+whole-LOG backfill); the others learn of it by reading the model events again every ``REFRESH_S``
+seconds, and then embed with the new model what they handled since the request (from ``seen_seq``) so
+that no memory falls in between. A refresh can see a request before this replica's own delivery of it
+arrives: the delivery still starts the backfill.
 Symbols (code search) are embedded with the configured model only.
 """
 
@@ -53,6 +55,7 @@ class ModelWriters:
         self._backfills: dict[str, asyncio.Task[int]] = {}
         self.backfilled: dict[str, int] = {}  # model id -> memories embedded by its backfill so far
         self._refreshed: float | None = None  # monotonic time of the last read of the model events
+        self._backfilled: set[str] = set()  # models whose whole-LOG backfill ran, runs, or completed
         self.seen_seq = 0  # the highest LOG sequence this replica has embedded
 
     @property
@@ -65,11 +68,14 @@ class ModelWriters:
     async def request(self, event: EmbeddingModelRequested, seq: int) -> None:
         """Start writing the requested model (``EmbeddingError``: it cannot be loaded here)."""
         spec = parse_model(event.model)
-        if self.writes(spec.model_id):
+        if spec.model_id == self.default.model_id or spec.model_id in self._backfilled:
             log.info("model_already_written", model=spec.model_id)
             return
-        embedder = await asyncio.to_thread(self._load, spec)
-        self._extra[spec.model_id] = embedder
+        embedder = self._extra.get(spec.model_id)  # a refresh may have added it before its request came
+        if embedder is None:
+            embedder = await asyncio.to_thread(self._load, spec)
+            self._extra[spec.model_id] = embedder
+        self._backfilled.add(spec.model_id)
         self._start_backfill(spec, embedder, 1, seq, complete=True)
 
     def _start_backfill(
@@ -142,6 +148,7 @@ class ModelWriters:
                     requested[spec.model_id] = (spec, seq)
             elif isinstance(event, EmbeddingBackfillCompleted):
                 completed.add(event.model_id)
+                self._backfilled.add(event.model_id)
         for model_id, (spec, seq) in requested.items():
             try:
                 embedder = await asyncio.to_thread(self._load, spec)
@@ -150,6 +157,7 @@ class ModelWriters:
                 continue
             self._extra[model_id] = embedder
             if first and model_id not in completed:
+                self._backfilled.add(model_id)
                 self._start_backfill(spec, embedder, 1, seq, complete=True)
             elif self.seen_seq > seq:  # what this replica embedded without it since the request
                 self._start_backfill(spec, embedder, seq + 1, self.seen_seq, complete=False)
