@@ -12,7 +12,9 @@ once per call (a breadth-first search from the working set), not once per memory
   current ``CentralitySnapshot`` (never computed here).
 * suspect: the memory mentions a symbol whose latest change (or removal) came more than ``grace``
   seconds after the memory was created. The grace keeps a memory of an edit from being made suspect by
-  the extraction of that very edit, which is folded moments later.
+  the extraction of that very edit, which is folded moments later. A commit's message (a memory of
+  type ``commit``) is never suspect: it says what was done and why on its date, which later changes
+  do not make untrue; a later commit that breaks the rule it documents is exactly when it is wanted.
 """
 
 from __future__ import annotations
@@ -95,6 +97,8 @@ class GraphRelevance:
             return None
         memory = graph.g[idx]
         assert isinstance(memory, MemoryNode)
+        if memory.memory_type == "commit":
+            return None  # history, dated: see the module docstring
         after = memory.created_at + self._grace
         latest: tuple[float, str, str] | None = None
         for target in self._mentioned(memory_id):

@@ -4,6 +4,7 @@ from graphfeed import DAY, T0, Feed, sym
 
 from codememory.codegraph.centrality import Centrality
 from codememory.codegraph.relevance import GraphRelevance
+from codememory.events import FileChange
 
 
 def relevance(feed: Feed) -> GraphRelevance:
@@ -53,3 +54,14 @@ def test_removed_symbols_make_memories_suspect(shop_feed: Feed) -> None:
     shop_feed.memory("m1", "pkg.api.unused_thing is dead code", T0 + DAY)
     shop_feed.file("pkg/api.py", "pkg.api", [sym("pkg.api.create")], at=T0 + 3 * DAY, h="h9")
     assert "was removed" in (relevance(shop_feed).suspect("m1") or "")
+
+
+def test_a_commit_message_is_dated_history_never_suspect(shop_feed: Feed) -> None:
+    change = FileChange(path="pkg/api.py", status="modified", symbols=("pkg.api.create",))
+    commit = shop_feed.commit("c" * 40, T0 + DAY, [change])
+    shop_feed.memory("m1", "pkg.api.create retries three times", T0 + DAY)
+    shop_feed.file("pkg/api.py", "pkg.api", [sym("pkg.api.create", digest="new")], at=T0 + 20 * DAY, h="h9")
+    rel = relevance(shop_feed)
+    assert rel.proximity_of(commit.event_id, ["pkg.api.create"]) == 1.0  # linked to the code it changed
+    assert rel.suspect(commit.event_id) is None  # the code changed since: the commit is still what it was
+    assert rel.suspect("m1") is not None  # a statement about the code now is suspect
