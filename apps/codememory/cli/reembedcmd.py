@@ -24,7 +24,7 @@ from codememory.settings import default_home
 from codememory.v1 import models_pb2 as mpb
 from codememory.v1 import models_pb2_grpc
 
-DONE = ("switched", "failed", "idle")
+DONE = ("switched", "failed", "idle", "cancelled")
 
 
 @contextmanager
@@ -63,16 +63,19 @@ def reembed_cmd(
     status: Annotated[
         bool, typer.Option("--status", help="Show the model and the migration's progress")
     ] = False,
+    cancel: Annotated[bool, typer.Option("--cancel", help="Stop the running migration")] = False,
     wait: Annotated[bool, typer.Option(help="Follow the migration until it switches")] = True,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
-    """Move recall to another embedding model (blue/green, no downtime); --status shows progress."""
-    if not model and not status:
-        typer.echo("codememory: give --model M, or --status", err=True)
+    """Move recall to another embedding model (blue/green, no downtime); --status, --cancel."""
+    if not model and not status and not cancel:
+        typer.echo("codememory: give --model M, --status or --cancel", err=True)
         raise typer.Exit(2)
     try:
         with _stub() as (stub, metadata):
-            if status:
+            if cancel:
+                answer = stub.CancelMigration(mpb.ModelStatusRequest(), metadata=metadata, timeout=60)
+            elif status:
                 answer = stub.ModelStatus(mpb.ModelStatusRequest(), metadata=metadata, timeout=30)
             else:
                 answer = stub.Reembed(mpb.ReembedRequest(model=model), metadata=metadata, timeout=120)

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x63odememory/v1/models.proto\x12\rcodememory.v1\"\x1f\n\x0eReembedRequest\x12\r\n\x05model\x18\x01 \x01(\t\"\x14\n\x12ModelStatusRequest\"\xdb\x01\n\x0fMigrationStatus\x12\x14\n\x0c\x61\x63tive_model\x18\x01 \x01(\t\x12\x12\n\nactive_dim\x18\x02 \x01(\x05\x12\x14\n\x0ctarget_model\x18\x03 \x01(\t\x12\x12\n\ntarget_dim\x18\x04 \x01(\x05\x12\r\n\x05phase\x18\x05 \x01(\t\x12\x10\n\x08\x65mbedded\x18\x06 \x01(\x03\x12\x0e\n\x06target\x18\x07 \x01(\x03\x12\x12\n\nfolded_seq\x18\x08 \x01(\x03\x12\x0f\n\x07log_seq\x18\t \x01(\x03\x12\x0f\n\x07seconds\x18\n \x01(\x01\x12\r\n\x05\x65rror\x18\x0b \x01(\t2\xaa\x01\n\x0cModelService\x12H\n\x07Reembed\x12\x1d.codememory.v1.ReembedRequest\x1a\x1e.codememory.v1.MigrationStatus\x12P\n\x0bModelStatus\x12!.codememory.v1.ModelStatusRequest\x1a\x1e.codememory.v1.MigrationStatusb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x63odememory/v1/models.proto\x12\rcodememory.v1\"\x1f\n\x0eReembedRequest\x12\r\n\x05model\x18\x01 \x01(\t\"\x14\n\x12ModelStatusRequest\"\xdb\x01\n\x0fMigrationStatus\x12\x14\n\x0c\x61\x63tive_model\x18\x01 \x01(\t\x12\x12\n\nactive_dim\x18\x02 \x01(\x05\x12\x14\n\x0ctarget_model\x18\x03 \x01(\t\x12\x12\n\ntarget_dim\x18\x04 \x01(\x05\x12\r\n\x05phase\x18\x05 \x01(\t\x12\x10\n\x08\x65mbedded\x18\x06 \x01(\x03\x12\x0e\n\x06target\x18\x07 \x01(\x03\x12\x12\n\nfolded_seq\x18\x08 \x01(\x03\x12\x0f\n\x07log_seq\x18\t \x01(\x03\x12\x0f\n\x07seconds\x18\n \x01(\x01\x12\r\n\x05\x65rror\x18\x0b \x01(\t2\x80\x02\n\x0cModelService\x12H\n\x07Reembed\x12\x1d.codememory.v1.ReembedRequest\x1a\x1e.codememory.v1.MigrationStatus\x12P\n\x0bModelStatus\x12!.codememory.v1.ModelStatusRequest\x1a\x1e.codememory.v1.MigrationStatus\x12T\n\x0f\x43\x61ncelMigration\x12!.codememory.v1.ModelStatusRequest\x1a\x1e.codememory.v1.MigrationStatusb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,5 +38,5 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MIGRATIONSTATUS']._serialized_start=101
   _globals['_MIGRATIONSTATUS']._serialized_end=320
   _globals['_MODELSERVICE']._serialized_start=323
-  _globals['_MODELSERVICE']._serialized_end=493
+  _globals['_MODELSERVICE']._serialized_end=579
 # @@protoc_insertion_point(module_scope)

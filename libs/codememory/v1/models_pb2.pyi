@@ -76,7 +76,7 @@ class MigrationStatus(_message.Message):
     """the model being moved to ("" when none was asked for)"""
     target_dim: _builtins.int
     phase: _builtins.str
-    """idle, loading, building, switching, switched, failed"""
+    """idle, loading, building, switching, switched, failed, cancelled"""
     embedded: _builtins.int
     """memories in the new index with a vector of the new model"""
     target: _builtins.int

@@ -44,6 +44,11 @@ class ModelServiceStub:
                 request_serializer=codememory_dot_v1_dot_models__pb2.ModelStatusRequest.SerializeToString,
                 response_deserializer=codememory_dot_v1_dot_models__pb2.MigrationStatus.FromString,
                 _registered_method=True)
+        self.CancelMigration = channel.unary_unary(
+                '/codememory.v1.ModelService/CancelMigration',
+                request_serializer=codememory_dot_v1_dot_models__pb2.ModelStatusRequest.SerializeToString,
+                response_deserializer=codememory_dot_v1_dot_models__pb2.MigrationStatus.FromString,
+                _registered_method=True)
 
 
 class ModelServiceServicer:
@@ -65,6 +70,14 @@ class ModelServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelMigration(self, request, context):
+        """Stop a running migration (its index is removed; recall stays on the active model). The embed
+        service keeps writing the model's vectors, so asking again later starts from what is in LOG.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ModelServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -75,6 +88,11 @@ def add_ModelServiceServicer_to_server(servicer, server):
             ),
             'ModelStatus': grpc.unary_unary_rpc_method_handler(
                     servicer.ModelStatus,
+                    request_deserializer=codememory_dot_v1_dot_models__pb2.ModelStatusRequest.FromString,
+                    response_serializer=codememory_dot_v1_dot_models__pb2.MigrationStatus.SerializeToString,
+            ),
+            'CancelMigration': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelMigration,
                     request_deserializer=codememory_dot_v1_dot_models__pb2.ModelStatusRequest.FromString,
                     response_serializer=codememory_dot_v1_dot_models__pb2.MigrationStatus.SerializeToString,
             ),
@@ -131,6 +149,33 @@ class ModelService:
             request,
             target,
             '/codememory.v1.ModelService/ModelStatus',
+            codememory_dot_v1_dot_models__pb2.ModelStatusRequest.SerializeToString,
+            codememory_dot_v1_dot_models__pb2.MigrationStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelMigration(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/codememory.v1.ModelService/CancelMigration',
             codememory_dot_v1_dot_models__pb2.ModelStatusRequest.SerializeToString,
             codememory_dot_v1_dot_models__pb2.MigrationStatus.FromString,
             options,

@@ -42,6 +42,10 @@ class ModelServiceStub:
     """
     ModelStatus: _grpc.UnaryUnaryMultiCallable[_models_pb2.ModelStatusRequest, _models_pb2.MigrationStatus]
     """The model serving recall and the progress of the current (or last) migration."""
+    CancelMigration: _grpc.UnaryUnaryMultiCallable[_models_pb2.ModelStatusRequest, _models_pb2.MigrationStatus]
+    """Stop a running migration (its index is removed; recall stays on the active model). The embed
+    service keeps writing the model's vectors, so asking again later starts from what is in LOG.
+    """
 
 @_typing.type_check_only
 class ModelServiceAsyncStub(ModelServiceStub):
@@ -53,6 +57,10 @@ class ModelServiceAsyncStub(ModelServiceStub):
     """
     ModelStatus: _aio.UnaryUnaryMultiCallable[_models_pb2.ModelStatusRequest, _models_pb2.MigrationStatus]  # type: ignore[assignment]
     """The model serving recall and the progress of the current (or last) migration."""
+    CancelMigration: _aio.UnaryUnaryMultiCallable[_models_pb2.ModelStatusRequest, _models_pb2.MigrationStatus]  # type: ignore[assignment]
+    """Stop a running migration (its index is removed; recall stays on the active model). The embed
+    service keeps writing the model's vectors, so asking again later starts from what is in LOG.
+    """
 
 class ModelServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -73,5 +81,15 @@ class ModelServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_models_pb2.MigrationStatus, _abc.Awaitable[_models_pb2.MigrationStatus]]:
         """The model serving recall and the progress of the current (or last) migration."""
+
+    @_abc_1.abstractmethod
+    def CancelMigration(
+        self,
+        request: _models_pb2.ModelStatusRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_models_pb2.MigrationStatus, _abc.Awaitable[_models_pb2.MigrationStatus]]:
+        """Stop a running migration (its index is removed; recall stays on the active model). The embed
+        service keeps writing the model's vectors, so asking again later starts from what is in LOG.
+        """
 
 def add_ModelServiceServicer_to_server(servicer: ModelServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -144,6 +144,19 @@ async def test_a_model_that_cannot_load_fails_the_migration_and_leaves_recall_al
     await _until(lambda: switch.state.phase == "failed")
     assert "no such model here" in switch.state.error and live.projection.model == A.model_id
     assert [p.name for p in (tmp_path / "memories").glob("gen-*")] == ["gen-1"]
+    memory = str(uuid.UUID(int=7))
+    await log.append(
+        [new_envelope(MemoryStored(memory_id=memory, text=TEXTS[0]), event_id=memory, tenant="t")]
+    )
+    await _embedded(log, A, [memory], TEXTS[:1])
+    await live.apply([r async for r in log.read(1)])
+    waiting = ModelSwitch(live, generations, encoder, log, lambda spec: B, lambda e: None)
+    with pytest.raises(MigrationRefused, match="no migration is running"):
+        await waiting.cancel()
+    await waiting.start("local:/m/b")  # no embed service here: it would wait for b's vectors forever
+    await _until(lambda: waiting.state.phase == "building" and waiting.state.target == 1)
+    assert (await waiting.cancel()).phase == "cancelled" and not waiting.running
+    assert [p.name for p in (tmp_path / "memories").glob("gen-*")] == ["gen-1"]
     busy = ModelSwitch(live, generations, encoder, log, broken, lambda e: None, busy=lambda: True)
     with pytest.raises(MigrationRefused, match="replay"):
         await busy.start("local:/m/b")

@@ -68,3 +68,14 @@ class ModelServicer(mpb_grpc.ModelServiceServicer):
     ) -> mpb.MigrationStatus:
         await self._admin(context)
         return status_message(self._switch.state)
+
+    async def CancelMigration(
+        self, request: mpb.ModelStatusRequest, context: grpc.aio.ServicerContext
+    ) -> mpb.MigrationStatus:
+        await self._admin(context)
+        try:
+            state = await self._switch.cancel()
+        except MigrationRefused as exc:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        log.info("reembed_cancelled", model=state.target_model)
+        return status_message(state)

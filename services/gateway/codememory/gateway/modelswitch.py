@@ -56,7 +56,7 @@ class MigrationState:
     active_dim: int
     target_model: str = ""
     target_dim: int = 0
-    phase: str = "idle"  # idle, loading, building, switching, switched, failed
+    phase: str = "idle"  # idle, loading, building, switching, switched, failed, cancelled
     embedded: int = 0
     target: int = 0
     folded_seq: int = 0
@@ -128,6 +128,16 @@ class ModelSwitch:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+
+    async def cancel(self) -> MigrationState:
+        """Stop a migration that has not switched (a switch under way is not interrupted)."""
+        if not self.running:
+            raise MigrationRefused("no migration is running")
+        if self.state.phase == "switching":
+            raise MigrationRefused("the migration is switching: it cannot be cancelled now")
+        await self.stop()
+        self._update(phase="cancelled")
+        return self.state
 
     def _update(self, **changes: object) -> None:
         self.state = replace(self.state, seconds=time.perf_counter() - self._started, **changes)  # type: ignore[arg-type]
