@@ -111,6 +111,8 @@ def measure(functions: int) -> dict[str, object]:
                         ranks[mode].append(rank)
                         if mode == "working set" and rank is None:
                             misses.append(f"{name}: {report[:70]}…")
+                            top = [h.memory.text.split("\n", 1)[0][:60] for h in answer.hits]
+                            print("missed", name, "|", " || ".join(top), flush=True)
     share = {m: 100 * sum(r is not None for r in v) / len(v) for m, v in ranks.items()}
     found = [r for r in ranks["working set"] if r is not None]
     return {
