@@ -43,6 +43,7 @@ from shared_data import REPO, SHARED_DATA
 DIM = 384
 SESSION = 20  # memories per session
 COSINE = 0.85  # of a derived vector with its base text's vector
+FIRST_S_PER_MEMORY = 0.003  # a guess for the first size (fill, HNSW, queries) before one was measured
 
 
 def real_texts(limit: int) -> list[str]:
@@ -261,7 +262,7 @@ def main() -> None:
         data_dir, filled, spent = Path(tmp), 0, 0.0
         for size in sorted(args.sizes):
             # the last size's seconds per memory, a third more for the larger HNSW: skip what cannot finish
-            needed = spent / max(filled, 1) * (size - filled) * 1.33 if filled else 0.0
+            needed = spent / filled * (size - filled) * 1.33 if filled else size * FIRST_S_PER_MEMORY
             if args.stop_by and time.time() + needed > args.stop_by:
                 skipped.append(size)
                 continue
