@@ -9,4 +9,5 @@ echo "== gRPC stubs"; bash scripts/gen_protos.sh --check
 echo "== AsyncAPI"; bash scripts/gen_asyncapi.sh --check
 echo "== ruff"; .venv/bin/ruff check .; .venv/bin/ruff format --check .
 echo "== mypy"; .venv/bin/mypy libs/codememory apps/codememory services
-echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider "$@"
+# Two workers, each taking whole files (an e2e module's stack is module-scoped); CM_TEST_WORKERS=0 runs serially.
+echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider -n "${CM_TEST_WORKERS:-2}" --dist loadfile "$@"
