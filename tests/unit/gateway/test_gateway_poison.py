@@ -1,8 +1,8 @@
 """Poison in LOG never stalls the gateway: passed, counted in Status, parked in the DLQ with its reason.
 
 A real nats-server and the gateway's FastStream app in this process. Raw events are published into
-LOG between stored memories: bytes that are not JSON, a ``memory.embedded`` with a vector of the
-wrong size, an envelope from a future schema version.
+LOG between stored memories: bytes that are not JSON, a ``memory.embedded`` of the projection's model with a
+vector of the wrong size, an envelope from a future schema version.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import nats
 import pytest
 from livegateway import META, running_gateway, until  # type: ignore[import-not-found]
 from nats.aio.client import Client
+from wordhash import WordHashEmbedder  # type: ignore[import-not-found]
 
 from codememory import subjects
 from codememory.bus import dead_letters
@@ -50,7 +51,10 @@ async def test_poison_events_are_passed_counted_and_dead_lettered(
         first = await gateway.store(first_text)
         wrong = new_envelope(
             MemoryEmbedded(
-                memory_id=first, model="m", text_digest=text_digest(first_text), vector=(0.5,) * 3
+                memory_id=first,
+                model=WordHashEmbedder.model_id,
+                text_digest=text_digest(first_text),
+                vector=(0.5,) * 3,
             ),
             event_id="wrong-size",
             tenant="alpha",
