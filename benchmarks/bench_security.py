@@ -26,14 +26,13 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import nats
-from nats.aio.client import Client
 from results import median, percentile, write_section
 
+from codememory.bus import probe
 from codememory.bus.permissions import authorization_block, bus_users, user_names
 from codememory.bus.streams import ensure_streams
 from codememory.hookclient.wire import NatsConnection
@@ -105,156 +104,113 @@ def _client(url: str, user: str, password: str, ca: str) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-Action = Callable[[Client], Awaitable[Any]]
-
-
-def _attempt(url: str, user: str, password: str, action: Action) -> str:
-    async def go() -> str:
-        violations: list[str] = []
-
-        async def on_error(exc: Exception) -> None:
-            if "permissions violation" in str(exc).lower():
-                violations.append(str(exc))
-
-        inbox = f"_INBOX_{user}" if user.startswith("hook-") else "_INBOX"
-        try:
-            nc = await nats.connect(
-                url,
-                user=user or None,
-                password=password or None,
-                error_cb=on_error,
-                allow_reconnect=False,
-                max_reconnect_attempts=0,
-                connect_timeout=2,
-                inbox_prefix=inbox,
-            )
-        except Exception as exc:  # refused login
-            return f"denied (login refused: {type(exc).__name__})"
-        try:
-            try:
-                await asyncio.wait_for(action(nc), 1.0)
-                done = True
-            except Exception:
-                done = False
-            await nc.flush(timeout=2)
-            await asyncio.sleep(0.1)
-        finally:
-            await nc.close()
-        if violations:
-            return "denied (permissions violation)"
-        return "ALLOWED" if done else "failed without a violation"
-
-    return asyncio.run(go())
-
-
-def _pub(subject: str, body: bytes = b"{}") -> Action:
-    async def act(nc: Client) -> Any:
-        return await nc.jetstream().publish(subject, body, headers={"Nats-Msg-Id": str(uuid.uuid4())})
-
-    return act
-
-
-def _sub(subject: str) -> Action:
-    async def act(nc: Client) -> Any:
-        sub = await nc.subscribe(subject)
-        await nc.flush()
-        return sub
-
-    return act
-
-
-def _req(subject: str) -> Action:
-    async def act(nc: Client) -> Any:
-        return await nc.request(subject, b"{}", timeout=0.8)
-
-    return act
-
-
-def _read(stream: str, subject: str) -> Action:
-    async def act(nc: Client) -> Any:
-        sub = await nc.jetstream().subscribe(subject, stream=stream, ordered_consumer=True)
-        return await sub.next_msg(timeout=0.8)
-
-    return act
-
-
 def attacks(url: str, pw: dict[str, str]) -> list[tuple[str, str, str]]:
     def as_(user: str) -> tuple[str, str]:
         return user, pw[user]
 
-    rows: list[tuple[str, str, Action | None, tuple[str, str]]] = [
+    rows: list[tuple[str, str, probe.Action | None, tuple[str, str]]] = [
         ("anonymous client connects", "-", None, ("", "")),
         ("admin with a guessed password connects", "admin", None, ("admin", "guess")),
         (
             "hook-alpha publishes into tenant beta's hooks",
             "hook-alpha",
-            _pub("cm.hooks.beta.claude.Stop", _hook_body("beta")),
+            probe.js_publish("cm.hooks.beta.claude.Stop", _hook_body("beta")),
             as_("hook-alpha"),
         ),
         (
             "hook-alpha asks tenant beta's context",
             "hook-alpha",
-            _req("cm.rpc.beta.context"),
+            probe.request("cm.rpc.beta.context"),
             as_("hook-alpha"),
         ),
-        ("hook-alpha subscribes to LOG subjects", "hook-alpha", _sub("cm.log.>"), as_("hook-alpha")),
-        ("hook-alpha reads LOG through JetStream", "hook-alpha", _read("LOG", "cm.log.>"), as_("hook-alpha")),
-        ("hook-alpha overhears hooks (cm.hooks.>)", "hook-alpha", _sub("cm.hooks.>"), as_("hook-alpha")),
+        (
+            "hook-alpha subscribes to LOG subjects",
+            "hook-alpha",
+            probe.subscribe("cm.log.>"),
+            as_("hook-alpha"),
+        ),
+        (
+            "hook-alpha reads LOG through JetStream",
+            "hook-alpha",
+            probe.read_stream("LOG", "cm.log.>"),
+            as_("hook-alpha"),
+        ),
+        (
+            "hook-alpha overhears hooks (cm.hooks.>)",
+            "hook-alpha",
+            probe.subscribe("cm.hooks.>"),
+            as_("hook-alpha"),
+        ),
         (
             "hook-alpha reads beta's context replies",
             "hook-alpha",
-            _sub("_INBOX_hook-beta.>"),
+            probe.subscribe("_INBOX_hook-beta.>"),
             as_("hook-alpha"),
         ),
         (
             "hook-alpha answers context requests (impersonates the gateway)",
             "hook-alpha",
-            _sub("cm.rpc.*.context"),
+            probe.subscribe("cm.rpc.*.context"),
             as_("hook-alpha"),
         ),
         (
             "hook-alpha appends to LOG directly",
             "hook-alpha",
-            _pub("cm.log.alpha.memory.stored"),
+            probe.js_publish("cm.log.alpha.memory.stored"),
             as_("hook-alpha"),
         ),
         (
             "hook-alpha runs a consolidation",
             "hook-alpha",
-            _req("cm.rpc.alpha.consolidate"),
+            probe.request("cm.rpc.alpha.consolidate"),
             as_("hook-alpha"),
         ),
     ]
     for svc in SERVICES:
-        rows.append((f"{svc.name} deletes LOG", svc.name, _req("$JS.API.STREAM.DELETE.LOG"), as_(svc.name)))
         rows.append(
-            (f"{svc.name} publishes a hook", svc.name, _pub("cm.hooks.alpha.claude.Stop"), as_(svc.name))
+            (f"{svc.name} deletes LOG", svc.name, probe.request("$JS.API.STREAM.DELETE.LOG"), as_(svc.name))
+        )
+        rows.append(
+            (
+                f"{svc.name} publishes a hook",
+                svc.name,
+                probe.js_publish("cm.hooks.alpha.claude.Stop"),
+                as_(svc.name),
+            )
         )
         if svc.name != "ingest":
-            rows.append((f"{svc.name} reads HOOKS", svc.name, _read("HOOKS", "cm.hooks.>"), as_(svc.name)))
+            rows.append(
+                (f"{svc.name} reads HOOKS", svc.name, probe.read_stream("HOOKS", "cm.hooks.>"), as_(svc.name))
+            )
         if svc.name != "gateway":
             rows.append(
-                (f"{svc.name} answers context requests", svc.name, _sub("cm.rpc.*.context"), as_(svc.name))
+                (
+                    f"{svc.name} answers context requests",
+                    svc.name,
+                    probe.subscribe("cm.rpc.*.context"),
+                    as_(svc.name),
+                )
             )
     rows.append(
         (
             "(control) hook-alpha publishes its own hook",
             "hook-alpha",
-            _pub("cm.hooks.alpha.claude.Stop", _hook_body("alpha")),
+            probe.js_publish("cm.hooks.alpha.claude.Stop", _hook_body("alpha")),
             as_("hook-alpha"),
         )
     )
     rows.append(
-        ("(control) gateway answers context requests", "gateway", _sub("cm.rpc.*.context"), as_("gateway"))
+        (
+            "(control) gateway answers context requests",
+            "gateway",
+            probe.subscribe("cm.rpc.*.context"),
+            as_("gateway"),
+        )
     )
     out = []
     for what, who, action, (user, password) in rows:
-        if action is None:
-            outcome = _attempt(url, user, password, _sub("cm.x"))
-            outcome = "ALLOWED" if outcome == "ALLOWED" else outcome
-        else:
-            outcome = _attempt(url, user, password, action)
-        out.append((what, who, outcome))
+        tried = probe.subscribe("cm.x") if action is None else action
+        out.append((what, who, probe.attempt(url, user, password, tried, deadline=1.0, settle=0.1).outcome()))
     return out
 
 

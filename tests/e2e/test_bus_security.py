@@ -12,7 +12,7 @@ import json
 import subprocess
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +20,16 @@ import grpc
 import nats
 import pytest
 from conftest_paths import BIN  # type: ignore[import-not-found]
-from nats.aio.client import Client
 from nats.errors import Error as NatsError
 from nats.errors import NoServersError
 
 from codememory import subjects
+from codememory.bus import probe
+from codememory.bus.probe import Action
 from codememory.topology import HOOKS, LOG, SERVICES, Service
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
 from conftest import launch, shutdown  # type: ignore[import-not-found]
-
-Action = Callable[[Client], Awaitable[Any]]
 
 
 def _plain_url(stack) -> str:  # type: ignore[no-untyped-def]
@@ -41,49 +40,12 @@ def _passwords(home: Path) -> dict[str, str]:
     return json.loads((home / "secrets" / "bus.json").read_text())["passwords"]
 
 
-def _attempt(url: str, user: str, password: str, action: Action) -> tuple[bool, list[str]]:
-    """Run ``action`` as ``user``: (it completed, the permission violations the server reported)."""
-
-    async def go() -> tuple[bool, list[str]]:
-        violations: list[str] = []
-
-        async def on_error(exc: Exception) -> None:
-            if "permissions violation" in str(exc).lower():
-                violations.append(str(exc))
-
-        # a hook user reads replies on its own inbox only, as the hook client does
-        inbox = f"_INBOX_{user}" if user.startswith("hook-") else "_INBOX"
-        nc = await nats.connect(
-            url,
-            user=user,
-            password=password,
-            error_cb=on_error,
-            allow_reconnect=False,
-            connect_timeout=2,
-            inbox_prefix=inbox,
-        )
-        try:
-            try:
-                await asyncio.wait_for(action(nc), 2.0)
-                done = True
-            except (TimeoutError, NatsError):
-                done = False
-            await nc.flush(timeout=2)
-            await asyncio.sleep(0.2)
-            return done and not violations, violations
-        finally:
-            await nc.close()
-
-    return asyncio.run(go())
-
-
 def _allowed(stack, user: str, action: Action) -> bool:  # type: ignore[no-untyped-def]
-    return _attempt(_plain_url(stack), user, _passwords(stack.home)[user], action)[0]
+    return probe.attempt(_plain_url(stack), user, _passwords(stack.home)[user], action).allowed
 
 
 def _denied(stack, user: str, action: Action) -> bool:  # type: ignore[no-untyped-def]
-    done, violations = _attempt(_plain_url(stack), user, _passwords(stack.home)[user], action)
-    return not done and bool(violations)
+    return probe.attempt(_plain_url(stack), user, _passwords(stack.home)[user], action).denied
 
 
 def _hook_body(tenant: str, text: str) -> bytes:
@@ -98,49 +60,6 @@ def _hook_body(tenant: str, text: str) -> bytes:
             "payload": {"session_id": "s-sec", "cwd": "/w", "prompt": text},
         }
     ).encode()
-
-
-def _js_publish(subject: str, body: bytes) -> Action:
-    async def action(nc: Client) -> Any:
-        return await nc.jetstream().publish(subject, body, headers={"Nats-Msg-Id": str(uuid.uuid4())})
-
-    return action
-
-
-def _subscribe(subject: str) -> Action:
-    async def action(nc: Client) -> Any:
-        return await nc.subscribe(subject)
-
-    return action
-
-
-def _request(subject: str, body: bytes = b"{}") -> Action:
-    async def action(nc: Client) -> Any:
-        return await nc.request(subject, body, timeout=1.5)
-
-    return action
-
-
-def _stream_info(stream: str) -> Action:
-    async def action(nc: Client) -> Any:
-        return await nc.jetstream().stream_info(stream)
-
-    return action
-
-
-def _read_stream(stream: str, subject: str) -> Action:
-    async def action(nc: Client) -> Any:
-        sub = await nc.jetstream().subscribe(subject, stream=stream, ordered_consumer=True)
-        return await sub.next_msg(timeout=1)
-
-    return action
-
-
-def _api(subject: str) -> Action:
-    async def action(nc: Client) -> Any:
-        return await nc.request(subject, b"", timeout=1.5)
-
-    return action
 
 
 def _count(stack, subject: str) -> int:  # type: ignore[no-untyped-def]
@@ -184,23 +103,25 @@ def test_a_hook_credential_publishes_and_asks_for_its_own_tenant_only(stack) -> 
     user = "hook-alpha"
     own = f"alpha's own fact {uuid.uuid4().hex[:8]}"
     assert _allowed(
-        stack, user, _js_publish("cm.hooks.alpha.claude.UserPromptSubmit", _hook_body("alpha", own))
+        stack, user, probe.js_publish("cm.hooks.alpha.claude.UserPromptSubmit", _hook_body("alpha", own))
     )
-    assert _allowed(stack, user, _request("cm.rpc.alpha.context", b'{"budget_tokens": 200}'))
+    assert _allowed(stack, user, probe.request("cm.rpc.alpha.context", b'{"budget_tokens": 200}'))
 
     before_beta = _count(stack, "cm.hooks.beta.>")
-    assert _denied(stack, user, _js_publish("cm.hooks.beta.claude.UserPromptSubmit", _hook_body("beta", "x")))
-    assert _denied(stack, user, _request("cm.rpc.beta.context", b'{"budget_tokens": 200}'))
-    assert _denied(stack, user, _request("cm.rpc.alpha.consolidate"))
-    assert _denied(stack, user, _subscribe("cm.log.>"))
-    assert _denied(stack, user, _subscribe("cm.hooks.>"))
-    assert _denied(stack, user, _subscribe("cm.rpc.*.context"))  # answering as the gateway
-    assert _denied(stack, user, _subscribe("_INBOX.>"))  # the services' replies
-    assert _denied(stack, user, _subscribe("_INBOX_hook-beta.>"))  # beta's context replies
-    assert _denied(stack, user, _read_stream(LOG, "cm.log.>"))
-    assert _denied(stack, user, _read_stream(HOOKS, "cm.hooks.>"))
-    assert _denied(stack, user, _stream_info(LOG))
-    assert _denied(stack, user, _js_publish("cm.log.alpha.memory.stored", b"{}"))
+    assert _denied(
+        stack, user, probe.js_publish("cm.hooks.beta.claude.UserPromptSubmit", _hook_body("beta", "x"))
+    )
+    assert _denied(stack, user, probe.request("cm.rpc.beta.context", b'{"budget_tokens": 200}'))
+    assert _denied(stack, user, probe.request("cm.rpc.alpha.consolidate"))
+    assert _denied(stack, user, probe.subscribe("cm.log.>"))
+    assert _denied(stack, user, probe.subscribe("cm.hooks.>"))
+    assert _denied(stack, user, probe.subscribe("cm.rpc.*.context"))  # answering as the gateway
+    assert _denied(stack, user, probe.subscribe("_INBOX.>"))  # the services' replies
+    assert _denied(stack, user, probe.subscribe("_INBOX_hook-beta.>"))  # beta's context replies
+    assert _denied(stack, user, probe.read_stream(LOG, "cm.log.>"))
+    assert _denied(stack, user, probe.read_stream(HOOKS, "cm.hooks.>"))
+    assert _denied(stack, user, probe.stream_info(LOG))
+    assert _denied(stack, user, probe.js_publish("cm.log.alpha.memory.stored", b"{}"))
     assert _count(stack, "cm.hooks.beta.>") == before_beta
 
     stack.wait_caught_up()
@@ -212,7 +133,9 @@ def test_a_hook_credential_publishes_and_asks_for_its_own_tenant_only(stack) -> 
 def test_a_forged_tenant_in_the_message_is_dead_lettered_not_stored(stack) -> None:  # type: ignore[no-untyped-def]
     forged = f"forged into beta {uuid.uuid4().hex[:8]}"
     assert _allowed(
-        stack, "hook-alpha", _js_publish("cm.hooks.alpha.claude.UserPromptSubmit", _hook_body("beta", forged))
+        stack,
+        "hook-alpha",
+        probe.js_publish("cm.hooks.alpha.claude.UserPromptSubmit", _hook_body("beta", forged)),
     )
     stack.wait_caught_up()
     assert forged not in stack.cli("log", "--json").stdout.decode()
@@ -251,32 +174,37 @@ def test_the_hook_uses_its_credential_without_being_told(stack) -> None:  # type
 def _service_attacks(service: Service) -> list[tuple[str, Action]]:
     """What no service needs: each must be denied to ``service``'s user."""
     attacks: list[tuple[str, Action]] = [
-        ("publish a hook", _js_publish("cm.hooks.local.claude.UserPromptSubmit", _hook_body("local", "x"))),
-        ("delete LOG", _api("$JS.API.STREAM.DELETE.LOG")),
-        ("purge HOOKS", _api("$JS.API.STREAM.PURGE.HOOKS")),
-        ("update LOG", _api("$JS.API.STREAM.UPDATE.LOG")),
-        ("read a hook's replies", _subscribe("_INBOX_hook-local.>")),
-        ("publish a redrive", _js_publish("cm.redrive.ingest", b"{}")),
+        (
+            "publish a hook",
+            probe.js_publish("cm.hooks.local.claude.UserPromptSubmit", _hook_body("local", "x")),
+        ),
+        ("delete LOG", probe.request("$JS.API.STREAM.DELETE.LOG", b"")),
+        ("purge HOOKS", probe.request("$JS.API.STREAM.PURGE.HOOKS", b"")),
+        ("update LOG", probe.request("$JS.API.STREAM.UPDATE.LOG", b"")),
+        ("read a hook's replies", probe.subscribe("_INBOX_hook-local.>")),
+        ("publish a redrive", probe.js_publish("cm.redrive.ingest", b"{}")),
     ]
     if not any(c.stream == HOOKS for c in service.consumers):
-        attacks.append(("pull from ingest's consumer", _api("$JS.API.CONSUMER.MSG.NEXT.HOOKS.ingest")))
-        attacks.append(("read HOOKS", _read_stream(HOOKS, "cm.hooks.>")))
+        attacks.append(
+            ("pull from ingest's consumer", probe.request("$JS.API.CONSUMER.MSG.NEXT.HOOKS.ingest", b""))
+        )
+        attacks.append(("read HOOKS", probe.read_stream(HOOKS, "cm.hooks.>")))
     if subjects.CONTEXT_REQUESTS not in service.answers:
-        attacks.append(("answer context requests", _subscribe(subjects.CONTEXT_REQUESTS)))
+        attacks.append(("answer context requests", probe.subscribe(subjects.CONTEXT_REQUESTS)))
     if subjects.CONTEXT_REQUESTS not in service.asks:
-        attacks.append(("ask another tenant's context", _request("cm.rpc.beta.context")))
+        attacks.append(("ask another tenant's context", probe.request("cm.rpc.beta.context")))
     if not service.follows_log and not any(c.stream == LOG for c in service.consumers):
-        attacks.append(("read LOG", _read_stream(LOG, "cm.log.>")))
+        attacks.append(("read LOG", probe.read_stream(LOG, "cm.log.>")))
     if not service.appends_log:
-        attacks.append(("append to LOG", _js_publish("cm.log.local.memory.stored", b"{}")))
+        attacks.append(("append to LOG", probe.js_publish("cm.log.local.memory.stored", b"{}")))
     other = next(s for s in SERVICES if s.name != service.name)
-    attacks.append((f"dead-letter as {other.name}", _js_publish(subjects.dead_letter(other.name), b"x")))
+    attacks.append((f"dead-letter as {other.name}", probe.js_publish(subjects.dead_letter(other.name), b"x")))
     return attacks
 
 
 @pytest.mark.parametrize("service", SERVICES, ids=[s.name for s in SERVICES])
 def test_each_service_credential_cannot_do_what_it_does_not_need(stack, service: Service) -> None:  # type: ignore[no-untyped-def]
-    assert _allowed(stack, service.name, _stream_info(LOG))  # the control: it logs in and works
+    assert _allowed(stack, service.name, probe.stream_info(LOG))  # the control: it logs in and works
     for what, attack in _service_attacks(service):
         assert _denied(stack, service.name, attack), f"{service.name} could {what}"
 
