@@ -171,3 +171,16 @@ async def test_a_request_seen_by_a_refresh_before_its_own_delivery_is_still_back
     await handler([_delivery(log, await log.last_seq())])  # its refresh reads the request first
     await asyncio.wait_for(writers.backfills_done(), 10)
     assert len(_vectors(log, "local/b")) == 2
+
+
+async def test_the_backfill_reads_log_in_windows_and_misses_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(writers_module, "READ_WINDOW", 2)
+    monkeypatch.setattr(writers_module, "BACKFILL_CHUNK", 1)
+    log = InMemoryEventLog()
+    default = Stand("local/a", 4)
+    writers = ModelWriters(default, lambda spec: Stand("local/b", 6), log)
+    await log.append([_stored(n) for n in range(5)])
+    await log.append([model_requested(parse_model("local:/m/b"))])
+    await EmbedHandler(log, default, writers)([_delivery(log, await log.last_seq())])
+    await asyncio.wait_for(writers.backfills_done(), 10)
+    assert len(_vectors(log, "local/b")) == 5

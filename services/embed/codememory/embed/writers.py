@@ -43,6 +43,7 @@ from codememory.events import (
 log = structlog.get_logger(__name__)
 
 BACKFILL_CHUNK = 128  # memories per model call and per append
+READ_WINDOW = 2000  # LOG records read at once, then embedded
 REFRESH_S = 5.0  # how often a replica looks for models requested through another replica
 
 
@@ -93,20 +94,34 @@ class ModelWriters:
         """Embed the memories of LOG ``from_seq..until_seq``; ``complete``: record that it is done."""
         log.info("backfill_started", model=spec.model_id, from_seq=from_seq, until_seq=until_seq)
         done = 0
-        pending: list[Envelope] = []
-        async for record in self._log.read(from_seq, until_seq=until_seq):
-            try:
-                pending.append(decode_envelope(record.data))
-            except EventDecodeError:
-                continue  # dead-lettered by the live handler when it met it
-            if len(pending) >= BACKFILL_CHUNK:
-                done += await self._embed(embedder, pending)
-                pending = []
-        done += await self._embed(embedder, pending)
+        for start in range(from_seq, until_seq + 1, READ_WINDOW):
+            envelopes = await self._window(start, min(start + READ_WINDOW - 1, until_seq))
+            for chunk in range(0, len(envelopes), BACKFILL_CHUNK):
+                done += await self._embed(embedder, envelopes[chunk : chunk + BACKFILL_CHUNK])
         if complete:
             await self._log.append([backfill_completed(spec, until_seq, done)])
         log.info("backfill_completed", model=spec.model_id, memories=done)
         return done
+
+    async def _window(self, first: int, last: int) -> list[Envelope]:
+        """LOG ``first..last`` read whole before any of it is embedded: a reader left waiting while the
+        model works (minutes for mpnet) would outlive its consumer on the server."""
+        for attempt in range(5):
+            try:
+                records = [r async for r in self._log.read(first, until_seq=last)]
+                break
+            except Exception as exc:  # LOG unreachable for a moment: read the window again
+                if attempt == 4:
+                    raise
+                log.warning("backfill_read_retry", first=first, error=repr(exc))
+                await asyncio.sleep(2.0**attempt)
+        envelopes = []
+        for record in records:
+            try:
+                envelopes.append(decode_envelope(record.data))
+            except EventDecodeError:
+                continue  # dead-lettered by the live handler when it met it
+        return envelopes
 
     async def _embed(self, embedder: Embedder, envelopes: list[Envelope]) -> int:
         jobs = jobs_for(envelopes)
