@@ -19,8 +19,9 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.gateway.accesses import AccessRecorder
-from codememory.gateway.core import GatewayCore, NewMemory
+from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
+from codememory.gateway.writes import NewMemory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position
 from codememory.projection import LiveProjection, poll

@@ -11,9 +11,10 @@ import pytest
 from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
 
 from codememory.events import InMemoryEventLog, MemoryScope
-from codememory.gateway.core import GatewayCore, NewMemory
+from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument, NotFound
 from codememory.gateway.replay import rebuild_memory
+from codememory.gateway.writes import NewMemory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position
 from codememory.projection import LiveProjection, poll

@@ -13,9 +13,10 @@ from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
 from codememory.bus import Delivery
 from codememory.embed.handler import EmbedHandler
 from codememory.events import InMemoryEventLog, MemoryScope, MemoryStored, decode_envelope
-from codememory.gateway.core import GatewayCore, NewMemory
+from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.importing import ImportedMemory, ImportRun, imported_id
+from codememory.gateway.writes import NewMemory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position
 from codememory.projection import LiveProjection, poll

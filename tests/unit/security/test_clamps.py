@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from codememory.gateway.clamps import MAX_IMPORTANCE, MAX_PAST, clamp_memory, clamp_time
-from codememory.gateway.core import NewMemory
+from codememory.gateway.writes import NewMemory
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 

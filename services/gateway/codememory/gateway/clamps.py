@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from codememory.gateway.core import NewMemory
+from codememory.gateway.writes import NewMemory
 
 MAX_FUTURE = timedelta(minutes=5)  # clock skew
 MAX_PAST = timedelta(days=7)  # a hook spooled while offline is at most this old (HOOKS max age)

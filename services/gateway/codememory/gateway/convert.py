@@ -6,8 +6,9 @@ from collections.abc import Mapping
 
 from codememory.cycles import CycleReport
 from codememory.events import MemoryScope
-from codememory.gateway.core import MemoryHistory, NewMemory
+from codememory.gateway.core import MemoryHistory
 from codememory.gateway.importing import ImportedMemory, ImportTally
+from codememory.gateway.writes import NewMemory
 from codememory.recall import RecallHit, RecallQuery
 from codememory.v1 import memory_pb2 as pb
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from codememory.cycles import CycleReport
@@ -24,14 +24,13 @@ from codememory.events import (
     MemoryDeprecated,
     MemoryForgotten,
     MemoryRefined,
-    MemoryScope,
-    MemoryStored,
     MemorySuperseded,
     deterministic_id,
     new_envelope,
 )
 from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
+from codememory.gateway.writes import MAX_TEXT, NewMemory, Written
 from codememory.lexical import SparseEncoder
 from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection
 from codememory.projection import LiveProjection
@@ -39,45 +38,6 @@ from codememory.recall import Recaller, RecallHit, RecallQuery, SessionContext, 
 from codememory.vectorstore import IndexFilter, StoredPoint
 
 T = TypeVar("T")
-
-MAX_TEXT = 16_000
-
-
-@dataclass(frozen=True, kw_only=True)
-class NewMemory:
-    text: str
-    memory_type: str = "note"
-    scope: MemoryScope = field(default_factory=MemoryScope)
-    tags: tuple[str, ...] = ()
-    importance: float = 0.5
-    metadata: Mapping[str, str] = field(default_factory=dict)
-    memory_id: str = ""
-    created_at: str = ""
-    agent: str = ""
-
-    def stored(
-        self, memory_id: str, text: str, clean: Callable[[str], str], *, source: str = "api"
-    ) -> MemoryStored:
-        """The event that stores this memory as ``memory_id`` with ``text`` (checked and redacted
-        already) and its metadata values passed through ``clean`` (Store and Import alike)."""
-        return MemoryStored(
-            memory_id=memory_id,
-            text=text,
-            memory_type=self.memory_type or "note",
-            scope=self.scope,
-            tags=self.tags,
-            importance=self.importance,
-            metadata={k: clean(v) for k, v in self.metadata.items()},
-            source=source,
-            created_at=self.created_at,
-            agent=self.agent,
-        )
-
-
-@dataclass(frozen=True)
-class Written:
-    memory_id: str
-    seq: int
 
 
 class Consolidation(Protocol):

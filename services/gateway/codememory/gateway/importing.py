@@ -27,8 +27,8 @@ from codememory.events import (
     deterministic_id,
     new_envelope,
 )
-from codememory.gateway.core import MAX_TEXT, NewMemory
 from codememory.gateway.errors import InvalidArgument, NotReady
+from codememory.gateway.writes import MAX_TEXT, NewMemory
 from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection
 from codememory.projection import LiveProjection
 
