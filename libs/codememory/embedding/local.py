@@ -31,6 +31,22 @@ def unit(vector: Sequence[float]) -> tuple[float, ...]:
     return tuple(float(x) / norm for x in vector)
 
 
+def encode(model: Any, texts: Sequence[str], batch_size: int) -> list[list[float]]:
+    """Texts through a SentenceTransformer's ``encode``, normalised; any failure is an ``EmbeddingError``."""
+    try:
+        matrix = model.encode(
+            list(texts),
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+    except Exception as exc:
+        raise EmbeddingError(f"embedding failed: {exc}") from exc
+    rows: list[list[float]] = matrix.tolist()
+    return rows
+
+
 class LocalEmbedder:
     """A SentenceTransformer from ``path`` on the CPU; thread-safe; batches of ``batch_size``."""
 
@@ -68,14 +84,5 @@ class LocalEmbedder:
         if not texts:
             return []
         with self._lock:
-            try:
-                matrix = self._model.encode(
-                    list(texts),
-                    batch_size=self._batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
-            except Exception as exc:
-                raise EmbeddingError(f"embedding failed: {exc}") from exc
-        return [unit(row) for row in matrix.tolist()]
+            rows = encode(self._model, texts, self._batch_size)
+        return [unit(row) for row in rows]

@@ -7,12 +7,12 @@ in about 13 ms, so queries are embedded one at a time and stored texts in batche
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from codememory.embedding.local import encode, offline
 from codememory.embedding.port import EmbeddingError
 
 MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -35,9 +35,7 @@ class MiniLmEmbedder:
     """Thread-safe wrapper around a SentenceTransformer on the CPU."""
 
     def __init__(self, *, max_seq_length: int = 256, batch_size: int = 64) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        offline()
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:  # pragma: no cover
@@ -76,17 +74,8 @@ class MiniLmEmbedder:
         if len(texts) == 1:
             return [self._embed_one(texts[0])]
         with self._lock:
-            try:
-                matrix = self._model.encode(
-                    list(texts),
-                    batch_size=self._batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
-            except Exception as exc:
-                raise EmbeddingError(f"embedding failed: {exc}") from exc
-        return [tuple(float(x) for x in row) for row in matrix.tolist()]
+            rows = encode(self._model, texts, self._batch_size)
+        return [tuple(float(x) for x in row) for row in rows]
 
     def _embed_one(self, text: str) -> tuple[float, ...]:
         """A query, straight through tokenizer, transformer, mean pooling and normalisation.
