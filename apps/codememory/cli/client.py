@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +23,7 @@ class Connection:
     code: code_pb2_grpc.CodeServiceStub
     metadata: tuple[tuple[str, str], ...]
     timeout: float
-    channel: grpc.Channel | None = None  # for the stubs of other services (erasecmd)
+    channel: grpc.Channel | None = None  # for the stubs of other services (call_service)
 
 
 @contextmanager
@@ -46,15 +46,29 @@ def connect(home: Path, *, timeout: float = 30.0) -> Iterator[Connection]:
         )
 
 
-def call(method: str, request: Any, *, timeout: float = 30.0) -> Any:
-    """One MemoryService call for a command; a stack that is not running, or a gRPC status, is one
-    line on stderr and exit code 1."""
+@contextmanager
+def reported_failures() -> Iterator[None]:
+    """A stack that is not running, or a gRPC status: one line on stderr and exit code 1."""
     try:
-        with connect(default_home(), timeout=timeout) as conn:
-            return getattr(conn.stub, method)(request, metadata=conn.metadata, timeout=conn.timeout)
+        yield
     except NotRunningError as exc:
         typer.echo(f"codememory: {exc}", err=True)
         raise typer.Exit(1) from exc
     except grpc.RpcError as exc:
         typer.echo(f"codememory: {exc.code().name}: {exc.details()}", err=True)
         raise typer.Exit(1) from exc
+
+
+def call(method: str, request: Any, *, timeout: float = 30.0) -> Any:
+    """One MemoryService call for a command, its failures reported (``reported_failures``)."""
+    with reported_failures(), connect(default_home(), timeout=timeout) as conn:
+        return getattr(conn.stub, method)(request, metadata=conn.metadata, timeout=conn.timeout)
+
+
+def call_service(
+    stub_type: Callable[[grpc.Channel], Any], method: str, request: Any, *, timeout: float = 30.0
+) -> Any:
+    """One call on another service of the gateway (``stub_type``: its generated stub class)."""
+    with reported_failures(), connect(default_home(), timeout=timeout) as conn:
+        assert conn.channel is not None
+        return getattr(stub_type(conn.channel), method)(request, metadata=conn.metadata, timeout=conn.timeout)

@@ -11,13 +11,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
-import grpc
 import typer
 
-from codememory.cli.client import call, connect
+from codememory.cli.client import call, call_service
 from codememory.cli.render import as_dict, console, print_json
-from codememory.runtime.home import NotRunningError
-from codememory.settings import default_home
 from codememory.v1 import consolidation_pb2 as cpb
 from codememory.v1 import consolidation_pb2_grpc as cpb_grpc
 from codememory.v1 import memory_pb2 as pb
@@ -64,17 +61,7 @@ def unmerge_cmd(
 ) -> None:
     """Take a merge back: each MEMORY_ID is its own memory again and later cycles keep it apart."""
     request = cpb.UnmergeRequest(canonical_id=canonical, memory_ids=memory_ids, reason=reason)
-    try:
-        with connect(default_home()) as conn:
-            assert conn.channel is not None
-            stub = cpb_grpc.ConsolidationServiceStub(conn.channel)
-            result: cpb.UnmergeResponse = stub.Unmerge(request, metadata=conn.metadata, timeout=conn.timeout)
-    except NotRunningError as exc:
-        typer.echo(f"codememory: {exc}", err=True)
-        raise typer.Exit(1) from exc
-    except grpc.RpcError as exc:
-        typer.echo(f"codememory: {exc.code().name}: {exc.details()}", err=True)
-        raise typer.Exit(1) from exc
+    result: cpb.UnmergeResponse = call_service(cpb_grpc.ConsolidationServiceStub, "Unmerge", request)
     if json_out:
         print_json({"canonical_id": canonical, "memory_ids": list(result.memory_ids), "seq": result.seq})
     else:

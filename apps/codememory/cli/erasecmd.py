@@ -11,13 +11,10 @@ from __future__ import annotations
 import sys
 from typing import Annotated
 
-import grpc
 import typer
 
-from codememory.cli.client import connect
+from codememory.cli.client import call_service
 from codememory.cli.render import print_json
-from codememory.runtime.home import NotRunningError
-from codememory.settings import default_home
 from codememory.v1 import erasure_pb2 as pb
 from codememory.v1 import erasure_pb2_grpc as pb_grpc
 
@@ -45,17 +42,7 @@ def erase_cmd(
     request = _request(user, session, memory)
     if not yes and sys.stdin.isatty():
         typer.confirm("This cannot be undone. Erase?", abort=True)
-    try:
-        with connect(default_home(), timeout=60.0) as conn:
-            assert conn.channel is not None
-            stub = pb_grpc.ErasureServiceStub(conn.channel)
-            result: pb.EraseResponse = stub.Erase(request, metadata=conn.metadata, timeout=conn.timeout)
-    except NotRunningError as exc:
-        typer.echo(f"codememory: {exc}", err=True)
-        raise typer.Exit(1) from exc
-    except grpc.RpcError as exc:
-        typer.echo(f"codememory: {exc.code().name}: {exc.details()}", err=True)
-        raise typer.Exit(1) from exc
+    result: pb.EraseResponse = call_service(pb_grpc.ErasureServiceStub, "Erase", request, timeout=60.0)
     if json_out:
         print_json(
             {

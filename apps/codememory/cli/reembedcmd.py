@@ -9,37 +9,18 @@ Registered onto the CLI by ``cli.app``.
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated
 
-import grpc
 import typer
 
+from codememory.cli.client import connect, reported_failures
 from codememory.cli.render import as_dict, print_json
-from codememory.runtime.home import NotRunningError, grpc_root_certificate, local_token, read_runtime
 from codememory.settings import default_home
 from codememory.v1 import models_pb2 as mpb
 from codememory.v1 import models_pb2_grpc
 
 DONE = ("switched", "failed", "idle", "cancelled")
-
-
-@contextmanager
-def _stub() -> Iterator[tuple[models_pb2_grpc.ModelServiceStub, tuple[tuple[str, str], ...]]]:
-    home = default_home()
-    address = os.environ.get("CODEMEMORY_GRPC_ADDRESS") or read_runtime(home).grpc_address
-    token = os.environ.get("CODEMEMORY_TOKEN") or local_token(home)
-    ca = grpc_root_certificate(home)
-    channel = (
-        grpc.secure_channel(address, grpc.ssl_channel_credentials(ca))
-        if ca
-        else grpc.insecure_channel(address)
-    )
-    with channel:
-        yield models_pb2_grpc.ModelServiceStub(channel), (("authorization", f"Bearer {token}"),)
 
 
 def describe(status: mpb.MigrationStatus) -> str:
@@ -71,25 +52,20 @@ def reembed_cmd(
     if not model and not status and not cancel:
         typer.echo("codememory: give --model M, --status or --cancel", err=True)
         raise typer.Exit(2)
-    try:
-        with _stub() as (stub, metadata):
-            if cancel:
-                answer = stub.CancelMigration(mpb.ModelStatusRequest(), metadata=metadata, timeout=60)
-            elif status:
+    with reported_failures(), connect(default_home()) as conn:
+        assert conn.channel is not None
+        stub, metadata = models_pb2_grpc.ModelServiceStub(conn.channel), conn.metadata
+        if cancel:
+            answer = stub.CancelMigration(mpb.ModelStatusRequest(), metadata=metadata, timeout=60)
+        elif status:
+            answer = stub.ModelStatus(mpb.ModelStatusRequest(), metadata=metadata, timeout=30)
+        else:
+            answer = stub.Reembed(mpb.ReembedRequest(model=model), metadata=metadata, timeout=120)
+            while wait and answer.phase not in DONE:
+                if not json_out:
+                    typer.echo(describe(answer), err=True)
+                time.sleep(1.0)
                 answer = stub.ModelStatus(mpb.ModelStatusRequest(), metadata=metadata, timeout=30)
-            else:
-                answer = stub.Reembed(mpb.ReembedRequest(model=model), metadata=metadata, timeout=120)
-                while wait and answer.phase not in DONE:
-                    if not json_out:
-                        typer.echo(describe(answer), err=True)
-                    time.sleep(1.0)
-                    answer = stub.ModelStatus(mpb.ModelStatusRequest(), metadata=metadata, timeout=30)
-    except NotRunningError as exc:
-        typer.echo(f"codememory: {exc}", err=True)
-        raise typer.Exit(1) from None
-    except grpc.RpcError as exc:
-        typer.echo(f"codememory: {exc.code().name}: {exc.details()}", err=True)
-        raise typer.Exit(1) from None
     if json_out:
         print_json(as_dict(answer))
     else:
