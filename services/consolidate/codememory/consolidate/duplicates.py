@@ -56,21 +56,17 @@ def _canonical(group: list[Remembered], policy: ConsolidationPolicy) -> Remember
     )
 
 
+def _root(parent: dict[str, str], key: str) -> str:
+    while parent.get(key, key) != key:
+        key = parent[key]
+    return key
+
+
 def _kept_apart(a: str, b: str, parent: dict[str, str], apart: Set[frozenset[str]]) -> bool:
     """Whether joining the groups rooted at ``a`` and ``b`` would put a pair that was unmerged together
     (a group's members: the ids whose root is its root, and the root itself)."""
-
-    def members(top: str) -> set[str]:
-        out = {top}
-        for key in parent:
-            node = key
-            while parent.get(node, node) != node:
-                node = parent[node]
-            if node == top:
-                out.add(key)
-        return out
-
-    left, right = members(a), members(b)
+    left = {a} | {key for key in parent if _root(parent, key) == a}
+    right = {b} | {key for key in parent if _root(parent, key) == b}
     return any(frozenset((x, y)) in apart for x in left for y in right)
 
 
@@ -85,11 +81,6 @@ def find_merges(
     parent: dict[str, str] = {}
     weakest: dict[str, float] = {}
 
-    def root(key: str) -> str:
-        while parent.get(key, key) != key:
-            key = parent[key]
-        return key
-
     by_id = {m.memory_id: m for m in group}
     for pair in similar_pairs(new, group, policy.duplicate_similarity):
         stated = (pair.new.memory_type in policy.stated_types, pair.other.memory_type in policy.stated_types)
@@ -97,15 +88,14 @@ def find_merges(
             continue  # a request and what a tool showed share words, rarely a meaning
         if not restatement(pair.new, pair.other, policy):
             continue
-        a, b = root(pair.new.memory_id), root(pair.other.memory_id)
-        if apart and _kept_apart(a, b, parent, apart):
+        a, b = _root(parent, pair.new.memory_id), _root(parent, pair.other.memory_id)
+        if a == b or (apart and _kept_apart(a, b, parent, apart)):
             continue
-        if a != b:
-            parent[b] = a
-            weakest[a] = min(weakest.get(a, 1.0), weakest.get(b, 1.0), pair.similarity)
+        parent[b] = a
+        weakest[a] = min(weakest.get(a, 1.0), weakest.get(b, 1.0), pair.similarity)
     groups: dict[str, list[Remembered]] = {}
     for key in parent:
-        groups.setdefault(root(key), []).append(by_id[key])
+        groups.setdefault(_root(parent, key), []).append(by_id[key])
     merges = []
     for top, members in groups.items():
         everyone = list({m.memory_id: m for m in [by_id[top], *members]}.values())
