@@ -244,7 +244,8 @@ class GatewayCore:
         event = MemoriesUnmerged(
             canonical_id=canonical_id, memory_ids=tuple(ids), reason=self._clean(reason) or "a person said so"
         )
-        return Written(canonical_id, await self._write(tenant, event, str(uuid.uuid4())))
+        event_id = deterministic_id(tenant, "unmerged", canonical_id, *sorted(ids))  # a retry appends once
+        return Written(canonical_id, await self._write(tenant, event, event_id))
 
     async def history(self, tenant: str, memory_id: str) -> MemoryHistory:
         """The memory in any state but forgotten, what changed it, and the memories it names."""
