@@ -177,6 +177,9 @@ def different_subjects(a: str, b: str) -> bool:
     return bool(sa - sb) and bool(sb - sa)
 
 
+PARALLEL_RATIO = 0.6  # token sequences this alike say the same sentence of another thing (the default)
+
+
 def same_statement(a: str, b: str, parallel_ratio: float) -> bool:
     """Whether two texts alike in meaning can state the same thing: not one a question and the other
     not, no value on each side that the other lacks (``4 spaces`` / ``2 spaces``; a value only one

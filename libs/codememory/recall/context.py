@@ -26,8 +26,8 @@ tokens). ``ContextPolicy`` is how session context resists that, each part a gene
 - ``candidates``: how many recalled memories packing chooses from, per recall.
 
 - ``summaries``: at most this many session summaries (1): a first cycle summarises every finished
-  session, and a summary repeats its session's prompts in a long line, so eighteen of them filled the
-  500-token budget before any decision (``bench_context.py``: 6 of 47 facts);
+  session, and a summary repeats its session's prompts in a long line, so a day of them can fill a
+  500-token budget before any decision;
 - ``flagged_weight``: a multiplier on the rank of a memory whose text tries to address the agent
   (``provenance.flags``: orders to the model, tool-call look-alikes, hidden Unicode), which is also
   marked ``[flagged: ...]`` in its line.

@@ -36,6 +36,7 @@ from codememory.memory.kinds import OBSERVED_TYPES, STATED_TYPES
 from codememory.memory.terms import (
     CHANGE_CUES,
     NOT_CHANGE_CUES,
+    PARALLEL_RATIO,
     analyse,
     cues_of,
     same_statement,
@@ -44,7 +45,6 @@ from codememory.memory.terms import (
 from codememory.recall.scoring import Candidate, ScoreParts
 
 Ranked = list[tuple[Candidate, ScoreParts]]
-PARALLEL_RATIO = 0.6  # token sequences this alike say the same sentence of another thing (as consolidation)
 MIN_OVERLAP = 0.25  # share of the smaller one's subject words two restatements without a common value share
 _TYPES = frozenset((*STATED_TYPES, *OBSERVED_TYPES, "insight"))
 _STATED, _OBSERVED = frozenset(STATED_TYPES), frozenset(OBSERVED_TYPES)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codememory.memory.kinds import OBSERVED_TYPES, STATED_TYPES
-from codememory.memory.terms import CHANGE_CUES, NOT_CHANGE_CUES
+from codememory.memory.terms import CHANGE_CUES, NOT_CHANGE_CUES, PARALLEL_RATIO
 
 # how a user corrects the agent ("no,", "don't", "that's wrong")
 CORRECTION_CUES = (
@@ -67,7 +67,7 @@ class ConsolidationPolicy:
         0.45  # cosine at or above which a later memory stating a new value supersedes
     )
     cue_similarity: float = 0.3  # the same for a later memory that says it changes something
-    parallel_ratio: float = 0.6  # token sequences this alike say the same sentence of another thing
+    parallel_ratio: float = PARALLEL_RATIO  # alike token sequences: one sentence of another thing
     subject_overlap: float = 0.5  # share of the shorter memory's subject words the two must share
     supersede_rank: int = 1  # the earlier memory must be among the later's this many nearest earlier ones
     link_similarity: float = 0.6  # cosine at or above which two memories are linked as neighbours
