@@ -72,7 +72,10 @@ _STOP = frozenset(_STOP_WORDS.split())
 def _stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
+            stem = word[: -len(suffix)]
+            if suffix in ("ing", "ed", "er", "ers") and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+                return stem[:-1]  # logging, logged, logger: log (but dress, fill keep their pair)
+            return stem
     return word
 
 
@@ -85,6 +88,18 @@ def _is_value(token: str) -> bool:
         or any(ch in token.strip(".:-/") for ch in "._/:@-")
         or _CAMEL.search(token) is not None
     )
+
+
+_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _named_words(value: str) -> set[str]:
+    """The words an identifier or path is made of (``slog.info``: slog, info), as subject words: a
+    value names what it is about. Numbers name none."""
+    if any(ch.isdigit() for ch in value):
+        return set()
+    parts = (p.lower() for p in _PART.findall(value.strip("`\"'")))
+    return {_stem(p) for p in parts if len(p) >= 3 and p not in _STOP}
 
 
 @lru_cache(maxsize=65536)
@@ -105,9 +120,16 @@ def analyse(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(subject), frozenset(values)
 
 
-def subject_overlap(a: str, b: str) -> float:
-    """Shared subject words over the smaller subject (0 when either has none)."""
-    sa, sb = analyse(a)[0], analyse(b)[0]
+@lru_cache(maxsize=65536)
+def _with_named(text: str) -> frozenset[str]:
+    named = (_named_words(t) for raw in _TOKEN.findall(text) if (t := raw.rstrip(".:-/,;")) and _is_value(t))
+    return analyse(text)[0].union(*named)
+
+
+def subject_overlap(a: str, b: str, *, named: bool = False) -> float:
+    """Shared subject words over the smaller subject (0 when either has none); ``named``: with the
+    words of the identifiers and paths each names (``slog.Info`` shares ``slog`` with "use slog")."""
+    sa, sb = (_with_named(a), _with_named(b)) if named else (analyse(a)[0], analyse(b)[0])
     if not sa or not sb:
         return 0.0
     return len(sa & sb) / min(len(sa), len(sb))
@@ -180,14 +202,59 @@ def different_subjects(a: str, b: str) -> bool:
 PARALLEL_RATIO = 0.6  # token sequences this alike say the same sentence of another thing (the default)
 
 
-def same_statement(a: str, b: str, parallel_ratio: float) -> bool:
+SLOT_REACH = 2  # tokens on each side of a value whose subject words say what the value is for
+
+
+@lru_cache(maxsize=65536)
+def _slots(text: str) -> dict[str, frozenset[str]]:
+    """Each value of a text with the subject words at most ``SLOT_REACH`` tokens before or after it:
+    what the value is set for (``indent with 4 spaces``: ``4`` for ``indent``, ``space``)."""
+    tokens = [raw.rstrip(".:-/,;") for raw in _TOKEN.findall(text)]
+    words = [
+        _stem(t.lower())
+        if t and not _is_value(t) and len(t) >= 3 and t.isalpha() and t.lower() not in _STOP
+        else ""
+        for t in tokens
+    ]
+    slots: dict[str, set[str]] = {}
+    for i, token in enumerate(tokens):
+        if token and _is_value(token):
+            near = words[max(0, i - SLOT_REACH) : i] + words[i + 1 : i + 1 + SLOT_REACH]
+            slots.setdefault(token.strip("`\"'").lower(), set()).update(w for w in near if w)
+    return {value: frozenset(near) for value, near in slots.items()}
+
+
+def conflicting_values(a: str, b: str) -> bool:
+    """Whether two texts set one thing to different values: a value only ``a`` states and one only
+    ``b`` states that are both numbers, that stand by a common subject word (``indent with 4
+    spaces`` / ``indent with 2 spaces``; ``tracking uri is mlflow.internal`` / ``... is
+    wandb.internal``), or that are made of a common word (``UserCard.tsx`` / ``user-card.tsx``,
+    ``stg_shopify_orders`` / ``stg__shopify__orders``). Values each side names for different
+    things are details, not a conflict ("a zod schema hooked up through zodResolver" / "no
+    validation by hand in onChange")."""
+    slots_a, slots_b = _slots(a), _slots(b)
+    only_a = [(v, near) for v, near in slots_a.items() if v not in slots_b]
+    only_b = [(v, near) for v, near in slots_b.items() if v not in slots_a]
+    for value_a, near_a in only_a:
+        numeric_a, named_a = any(ch.isdigit() for ch in value_a), _named_words(value_a)
+        for value_b, near_b in only_b:
+            if near_a & near_b or named_a & _named_words(value_b):
+                return True
+            if numeric_a and any(ch.isdigit() for ch in value_b):
+                return True
+    return False
+
+
+def same_statement(a: str, b: str, parallel_ratio: float, *, strict: bool = True) -> bool:
     """Whether two texts alike in meaning can state the same thing: not one a question and the other
-    not, no value on each side that the other lacks (``4 spaces`` / ``2 spaces``; a value only one
-    names is a detail, not a conflict), and not the same sentence frame filled with different things
-    ("the settings page broke" / "the CSV export broke": ``parallel``, each with subject words the
-    other lacks)."""
+    not, no values that set one thing differently (``conflicting_values``: ``4 spaces`` / ``2
+    spaces``; a value only one names is a detail, not a conflict), and not the same sentence frame
+    filled with different things ("the settings page broke" / "the CSV export broke": ``parallel``,
+    each with subject words the other lacks). ``strict``: any value on each side that the other
+    lacks is a conflict, as a merge needs (it takes a memory out of recall, so it must be sure);
+    recall's ordering, which only moves a hit down, asks for ``conflicting_values``."""
     if is_question(a) != is_question(b):
         return False
-    if new_values(b, a) and new_values(a, b):
+    if (new_values(b, a) and new_values(a, b)) if strict else conflicting_values(a, b):
         return False
     return not (parallel(a, b, parallel_ratio) and different_subjects(a, b))

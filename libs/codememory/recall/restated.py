@@ -7,8 +7,9 @@ merge cannot be that unsure (it takes the restatement out of recall). At recall 
 the subject, so within the top ``window`` a hit that says what a higher hit says can give up its place:
 
 - a restatement: the two are at least ``Weights.restated`` alike by their vectors and ``same_fact``
-  holds (not a question against a statement, no value on each side that the other lacks, not the
-  same sentence about another thing, no change said by one only, a shared value or subject words),
+  holds (not a question against a statement, no two values that set one thing differently, not the
+  same sentence about another thing, no change said by one only, a shared value or subject words,
+  counting the words an identifier is made of),
   so "Admin endpoints allow 20 requests a minute" never gives way to "the search endpoint allows
   100", nor "the load target is Snowflake now" to "the pipeline loads into Redshift";
 - a statement and an observation need only ``Weights.restated_observed`` (a tool's output says what
@@ -56,6 +57,13 @@ def _evidence(payload: Mapping[str, object]) -> frozenset[str]:
     return frozenset(p for p in raw.split(",") if p) if isinstance(raw, str) else frozenset()
 
 
+def _statement(payload: Mapping[str, object]) -> str:
+    """What a hit states: its text; an insight's first line (its lesson; the lines under it describe
+    where it was learnt, "stated in 5 sessions", which is no value of the fact)."""
+    text = str(payload.get("text", ""))
+    return text.split("\n", 1)[0] if payload.get("type") == "insight" else text
+
+
 def _eligible(candidate: Candidate) -> bool:
     return candidate.payload.get("type") in _TYPES and candidate.payload.get("state") == "active"
 
@@ -66,11 +74,11 @@ def same_fact(a: str, b: str) -> bool:
     before a cycle nothing says which replaced which), and they share a value or at least
     ``MIN_OVERLAP`` of the smaller one's subject words ("success toasts disappear after 4 seconds" and
     "error toasts stay until closed" share only "toast")."""
-    if not same_statement(a, b, PARALLEL_RATIO):
+    if not same_statement(a, b, PARALLEL_RATIO, strict=False):
         return False
     if cues_of(a, CHANGE_CUES, NOT_CHANGE_CUES) != cues_of(b, CHANGE_CUES, NOT_CHANGE_CUES):
         return False
-    return bool(analyse(a)[1] & analyse(b)[1]) or subject_overlap(a, b) >= MIN_OVERLAP
+    return bool(analyse(a)[1] & analyse(b)[1]) or subject_overlap(a, b, named=True) >= MIN_OVERLAP
 
 
 def window_ids(ranked: Sequence[tuple[Candidate, ScoreParts]], window: int) -> list[str]:
@@ -117,10 +125,8 @@ class _Window:
             mixed = [p for p, (k, _) in enumerate(self.kept) if k.payload.get("type") in other]
             needed[mixed] = observed  # a statement and an observation of it need less
             close = np.flatnonzero((rows >= 0) & (self.sims[row, np.maximum(rows, 0)] >= needed))
-            text = str(candidate.payload.get("text", ""))
-            alike |= {
-                int(p) for p in close if same_fact(text, str(self.kept[int(p)][0].payload.get("text", "")))
-            }
+            text = _statement(candidate.payload)
+            alike |= {int(p) for p in close if same_fact(text, _statement(self.kept[int(p)][0].payload))}
         return min(alike) if alike else None
 
     def keep(self, item: tuple[Candidate, ScoreParts], position: int | None = None) -> None:

@@ -59,3 +59,18 @@ def test_a_changed_number_is_a_value_and_a_changed_word_a_subject() -> None:
 
 def test_a_cue_inside_code_is_not_a_cue() -> None:
     assert cues_of("store datetime.now(UTC) everywhere", ("now",)) == frozenset()
+
+
+def test_a_doubled_consonant_before_a_suffix_is_one_word() -> None:
+    from codememory.memory.terms import analyse
+
+    assert analyse("logging")[0] == analyse("log")[0] == analyse("logged")[0]
+    assert analyse("filling")[0] == analyse("fill")[0]  # a word's own pair stays
+
+
+def test_named_overlap_counts_the_words_of_identifiers() -> None:
+    from codememory.memory.terms import subject_overlap
+
+    a, b = "Read train.py mlflow.set_tracking_uri", "runs are tracked in mlflow"
+    assert subject_overlap(a, b) == 0.0
+    assert subject_overlap(a, b, named=True) > 0.0

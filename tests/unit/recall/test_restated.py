@@ -112,3 +112,43 @@ def test_a_statement_takes_the_place_of_an_observation_of_the_same_fact() -> Non
     vectors = _vectors(seen=0.0, other=1.5, said=0.9)  # cos(seen, said) = 0.62
     out = one_per_fact(ranked, vectors, 0.5, 20, 0.45)
     assert _order(out) == ["said", "other", "seen"] and out[0][1].total == 0.9
+
+
+def test_values_named_for_different_things_are_details_values_for_one_thing_conflict() -> None:
+    # identifiers each side names for another purpose: still one fact
+    assert same_fact(
+        "validation goes in a zod schema, hooked up through zodResolver",
+        "we validate with zod, don't write validation by hand in onChange",
+    )
+    # one setting, two values: alike names, a shared neighbour word, or two numbers
+    assert not same_fact(
+        "staging models get a double underscore between parts: stg__shopify__orders",
+        "dbt staging models are named stg_<source>_<table>, e.g. stg_shopify_orders",
+    )
+    assert not same_fact(
+        "component files are PascalCase: UserCard.tsx", "component files in kebab-case: user-card.tsx"
+    )
+    assert not same_fact("indent with 4 spaces", "indent with 2 spaces")
+
+
+def test_an_identifier_shares_its_words_with_the_prose_that_names_them() -> None:
+    # "slog.Info" names slog; "logging" and "log" are one word
+    assert same_fact(
+        "structured logging only: slog.Info with key-value pairs",
+        "reminder: use slog with the JSON handler, the log pipeline parses JSON",
+    )
+
+
+def test_an_insight_is_compared_by_its_lesson_not_by_where_it_was_learnt() -> None:
+    ranked = [
+        _hit("s", "use seed 42 everywhere, runs are compared across 3 teams", 0.9),
+        _hit(
+            "i",
+            "pin the random seed to 42\nSituation: stated in 5 sessions",
+            0.8,
+            kind="insight",
+        ),
+        _hit("c", "commit messages follow conventional commits", 0.7),
+    ]
+    out = one_per_fact(ranked, _vectors(s=0.0, i=0.3, c=1.5), 0.5, 20)
+    assert _order(out) == ["s", "c", "i"]  # "5 sessions" is no value of the fact
