@@ -1,6 +1,6 @@
 from consolidatekit import at_angle, memory, unit  # type: ignore[import-not-found]
 
-from codememory.consolidate.duplicates import find_merges
+from codememory.consolidate.duplicates import find_merges, merge_reason
 from codememory.consolidate.policy import ConsolidationPolicy
 
 POLICY = ConsolidationPolicy()
@@ -42,6 +42,19 @@ def test_an_existing_canonical_memory_keeps_its_place() -> None:
     newcomer = memory("Run the tests with pytest -q", at_angle(0.98), created_at=9, memory_type="prompt")
     (merge,) = find_merges([newcomer], [canonical, newcomer], POLICY)
     assert merge.canonical is canonical and merge.merged == (newcomer,)
+    assert merge.why_canonical == "already canonical"
+
+
+def test_a_merge_records_what_set_its_canonical_memory_apart() -> None:
+    observed = memory("ran ruff: lint with ruff", unit(1), memory_type="observation", created_at=1)
+    stated = memory("lint with ruff", at_angle(0.97), memory_type="prompt", created_at=2)
+    (merge,) = find_merges([stated], [observed, stated], ConsolidationPolicy(cross_kind_similarity=0.9))
+    assert (merge.canonical, merge.why_canonical) == (stated, "stated, not observed")
+    assert "canonical: stated, not observed" in merge_reason(merge, POLICY)
+    first = memory("Run tests with pytest -q", unit(1), created_at=1)
+    later = memory("Run the tests with pytest -q", unit(1), created_at=2)
+    (merge,) = find_merges([later], [first, later], POLICY)
+    assert (merge.canonical, merge.why_canonical) == (first, "the earliest")
 
 
 def test_dissimilar_memories_never_merge() -> None:

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from codememory.consolidate.decay import adjustments, expiries
-from codememory.consolidate.duplicates import Merge, find_merges
+from codememory.consolidate.duplicates import Merge, find_merges, merge_reason
 from codememory.consolidate.insights import Lesson, corrections, finished, fixes, summary
 from codememory.consolidate.links import find_links
 from codememory.consolidate.policy import ConsolidationPolicy
@@ -79,23 +79,11 @@ def _merge_events(out: CycleOutput, tenant: str, merges: list[Merge], policy: Co
             importance=max(m.importance for m in (merge.canonical, *merge.merged)),
             similarity=round(merge.similarity, 4),
             cycle_id=out.cycle_id,
-            reason=_merge_reason(merge, policy),
+            reason=merge_reason(merge, policy),
         )
         out.add(
             deterministic_id(tenant, "merged", merge.canonical.memory_id, *ids), event, "merged", len(ids)
         )
-
-
-def _merge_reason(merge: Merge, policy: ConsolidationPolicy) -> str:
-    """The evidence a merge rests on, recorded with it (``history`` shows it)."""
-    members = (merge.canonical, *merge.merged)
-    sessions = len({m.session_id for m in members if m.session_id})
-    return (
-        f"{len(members)} memories at least {merge.similarity:.2f} alike by vector (threshold "
-        f"{policy.duplicate_similarity:g}, {policy.cross_kind_similarity:g} between stated and observed), "
-        f"no conflicting values or change cues, from {sessions} session(s); canonical: "
-        + ("already canonical" if merge.canonical.restated > 1 else "stated, medoid wording")
-    )
 
 
 def _lesson_event(

@@ -28,6 +28,7 @@ class Merge:
     canonical: Remembered
     merged: tuple[Remembered, ...]
     similarity: float  # the lowest similarity that joined the group
+    why_canonical: str = ""  # what set the canonical memory apart (see ``_canonical``)
 
 
 def restatement(a: Remembered, b: Remembered, policy: ConsolidationPolicy) -> bool:
@@ -40,19 +41,45 @@ def restatement(a: Remembered, b: Remembered, policy: ConsolidationPolicy) -> bo
     return same_statement(a.text, b.text, policy.parallel_ratio)
 
 
-def _canonical(group: list[Remembered], policy: ConsolidationPolicy) -> Remembered:
+# why the canonical memory won, by the first part of its order (``_canonical``) that set it apart
+_WHY_CANONICAL = (
+    "already canonical",
+    "stated, not observed",
+    "a statement, not a question",
+    "the medoid wording",
+    "the earliest",
+    "the first by id",
+)
+
+
+def _canonical(group: list[Remembered], policy: ConsolidationPolicy) -> tuple[Remembered, str]:
+    """The canonical memory of a group and why it was chosen (one of ``_WHY_CANONICAL``)."""
     sims = matrix(group) @ matrix(group).T
     centrality = {m.memory_id: float(np.mean(sims[i])) for i, m in enumerate(group)}
-    return min(
-        group,
-        key=lambda m: (
+
+    def order(m: Remembered) -> tuple[float | bool | str, ...]:
+        return (
             -m.restated,
             m.memory_type not in policy.stated_types,
             is_question(m.text),
             -round(centrality[m.memory_id], 3),
             m.created_at,
             m.memory_id,
-        ),
+        )
+
+    first, second = sorted(group, key=order)[:2]
+    deciding = next(i for i, (a, b) in enumerate(zip(order(first), order(second), strict=True)) if a != b)
+    return first, _WHY_CANONICAL[deciding]
+
+
+def merge_reason(merge: Merge, policy: ConsolidationPolicy) -> str:
+    """The evidence a merge rests on, recorded with it (``history`` shows it)."""
+    members = (merge.canonical, *merge.merged)
+    sessions = len({m.session_id for m in members if m.session_id})
+    return (
+        f"{len(members)} memories at least {merge.similarity:.2f} alike by vector (threshold "
+        f"{policy.duplicate_similarity:g}, {policy.cross_kind_similarity:g} between stated and observed), "
+        f"no conflicting values or change cues, from {sessions} session(s); canonical: {merge.why_canonical}"
     )
 
 
@@ -99,7 +126,7 @@ def find_merges(
     merges = []
     for top, members in groups.items():
         everyone = list({m.memory_id: m for m in [by_id[top], *members]}.values())
-        canonical = _canonical(everyone, policy)
+        canonical, why = _canonical(everyone, policy)
         merged = tuple(sorted((m for m in everyone if m is not canonical), key=lambda m: m.created_at))
-        merges.append(Merge(canonical, merged, weakest.get(top, policy.duplicate_similarity)))
+        merges.append(Merge(canonical, merged, weakest.get(top, policy.duplicate_similarity), why))
     return merges
