@@ -88,12 +88,12 @@ def _rank(hits: list[str], sha: str) -> int | None:
     return next((i + 1 for i, text in enumerate(hits) if marker in text), None)
 
 
-def measure(functions: int) -> dict[str, object]:
+def measure(functions: int, offset: int = 0) -> dict[str, object]:
     from codememory.cli.client import connect
     from codememory.v1 import memory_pb2 as pb
 
     with tempfile.TemporaryDirectory() as tmp, embedded_stack() as home:
-        root, picked, rules = plant_decisions(Path(tmp), functions)
+        root, picked, rules = plant_decisions(Path(tmp), functions, offset)
         indexed = _index(root)
         settle_s = _wait_settled(home)
         ranks: dict[str, list[int | None]] = {"working set": [], "no working set": []}
@@ -154,9 +154,12 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--functions", type=int, default=30)
+    parser.add_argument(
+        "--offset", type=int, default=0, help="another set of functions (0: the set tuned on; 1+: held out)"
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
-    found = measure(args.functions)
+    found = measure(args.functions, args.offset)
     print(json.dumps(found, indent=1, default=str))
     body = table(found)
     print(body)

@@ -249,9 +249,9 @@ class Planter:
         return git(self.root, "rev-parse", "HEAD").strip()
 
 
-def _functions(root: Path, count: int) -> list[tuple[str, str]]:
+def _functions(root: Path, count: int, offset: int = 0) -> list[tuple[str, str]]:
     """(path, dotted name in the file) of ``count`` functions and methods with a body of 3+ statements,
-    spread over the package's files."""
+    spread over the package's files; ``offset`` shifts the pick (another set of functions)."""
     import ast
 
     found: list[tuple[str, str]] = []
@@ -265,7 +265,7 @@ def _functions(root: Path, count: int) -> list[tuple[str, str]]:
                 if big and (path, prefix + fn.name) not in found:
                     found.append((path, prefix + fn.name))
     step = max(1, len(found) // count)
-    return found[::step][:count]
+    return found[offset % step :: step][:count]
 
 
 def _locate(root: Path, path: str, name: str) -> tuple[int, str]:
@@ -298,12 +298,14 @@ def _remove(root: Path, path: str, marker: str) -> None:
 GUARD = "{indent}_checked = _check_rule_{i}(ctx)  # decision {i}\n"
 
 
-def plant_decisions(tmp: Path, count: int) -> tuple[Path, list[tuple[str, str]], dict[int, str]]:
+def plant_decisions(
+    tmp: Path, count: int, offset: int = 0
+) -> tuple[Path, list[tuple[str, str]], dict[int, str]]:
     """A copy of pallets/click with ``count`` planted decisions: (its root, the (path, function) of
-    each, the sha of the commit that documented each rule)."""
+    each, the sha of the commit that documented each rule); ``offset``: another set of functions."""
     root = _clone(MIRRORS / "pallets+click" / "repo", tmp / "decisions", "HEAD")
     planter = Planter(root)
-    picked = _functions(root, count)
+    picked = _functions(root, count, offset)
     rules: dict[int, str] = {}
     for i, (path, name) in enumerate(picked):
         at, indent = _locate(root, path, name)

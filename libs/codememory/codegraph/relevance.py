@@ -8,6 +8,10 @@ once per call (a breadth-first search from the working set), not once per memory
 * proximity: ``1 / (1 + d)``, ``d`` the fewest code edges (either direction, current nodes, ``contains``
   included) from any node the memory mentions to any working-set node, capped at ``max_depth`` (farther:
   0). Working-set entries are qualnames or paths (repository-relative, or absolute: matched by suffix).
+* named: 1 when the memory mentions a symbol of the working set (a working-set symbol, or one a
+  working-set file contains, at any depth) whose name the query says: its bare name (``edit``, at
+  least ``min_name`` characters) or a dotted tail (``Editor.edit``). Prose that happens to say a
+  function's name only counts within the files the caller works on.
 * centrality: the highest normalised PageRank of the memory's mentioned files and symbols, read from the
   current ``CentralitySnapshot`` (never computed here).
 * suspect: the memory mentions a symbol whose latest change (or removal) came more than ``grace``
@@ -19,6 +23,7 @@ once per call (a breadth-first search from the working set), not once per memory
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
@@ -30,6 +35,8 @@ from codememory.codegraph.views import is_current
 __all__ = ["GraphRelevance"]
 
 MENTIONS = frozenset({"mentions"})
+CONTAINS = frozenset({"contains"})
+_WORD = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
 
 
 def _day(at: float) -> str:
@@ -39,9 +46,17 @@ def _day(at: float) -> str:
 class GraphRelevance:
     """The ``CodeRelevance`` protocol of ``codememory.recall.codeaware`` over one tenant's graph."""
 
-    def __init__(self, graph: CodeGraph, centrality: Centrality, *, max_depth: int = 4, grace: float = 120.0):
+    def __init__(
+        self,
+        graph: CodeGraph,
+        centrality: Centrality,
+        *,
+        max_depth: int = 4,
+        grace: float = 120.0,
+        min_name: int = 4,
+    ):
         self._graph, self._centrality = graph, centrality
-        self._max_depth, self._grace = max_depth, grace
+        self._max_depth, self._grace, self._min_name = max_depth, grace, min_name
 
     # --- batches (what ranking calls) -------------------------------------------------------------
 
@@ -71,6 +86,21 @@ class GraphRelevance:
     def suspects(self, memory_ids: Sequence[str]) -> Mapping[str, str]:
         with self._graph.lock:
             return {m: reason for m in memory_ids if (reason := self._suspect(m))}
+
+    def named(self, memory_ids: Sequence[str], working_set: Sequence[str], query: str) -> Mapping[str, float]:
+        said = _said(query, self._min_name)
+        if not said:
+            return {}
+        graph = self._graph
+        with graph.lock:
+            targets = {
+                idx
+                for idx in self._working_symbols(working_set)
+                if isinstance(node := graph.g[idx], SymbolNode) and _names(node.qualname) & said
+            }
+            if not targets:
+                return {}
+            return {m: 1.0 for m in memory_ids if targets.intersection(self._mentioned(m))}
 
     # --- one memory -------------------------------------------------------------------------------
 
@@ -132,6 +162,17 @@ class GraphRelevance:
             frontier = nxt
         return dist
 
+    def _working_symbols(self, working_set: Sequence[str]) -> set[int]:
+        """The working set's nodes and every node they contain, at any depth (file, class, method)."""
+        graph = self._graph
+        found = set(self._working_nodes(working_set))
+        frontier = list(found)
+        while frontier:
+            inner = [dst for idx in frontier for dst, _ in graph.out(idx, CONTAINS) if dst not in found]
+            found.update(inner)
+            frontier = inner
+        return found
+
     def _working_nodes(self, working_set: Sequence[str]) -> set[int]:
         graph = self._graph
         found: set[int] = set()
@@ -147,3 +188,21 @@ class GraphRelevance:
                     if isinstance(graph.g[idx], FileNode):
                         found.add(idx)
         return found
+
+
+def _said(query: str, min_name: int) -> frozenset[str]:
+    """The names a query says: each word and dotted name, and each dotted name's tails
+    (``Editor.edit()``: ``Editor.edit``, ``edit``); bare words shorter than ``min_name`` are prose."""
+    found: set[str] = set()
+    for word in _WORD.findall(query):
+        parts = word.split(".")
+        found.update(".".join(parts[i:]) for i in range(len(parts) - 1))
+        if len(parts[-1]) >= min_name:
+            found.add(parts[-1])
+    return frozenset(found)
+
+
+def _names(qualname: str) -> frozenset[str]:
+    """A symbol's names as a query may say them: its qualname and each dotted tail of it."""
+    parts = qualname.split(".")
+    return frozenset(".".join(parts[i:]) for i in range(len(parts)))

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 import msgspec
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,10 +47,10 @@ class Weights:
     restated_observed: float = 0.45  # the same for an observation below a stated memory
 
 
-def parse_weights(spec: str) -> Weights:
-    """``dense=0.4,lexical=0.4`` over the defaults; unknown names and bad numbers are errors."""
+def parse_floats(spec: str, kind: Callable[..., T], known: Collection[str]) -> T:
+    """``name=0.4,other=0.1`` over ``kind``'s defaults (``known``: its field names); unknown names and
+    bad numbers are errors. One parser for every weights object set from the environment."""
     values: dict[str, float] = {}
-    known = set(Weights.__dataclass_fields__)
     for item in filter(None, (part.strip() for part in spec.split(","))):
         name, sep, raw = item.partition("=")
         name = name.strip()
@@ -57,7 +60,12 @@ def parse_weights(spec: str) -> Weights:
             values[name] = float(raw)
         except ValueError as exc:
             raise ValueError(f"bad weight {item!r}: {raw!r} is not a number") from exc
-    return Weights(**values)
+    return kind(**values)
+
+
+def parse_weights(spec: str) -> Weights:
+    """``dense=0.4,lexical=0.4`` over the defaults."""
+    return parse_floats(spec, Weights, Weights.__dataclass_fields__)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -65,3 +65,15 @@ def test_a_commit_message_is_dated_history_never_suspect(shop_feed: Feed) -> Non
     assert rel.proximity_of(commit.event_id, ["pkg.api.create"]) == 1.0  # linked to the code it changed
     assert rel.suspect(commit.event_id) is None  # the code changed since: the commit is still what it was
     assert rel.suspect("m1") is not None  # a statement about the code now is suspect
+
+
+def test_a_memory_about_a_working_set_symbol_the_query_names(shop_feed: Feed) -> None:
+    shop_feed.memory("save", "Base.save: write once, because two writes race", T0 + DAY)
+    shop_feed.memory("other", "pkg.models.helper is pure", T0 + DAY)
+    rel = relevance(shop_feed)
+    ids = ["save", "other"]
+    models = ["/home/me/shop/pkg/models.py"]
+    assert rel.named(ids, models, "after upgrading, save writes the row twice") == {"save": 1.0}
+    assert rel.named(ids, models, "Base.save() writes twice") == {"save": 1.0}  # a dotted tail
+    assert rel.named(ids, ["pkg/api.py"], "save writes twice") == {}  # not a symbol of the working set
+    assert rel.named(ids, models, "the model writes twice") == {}  # no name said

@@ -106,6 +106,7 @@ class GatewayApp:
             embedder,
             clean_text=clean_text,
             write_wait_s=max(30.0, settings.write_wait_ms / 1000),
+            code_weights=settings.code_weights,
         )
         self.followers = [Follower(js, self.live), Follower(js, self.code_live)]
         self.replayer = Replayer(

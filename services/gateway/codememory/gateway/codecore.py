@@ -67,14 +67,17 @@ class CodeCore:
     def relevance(self, tenant: str) -> GraphRelevance:
         return GraphRelevance(self.graph(tenant), self.centrality(tenant))
 
-    def rank(self, tenant: str, hits: Sequence[RecallHit], working_set: Sequence[str]) -> list[CodeAwareHit]:
-        """Memory hits re-ranked by their code: proximity to the working set, centrality, suspicion.
+    def rank(
+        self, tenant: str, hits: Sequence[RecallHit], working_set: Sequence[str], query: str = ""
+    ) -> list[CodeAwareHit]:
+        """Memory hits re-ranked by their code: proximity to the working set, the working-set symbols
+        the query names, centrality, suspicion.
 
         Called in the recall's worker thread, never on the event loop.
         """
         if not hits:
             return []
-        return rerank(hits, self.relevance(tenant), working_set, self._code_weights)
+        return rerank(hits, self.relevance(tenant), working_set, self._code_weights, query)
 
     def refresh_centrality(self) -> int:
         """Recompute centrality of every graph that changed (a worker thread calls this, never a query)."""

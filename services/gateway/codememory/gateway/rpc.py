@@ -99,7 +99,7 @@ def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
 
 REPLAY_PROGRESS_S = 0.25  # between ReplayWatch's progress messages
 IMPORT_WAIT_S = 600.0  # for the projection after the last batch, when the caller set no deadline
-CodeRank = Callable[[str, Sequence[RecallHit], Sequence[str]], list[CodeAwareHit]]
+CodeRank = Callable[[str, Sequence[RecallHit], Sequence[str], str], list[CodeAwareHit]]
 MAX_RECALL = 500
 
 
@@ -146,7 +146,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         code_rank = self._code_rank
 
         def rank(hits: list[RecallHit]) -> list[pb.Hit]:
-            ranked = code_rank(tenant, hits, working_set) if code_rank else []
+            ranked = code_rank(tenant, hits, working_set, request.query) if code_rank else []
             return [hit_message(h) for h in hits] if not ranked else [_code_hit(r) for r in ranked]
 
         messages = await self.core.recall_then(query, rank)  # one worker-thread hop, messages included

@@ -20,6 +20,7 @@ from pathlib import Path
 from codememory.embedding import DEFAULT_MODEL, EmbeddingError, parse_model
 from codememory.embedding.onnxquery import QUERY_RUNTIMES
 from codememory.recall import Weights, parse_weights
+from codememory.recall.codeaware import CodeWeights, parse_code_weights
 from codememory.settings import (
     SettingsError,
     default_home,
@@ -48,6 +49,7 @@ class GatewaySettings:
     write_wait_ms: int = 5000
     context_budget_tokens: int = 1500
     weights: Weights = field(default_factory=Weights)
+    code_weights: CodeWeights = field(default_factory=CodeWeights)  # recall with a working set
     optimize_after_events: int = 2000
     optimize_every_s: float = 5.0
     centrality_every_s: float = 2.0
@@ -87,6 +89,7 @@ class GatewaySettings:
             optimize_every_s=env_float(SERVICE, "optimize_every_s", cls.optimize_every_s, environ),
             centrality_every_s=env_float(SERVICE, "centrality_every_s", cls.centrality_every_s, environ),
             weights=parse_weights(env_str(SERVICE, "weights", "", environ)),
+            code_weights=parse_code_weights(env_str(SERVICE, "code_weights", "", environ)),
             log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
             query_runtime=_runtime(env_str(SERVICE, "query_runtime", cls.query_runtime, environ)),
             model_cache=Path(env_str(SERVICE, "model_cache", str(home / "models"), environ)),
