@@ -8,10 +8,12 @@ once per call (a breadth-first search from the working set), not once per memory
 * proximity: ``1 / (1 + d)``, ``d`` the fewest code edges (either direction, current nodes, ``contains``
   included) from any node the memory mentions to any working-set node, capped at ``max_depth`` (farther:
   0). Working-set entries are qualnames or paths (repository-relative, or absolute: matched by suffix).
-* named: 1 when the memory mentions a symbol of the working set (a working-set symbol, or one a
+* named: when the memory mentions a symbol of the working set (a working-set symbol, or one a
   working-set file contains, at any depth) whose name the query says: its bare name (``edit``, at
-  least ``min_name`` characters) or a dotted tail (``Editor.edit``). Prose that happens to say a
-  function's name only counts within the files the caller works on.
+  least ``min_name`` characters) or a dotted tail (``Editor.edit``), ``1 / sqrt(k)`` for a memory
+  that mentions ``k`` symbols: the commit that changed that one function is more about it than a
+  sweep that touched thirty. Prose that happens to say a function's name only counts within the
+  files the caller works on.
 * centrality: the highest normalised PageRank of the memory's mentioned files and symbols, read from the
   current ``CentralitySnapshot`` (never computed here).
 * suspect: the memory mentions a symbol whose latest change (or removal) came more than ``grace``
@@ -23,6 +25,7 @@ once per call (a breadth-first search from the working set), not once per memory
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -100,7 +103,13 @@ class GraphRelevance:
             }
             if not targets:
                 return {}
-            return {m: 1.0 for m in memory_ids if targets.intersection(self._mentioned(m))}
+            found: dict[str, float] = {}
+            for memory_id in memory_ids:
+                mentioned = self._mentioned(memory_id)
+                if targets.intersection(mentioned):
+                    symbols = sum(isinstance(graph.g[t], SymbolNode) for t in mentioned)
+                    found[memory_id] = 1.0 / math.sqrt(max(1, symbols))
+            return found
 
     # --- one memory -------------------------------------------------------------------------------
 
