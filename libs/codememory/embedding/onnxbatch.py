@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from codememory.embedding.minilm import MiniLmEmbedder
-from codememory.embedding.onnxquery import _INPUTS, PROBE, _export, onnx_model_file
+from codememory.embedding.onnxquery import (
+    INPUTS,
+    PROBE,
+    check_agreement,
+    cpu_session,
+    export_graph,
+    onnx_model_file,
+)
 from codememory.embedding.port import EmbeddingError
 
 FP32_AGREEMENT = 1e-4  # 1 - cosine against the PyTorch model, per probe text
@@ -64,10 +71,6 @@ class OnnxBatchEmbedder:
         threads: int = 2,
         batch_size: int = 64,
     ) -> None:
-        try:
-            import onnxruntime as ort
-        except ImportError as exc:  # pragma: no cover - a dependency of the package
-            raise EmbeddingError("onnxruntime is not installed") from exc
         self._base = base
         self._tokenizer = base.tokenizer
         self._max_length = base.max_seq_length
@@ -76,23 +79,14 @@ class OnnxBatchEmbedder:
         source = query_graph.with_name(f"{query_graph.stem}-batch.onnx")  # traced with padding
         try:
             if not source.is_file():
-                _export(base.transformer, self._tokenizer, source, samples=(PROBE, "padding"))
+                export_graph(base.transformer, self._tokenizer, source, samples=(PROBE, "padding"))
             self.model_file = _quantised(source) if int8 else source
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-            self._session: Any = ort.InferenceSession(
-                str(self.model_file), options, providers=["CPUExecutionProvider"]
-            )
+            self._session: Any = cpu_session(self.model_file, threads)
         except Exception as exc:
             raise EmbeddingError(f"cannot prepare the ONNX batch model from {source}: {exc}") from exc
         self._lock = threading.Lock()
         allowed = INT8_AGREEMENT if int8 else FP32_AGREEMENT
-        for expected, got in zip(base.embed(PROBES), self.embed(PROBES), strict=True):
-            cosine = sum(a * b for a, b in zip(expected, got, strict=True))
-            if 1.0 - cosine > allowed:
-                raise EmbeddingError(f"ONNX batch vectors disagree with the model (cosine {cosine:.5f})")
+        check_agreement(base.embed(PROBES), self.embed(PROBES), allowed, "ONNX batch")
 
     @property
     def model_id(self) -> str:
@@ -119,7 +113,7 @@ class OnnxBatchEmbedder:
         features = self._tokenizer(
             texts, return_tensors="np", padding=True, truncation=True, max_length=self._max_length
         )
-        feed = {name: features[name].astype(np.int64) for name in _INPUTS}
+        feed = {name: features[name].astype(np.int64) for name in INPUTS}
         try:
             with self._lock:
                 hidden = self._session.run(None, feed)[0]

@@ -29,13 +29,23 @@ import structlog
 from codememory.embedding.minilm import MiniLmEmbedder, model_path
 from codememory.embedding.port import Embedder, EmbeddingError
 
-__all__ = ["QUERY_RUNTIMES", "OnnxQueryEmbedder", "onnx_model_file", "query_embedder"]
+__all__ = [
+    "INPUTS",
+    "PROBE",
+    "QUERY_RUNTIMES",
+    "OnnxQueryEmbedder",
+    "check_agreement",
+    "cpu_session",
+    "export_graph",
+    "onnx_model_file",
+    "query_embedder",
+]
 
 log = structlog.get_logger(__name__)
 
 PROBE = "where is the retry logic for the payment gateway configured?"
 AGREEMENT = 1e-4  # 1 - cosine(torch vector, onnx vector) allowed for the probe
-_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def onnx_model_file(cache_dir: Path) -> Path:
@@ -46,7 +56,7 @@ def onnx_model_file(cache_dir: Path) -> Path:
     return cache_dir / f"all-minilm-l6-v2-{digest}.onnx"
 
 
-def _export(transformer: Any, tokenizer: Any, target: Path, samples: Sequence[str] = (PROBE,)) -> None:
+def export_graph(transformer: Any, tokenizer: Any, target: Path, samples: Sequence[str] = (PROBE,)) -> None:
     """``samples`` of different lengths trace the attention mask's padding path (batches need it)."""
     import torch
 
@@ -63,15 +73,15 @@ def _export(transformer: Any, tokenizer: Any, target: Path, samples: Sequence[st
     sample = tokenizer(list(samples), return_tensors="pt", padding=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    axes = {name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "hidden")}
+    axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "hidden")}
     try:
         with warnings.catch_warnings():  # tracing warns at Python branches on shapes (lengths are checked)
             warnings.simplefilter("ignore")
             torch.onnx.export(
                 _Hidden(transformer).eval(),
-                tuple(sample[name] for name in _INPUTS),
+                tuple(sample[name] for name in INPUTS),
                 str(partial),
-                input_names=list(_INPUTS),
+                input_names=list(INPUTS),
                 output_names=["hidden"],
                 dynamic_axes=axes,
                 opset_version=17,
@@ -82,35 +92,48 @@ def _export(transformer: Any, tokenizer: Any, target: Path, samples: Sequence[st
         partial.unlink(missing_ok=True)
 
 
+def cpu_session(model_file: Path, threads: int) -> Any:
+    """An ONNX Runtime session on the CPU: ``threads`` intra-op threads, one inter-op, every graph
+    optimisation (the one set-up of the query and the batch embedders)."""
+    try:
+        import onnxruntime as ort
+    except ImportError as exc:  # pragma: no cover - a dependency of the package
+        raise EmbeddingError("onnxruntime is not installed") from exc
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+
+
+def check_agreement(
+    expected: Sequence[Sequence[float]], got: Sequence[Sequence[float]], allowed: float, what: str
+) -> None:
+    """Refuse an exported graph whose unit vectors for the probes are more than ``allowed`` (1 - cosine)
+    from the PyTorch model's: stored vectors and queries must land in one space."""
+    for want, have in zip(expected, got, strict=True):
+        cosine = sum(a * b for a, b in zip(want, have, strict=True))
+        if 1.0 - cosine > allowed:
+            raise EmbeddingError(f"{what} vectors disagree with the model (cosine {cosine:.6f})")
+
+
 class OnnxQueryEmbedder:
     """An ``Embedder``: one text goes through ONNX Runtime, several through the wrapped PyTorch model."""
 
     def __init__(self, base: MiniLmEmbedder, cache_dir: Path, *, threads: int = 1) -> None:
-        try:
-            import onnxruntime as ort
-        except ImportError as exc:  # pragma: no cover - a dependency of the package
-            raise EmbeddingError("onnxruntime is not installed") from exc
         self._base = base
         self._tokenizer = base.tokenizer
         self._max_length = base.max_seq_length
         target = onnx_model_file(cache_dir)
         try:
             if not target.is_file():
-                _export(base.transformer, self._tokenizer, target)
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-            self._session = ort.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
+                export_graph(base.transformer, self._tokenizer, target)
+            self._session = cpu_session(target, threads)
         except Exception as exc:
             raise EmbeddingError(f"cannot prepare the ONNX query model at {target}: {exc}") from exc
         self._lock = threading.Lock()
         self.model_file = target
-        expected = base.embed([PROBE])[0]
-        got = self._embed_one(PROBE)
-        cosine = sum(a * b for a, b in zip(expected, got, strict=True))
-        if 1.0 - cosine > AGREEMENT:
-            raise EmbeddingError(f"ONNX query vectors disagree with the model (cosine {cosine:.6f})")
+        check_agreement(base.embed([PROBE]), [self._embed_one(PROBE)], AGREEMENT, "ONNX query")
 
     @property
     def model_id(self) -> str:
@@ -129,7 +152,7 @@ class OnnxQueryEmbedder:
         import numpy as np
 
         features = self._tokenizer([text], return_tensors="np", truncation=True, max_length=self._max_length)
-        feed = {name: features[name].astype(np.int64) for name in _INPUTS}
+        feed = {name: features[name].astype(np.int64) for name in INPUTS}
         try:
             with self._lock:  # one query at a time owns the intra-op threads
                 hidden = self._session.run(None, feed)[0]
