@@ -22,7 +22,6 @@ from codememory.codegraph.store import GraphStore
 
 __all__ = ["GraphReader"]
 
-_CONTAINS = frozenset({"contains"})
 _MODIFIED_BY = frozenset({"modified_by"})
 
 
@@ -68,14 +67,11 @@ class GraphReader:
 
     def symbols_in(self, fidx: int) -> Iterator[tuple[int, SymbolNode]]:
         """Every current symbol a file contains, at any depth (classes contain methods contain closures)."""
-        stack, seen = [fidx], {fidx}
-        while stack:
-            for dst, _ in self._store.out(stack.pop(), _CONTAINS):
-                node = self._store.g[dst]
-                if dst not in seen and isinstance(node, SymbolNode) and alive_now(node.life):
-                    seen.add(dst)
-                    stack.append(dst)
-                    yield dst, node
+        g = self._store.g
+        for idx in self._store.contained(fidx):
+            node = g[idx]
+            if isinstance(node, SymbolNode) and alive_now(node.life):
+                yield idx, node
 
     def commits_of(self, idx: int) -> list[tuple[int, CommitNode]]:
         """The recorded commits that modified a file or symbol, oldest first."""

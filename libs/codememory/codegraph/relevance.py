@@ -38,7 +38,6 @@ from codememory.codegraph.views import is_current
 __all__ = ["GraphRelevance"]
 
 MENTIONS = frozenset({"mentions"})
-CONTAINS = frozenset({"contains"})
 _WORD = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
 
 
@@ -173,14 +172,8 @@ class GraphRelevance:
 
     def _working_symbols(self, working_set: Sequence[str]) -> set[int]:
         """The working set's nodes and every node they contain, at any depth (file, class, method)."""
-        graph = self._graph
-        found = set(self._working_nodes(working_set))
-        frontier = list(found)
-        while frontier:
-            inner = [dst for idx in frontier for dst, _ in graph.out(idx, CONTAINS) if dst not in found]
-            found.update(inner)
-            frontier = inner
-        return found
+        found = self._working_nodes(working_set)
+        return found.union(*(self._graph.contained(idx) for idx in list(found)))
 
     def _working_nodes(self, working_set: Sequence[str]) -> set[int]:
         graph = self._graph

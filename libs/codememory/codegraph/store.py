@@ -43,6 +43,8 @@ __all__ = ["GraphStore"]
 
 N = TypeVar("N", FileNode, SymbolNode, MemoryNode, SessionNode, CommitNode)
 
+_CONTAINS = frozenset({"contains"})
+
 
 class GraphStore:
     """One tenant's graph state. Written only by the fold (``graph.CodeGraph.apply``); read under ``lock``."""
@@ -148,3 +150,14 @@ class GraphStore:
         for src, _, edge in self.g.in_edges(dst):
             if kinds is None or edge.kind in kinds:
                 yield src, edge
+
+    def contained(self, idx: int) -> Iterator[int]:
+        """Every node ``idx`` contains, at any depth (a file its classes, a class its methods, a
+        method its closures), each once, nearest first."""
+        seen, frontier = {idx}, [idx]
+        while frontier:
+            inner = [dst for i in frontier for dst, _ in self.out(i, _CONTAINS) if dst not in seen]
+            inner = list(dict.fromkeys(inner))
+            seen.update(inner)
+            yield from inner
+            frontier = inner

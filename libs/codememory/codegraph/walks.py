@@ -97,8 +97,7 @@ def dependents(
         start = locate(graph, node)
         targets = [start]
         if isinstance(graph.g[start], FileNode):
-            for idx in targets:  # grows while it is walked: every symbol the file contains
-                targets += [dst for dst, _ in graph.out(idx, frozenset({"contains"}))]
+            targets += graph.contained(start)  # every symbol the file contains
         seen, found = set(targets), list[Dependent]()
         queue = deque((t, 0) for t in targets)
         while queue:
