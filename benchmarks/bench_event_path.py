@@ -104,8 +104,9 @@ async def replay_rates(memories: int, runs: int) -> dict[str, object]:
 
 
 @contextmanager
-def embedded_stack() -> Iterator[Path]:
-    """``codememory up`` in a temp home; yields the home once the gateway serves."""
+def embedded_stack(*up_args: str) -> Iterator[Path]:
+    """``codememory up`` (with ``up_args``, e.g. ``--tls``) in a temp home; yields the home once the
+    gateway serves."""
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         env = {**os.environ, "CODEMEMORY_HOME": str(home), "CODEMEMORY_UP_GRPC_LISTEN": "127.0.0.1:0"}
@@ -116,7 +117,8 @@ def embedded_stack() -> Iterator[Path]:
         os.environ.pop("CODEMEMORY_TOKEN", None)
         codememory = Path(sys.executable).parent / "codememory"
         with (home / "up.log").open("ab") as out:
-            process = subprocess.Popen([str(codememory), "up"], env=env, stdout=out, stderr=subprocess.STDOUT)
+            command = [str(codememory), "up", *up_args]
+            process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + 240
             while not (home / "runtime.json").is_file():

@@ -26,50 +26,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_event_path import embedded_stack
 from results import median, percentile, write_section
 
 from codememory.hookclient.wire import NatsConnection
 
 TOPICS = ("the payment queue", "the search index", "the login page", "the nightly backup", "the CDN")
 ACTIONS = ("retries three times", "is rebuilt hourly", "needs a feature flag", "runs on arm64", "is cached")
-
-
-@contextmanager
-def stack(tls: bool) -> Iterator[Path]:
-    """``codememory up`` (``--tls`` when asked) in a fresh temp home; yields the home once it serves."""
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CODEMEMORY_")}
-        env |= {"CODEMEMORY_HOME": str(home), "CODEMEMORY_UP_GRPC_LISTEN": "127.0.0.1:0"}
-        env["CODEMEMORY_CONSOLIDATE_INTERVAL_S"] = "0"
-        os.environ["CODEMEMORY_HOME"] = str(home)
-        for name in ("CODEMEMORY_GRPC_ADDRESS", "CODEMEMORY_TOKEN", "CODEMEMORY_NATS_URL"):
-            os.environ.pop(name, None)
-        command = [str(Path(sys.executable).parent / "codememory"), "up", *(["--tls"] if tls else [])]
-        with (home / "up.log").open("ab") as out:
-            process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 240
-            while not (home / "runtime.json").is_file():
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"codememory up did not start: {(home / 'up.log').read_text()[-2000:]}")
-                time.sleep(0.2)
-            _status(home, lambda s: s.serving)
-            yield home
-        finally:
-            process.terminate()
-            process.wait(timeout=60)
 
 
 def _status(home: Path, done: object, timeout: float = 900) -> object:
@@ -183,7 +153,7 @@ def main() -> None:
     rows: dict[str, dict[str, list[float]]] = {name: {} for name in ("plain", "TLS")}
     for round_ in range(args.rounds):
         for name in ("plain", "TLS"):
-            with stack(name == "TLS") as home:
+            with embedded_stack(*(["--tls"] if name == "TLS" else [])) as home:
                 in_log, projected = ingest(home, args.events, name == "TLS")
                 p50, p95 = recall(home, args.queries)
                 replayed = replay(home)
