@@ -12,7 +12,7 @@ from codememory.events import Envelope, PromptSubmitted, decode_envelope, encode
 from codememory.events.codec import install_sealer
 from codememory.sealing import ERASED, KeyStore, MemoryKeyStore, Sealer, destroy, plan
 from codememory.sealing.keys import KeyRing, StoredRecord, decode_stored, record_name
-from codememory.sealing.tree import DEPTH, Frontier, leaf_index
+from codememory.sealing.tree import ARITY, DEPTH, LEVELS, Frontier, leaf_index
 
 
 def test_a_punctured_leaf_cannot_be_derived_and_every_other_leaf_derives_as_before() -> None:
@@ -24,9 +24,10 @@ def test_a_punctured_leaf_cannot_be_derived_and_every_other_leaf_derives_as_befo
     assert cut is not None and root.leaf(gone) is not None
     assert cut.leaf(gone) is None and cut.punctured(gone) is None
     assert {i: cut.leaf(i) for i in others} == before
-    assert len(cut.nodes) == DEPTH  # the co-path, and not the root
+    assert len(cut.nodes) == LEVELS * (ARITY - 1)  # the siblings of the path, not the root
     # no stored node is an ancestor of the punctured leaf (nothing derives it)
-    assert all(prefix != gone >> (DEPTH - depth) for depth, prefix in cut.nodes)
+    bits = DEPTH // LEVELS
+    assert all(prefix != gone >> (DEPTH - bits * level) for level, prefix in cut.nodes)
     again = Frontier.decode(cut.encode())
     assert again.nodes == cut.nodes
 
