@@ -76,7 +76,7 @@ def erased(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, di
         gone = eraser.Erase(erasure_pb2.EraseRequest(memory_id=ids[BOB_GONE]), metadata=meta, timeout=30)
         assert list(gone.memory_ids) == [ids[BOB_GONE]] and gone.keys_destroyed == 1
         exported = stub.Export(pb.ExportRequest(), metadata=meta, timeout=30)
-        ids |= {m.text: m.memory_id for m in exported if m.text in BOB_PROMPTS}
+        ids |= {m.text: m.id for m in exported if m.text in BOB_PROMPTS}
         one = json.loads(stack.cli("erase", "--memory", ids[BOB_PROMPT_GONE], "--yes", "--json").stdout)
         assert one["memory_ids"] == [ids[BOB_PROMPT_GONE]] and one["keys_destroyed"] == 1
         assert one["session_ids"] == []  # the session itself stays
