@@ -1,4 +1,5 @@
-"""Erasure end to end on a real stack: two users' memories, one user and one memory erased.
+"""Erasure end to end on a real stack: two users' memories, one user and one memory erased, and one
+prompt of an agent session erased while the session's other prompts stay.
 
 After ``codememory erase`` nothing that can be read holds the erased text: not recall, export or
 ``codememory log``, not a raw read of LOG's messages, not the bytes of the NATS store directory (what a
@@ -21,7 +22,7 @@ import grpc
 import nats
 import pytest
 
-from codememory.events import decode_envelope
+from codememory.events import MemoryEmbedded, decode_envelope
 from codememory.events.codec import install_sealer
 from codememory.sealing import ERASED, FileKeyStore, Sealer
 from codememory.v1 import erasure_pb2, erasure_pb2_grpc
@@ -33,6 +34,23 @@ ALICE = [f"alice keeps her spare key under the blue flowerpot {RUN}", f"alice ba
 BOB_KEPT = f"bob prefers tabs over spaces in the parser {RUN}"
 BOB_GONE = f"bob's home address is 12 Elm Street {RUN}"
 ALICE_PROMPT = f"Remember: alice's doctor appointment is on Tuesday {RUN}"
+BOB_PROMPTS = [
+    f"Keep the retry budget of the uploader at three {RUN}",
+    f"My sister's birthday party is at the lake house on the 12th {RUN}",
+    f"Rename the parser module to grammar {RUN}",
+]
+BOB_PROMPT_GONE = BOB_PROMPTS[1]
+
+
+def _hook(stack: Stack, session: str, prompt: str, user: str) -> None:
+    hook = {"session_id": session, "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    subprocess.run(
+        [str(BIN / "codememory"), "hook", "--agent", "claude"],
+        input=json.dumps(hook).encode(),
+        env={**stack.env, "USER": user},
+        check=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -45,23 +63,23 @@ def erased(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, di
         for text, user, session in [*stored, (BOB_GONE, "bob", "sb1")]:
             request = pb.StoreRequest(text=text, scope=pb.Scope(user=user, session_id=session))
             ids[text] = stub.Store(request, metadata=meta, timeout=30).memory_id
-        hook = {"session_id": "sa-hook", "cwd": "/w", "hook_event_name": "UserPromptSubmit"}
-        hook["prompt"] = ALICE_PROMPT
-        subprocess.run(
-            [str(BIN / "codememory"), "hook", "--agent", "claude"],
-            input=json.dumps(hook).encode(),
-            env={**stack.env, "USER": "alice"},
-            check=True,
-            timeout=60,
-        )
+        _hook(stack, "sa-hook", ALICE_PROMPT, "alice")
+        for prompt in BOB_PROMPTS:
+            _hook(stack, "sb-hook", prompt, "bob")
         stack.wait_caught_up(timeout=120)
-        _wait_embedded(stack, BOB_KEPT)
+        for text in (BOB_KEPT, *BOB_PROMPTS):
+            _wait_embedded(stack, text)
         before = [m.text for m in stack.stub().Export(pb.ExportRequest(), metadata=meta, timeout=30)]
         assert set(ALICE) <= set(before) and any("doctor appointment" in t for t in before)  # all there
         stack.cli("erase", "--user", "alice", "--yes")
         eraser = erasure_pb2_grpc.ErasureServiceStub(grpc.insecure_channel(stack.grpc_address))
         gone = eraser.Erase(erasure_pb2.EraseRequest(memory_id=ids[BOB_GONE]), metadata=meta, timeout=30)
         assert list(gone.memory_ids) == [ids[BOB_GONE]] and gone.keys_destroyed == 1
+        exported = stub.Export(pb.ExportRequest(), metadata=meta, timeout=30)
+        ids |= {m.text: m.id for m in exported if m.text in BOB_PROMPTS}
+        one = json.loads(stack.cli("erase", "--memory", ids[BOB_PROMPT_GONE], "--yes", "--json").stdout)
+        assert one["memory_ids"] == [ids[BOB_PROMPT_GONE]] and one["keys_destroyed"] == 1
+        assert one["session_ids"] == []  # the session itself stays
         stack.wait_caught_up(timeout=60)
         yield stack, ids
     finally:
@@ -80,7 +98,11 @@ def _wait_embedded(stack: Stack, text: str) -> None:
 
 
 def _erased_texts() -> list[str]:
-    return [*ALICE, BOB_GONE, ALICE_PROMPT]
+    return [*ALICE, BOB_GONE, ALICE_PROMPT, BOB_PROMPT_GONE]
+
+
+def _kept_texts() -> list[str]:
+    return [BOB_KEPT, *(p for p in BOB_PROMPTS if p != BOB_PROMPT_GONE)]
 
 
 async def _raw_log(stack: Stack) -> list[bytes]:
@@ -97,12 +119,15 @@ def test_recall_export_and_log_hold_only_what_was_kept(erased: tuple[Stack, dict
     stack, _ = erased
     stub, meta = stack.stub(), (("authorization", f"Bearer {stack.token()}"),)
     exported = [m.text for m in stub.Export(pb.ExportRequest(), metadata=meta, timeout=30)]
-    assert BOB_KEPT in exported and not set(_erased_texts()) & set(exported)
+    assert set(_kept_texts()) <= set(exported) and not set(_erased_texts()) & set(exported)
+    for text in _kept_texts():  # the rest of the erased prompt's session is still recalled
+        hits = stub.Recall(pb.RecallRequest(query=text, limit=5), metadata=meta, timeout=10).hits
+        assert hits and hits[0].memory.text == text
     for text in _erased_texts():
         hits = stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta, timeout=10).hits
         assert all(h.memory.text != text for h in hits)
     log = stack.cli("log", "--json").stdout.decode()
-    assert BOB_KEPT in log and ERASED in log
+    assert all(t in log for t in _kept_texts()) and ERASED in log
     assert not [t for t in _erased_texts() if t in log]
 
 
@@ -115,11 +140,19 @@ def test_raw_log_and_store_files_hold_no_erased_text(erased: tuple[Stack, dict[s
         assert text.encode() not in blob
     previous = install_sealer(Sealer(FileKeyStore(stack.home / "keys")))
     try:
-        opened = json.dumps([str(decode_envelope(data).payload) for data in raw])
+        envelopes = [decode_envelope(data) for data in raw]
     finally:
         install_sealer(previous)
-    assert BOB_KEPT in opened and ERASED in opened  # the rest opens with the keys that are left
+    opened = json.dumps([str(e.payload) for e in envelopes])
+    assert all(t in opened for t in _kept_texts()) and ERASED in opened  # the rest opens with the keys left
     assert not [t for t in _erased_texts() if t in opened]
+    vectors = {e.payload.memory_id: e.payload for e in envelopes if isinstance(e.payload, MemoryEmbedded)}
+    assert vectors and all(
+        json.loads(d)["payload"].get("vector") in ([], None) for d in raw if b"memory.embedded" in d
+    )
+    _, ids = erased
+    assert vectors[ids[BOB_PROMPT_GONE]].vector == () and vectors[ids[BOB_PROMPT_GONE]].text_digest == ERASED
+    assert vectors[ids[BOB_KEPT]].vector and vectors[ids[BOB_PROMPTS[0]]].vector  # the kept ones open
     store = [p for p in (stack.home / "nats").rglob("*") if p.is_file()]
     assert store
     leaks = [
@@ -130,7 +163,8 @@ def test_raw_log_and_store_files_hold_no_erased_text(erased: tuple[Stack, dict[s
     ]
     assert not leaks
     log_dir = [p for p in store if "LOG" in p.parts]
-    assert log_dir and not [p for p in log_dir if ALICE_PROMPT.encode() in p.read_bytes()]
+    prompts = [ALICE_PROMPT, *BOB_PROMPTS]  # HOOKS held them until ingest took them: LOG never in clear
+    assert log_dir and not [p for p in log_dir for t in prompts if t.encode() in p.read_bytes()]
 
 
 def test_a_tenant_token_without_admin_cannot_erase(erased: tuple[Stack, dict[str, str]]) -> None:
@@ -151,8 +185,9 @@ def test_replay_after_erasure_rebuilds_the_same_projection(erased: tuple[Stack, 
     replayed = stub.Replay(pb.ReplayRequest(), metadata=meta, timeout=120)
     assert replayed.digest_before == replayed.digest_after
     assert replayed.graph_digest_before == replayed.graph_digest_after
-    hits = stub.Recall(pb.RecallRequest(query=BOB_KEPT, limit=5), metadata=meta, timeout=10).hits
-    assert hits and hits[0].memory.text == BOB_KEPT
+    for text in _kept_texts():  # replay opened them again (vectors included: no re-embedding)
+        hits = stub.Recall(pb.RecallRequest(query=text, limit=5), metadata=meta, timeout=10).hits
+        assert hits and hits[0].memory.text == text and hits[0].score.dense > 0
     time.sleep(3)  # the old index generation is removed once its readers are done
     gateway = [p for p in (stack.home / "gateway").rglob("*") if p.is_file()]
     leaks = [p.name for p in gateway for t in _erased_texts() if t.encode() in p.read_bytes()]

@@ -70,12 +70,19 @@ class DataErased(_Event, frozen=True, kw_only=True, tag="data.erased"):
 
 
 class MemoryEmbedded(_Event, frozen=True, kw_only=True, tag="memory.embedded"):
-    """A memory text's dense vector; ``text_digest`` ties it to the exact text embedded."""
+    """A memory text's dense vector; ``text_digest`` ties it to the exact text embedded.
+
+    ``record`` names the key the embedded text is sealed with (``codememory.sealing.fields``; empty:
+    the text is not sealed, a commit's): the vector and the digest are sealed with it too, so in LOG
+    ``vector`` is empty and ``sealed_vector`` holds it; a reader gets it back, or ``()`` once erased.
+    """
 
     memory_id: str
     model: str
     text_digest: str
     vector: tuple[float, ...]
+    record: str = ""
+    sealed_vector: str = ""
 
 
 class EmbeddingModelRequested(_Event, frozen=True, kw_only=True, tag="embedding.model.requested"):

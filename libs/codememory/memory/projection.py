@@ -11,7 +11,9 @@ cannot bring the memory back.
 A new memory's lexical text carries the previous memory of its session (``codememory.memory.enrich``).
 The projection remembers the last memory of recently active sessions; after a restart it finds it in
 the index (the session's memory with the highest ``created_seq`` below the new one), which is the same
-answer, so live following and replay index the same text.
+answer, so live following and replay index the same text. When a memory is forgotten, the memory that
+took it as context loses that context (``_drop_context``): an erased text must not live on in its
+successor's payload and lexical vector, and replay (where it reads ``[erased]``) ends the same.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from codememory.events import Envelope, MemoryForgotten, MemoryRefined
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.lexical.pool import DeferredTerms, TermsPool
 from codememory.memory.draft import MemoryDraft, memory_from_envelope
-from codememory.memory.enrich import Enrichment
-from codememory.memory.fold import LIVE_STATES, PointState, fold, targets_of
+from codememory.memory.enrich import Enrichment, indexed_text
+from codememory.memory.fold import FORGOTTEN, LIVE_STATES, Encode, PointState, fold, targets_of
 from codememory.memory.kinds import DERIVED_TYPES
 from codememory.memory.position import Position
 from codememory.vectorstore import IndexFilter, IndexPoint, VectorIndex
@@ -126,6 +128,29 @@ class MemoryProjection:
             del self._tails[session]  # the next lookup finds the memory before it in the index
         elif isinstance(event, MemoryRefined) and event.text:
             self._tails[session] = (tail[0], target, event.text)
+
+    def _drop_context(
+        self, forgotten: list[str], states: dict[str, PointState | None], changed: set[str], encode: Encode
+    ) -> list[str]:
+        """The memories whose context was a forgotten memory's text, without it; the ids newly loaded."""
+        loaded = []
+        flt = IndexFilter(any_of={"previous_id": forgotten})
+        for stored in self.index.scroll(flt, with_vectors=True):
+            if stored.id not in states:
+                states[stored.id] = PointState(dict(stored.payload), stored.dense, stored.sparse)
+                loaded.append(stored.id)
+        gone = {t: (states[t] or PointState({})).payload.get("tenant") for t in forgotten}
+        for point_id, state in list(states.items()):
+            if state is None or not state.payload.get("context") or state.payload.get("state") == FORGOTTEN:
+                continue
+            previous = state.payload.get("previous_id")
+            if previous in gone and gone[previous] == state.payload.get("tenant"):
+                payload = {**state.payload, "context": ""}
+                states[point_id] = PointState(
+                    payload, state.dense, encode(indexed_text(payload, self.enrichment))
+                )
+                changed.add(point_id)
+        return loaded
 
     @property
     def encoder(self) -> SparseEncoder:
@@ -226,6 +251,9 @@ class MemoryProjection:
                     self._remember(session, seq, target, str(after.payload.get("text") or ""))
                 elif after is not None:
                     self._track(envelope, target, before)
+        forgotten = [t for _, e, t in targeted if isinstance(e.payload, MemoryForgotten) and t in changed]
+        if forgotten:
+            ids += self._drop_context(forgotten, states, changed, encode)
         final = [(t, state) for t in ids if t in changed and (state := states[t]) is not None]
         sparse = [s.sparse for _, s in final]
         if deferred is not None and self.terms is not None:

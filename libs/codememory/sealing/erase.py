@@ -5,7 +5,10 @@ its events first (a crash in between leaves the keys, and erasing again finds th
 ``destroy`` then destroys their keys. After it no copy of LOG, whether the live stream, a raw read of
 its files or a backup, holds those records' text in a form anyone can read.
 
-- ``memory``: the memory's record key.
+- ``memory``: the memory's record key, and when the memory is an event of an agent session (a prompt,
+  a tool's output: its id is the event's) the event's leaf of the session's tree is punctured, so
+  its text and its vector go and every other event of the session stays readable. A session record
+  from before per-event keys has one key for all its events: ``refused_session`` names it.
 - ``session``: the session's record key and the keys of every memory, insight and summary made from it.
 - ``user``: the user's key encryption key (every record wrapped by it at once), the record keys under
   it, and the user's pointer, so a user seen again starts with a new key.
@@ -16,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from codememory.sealing.keys import KeyRing, StoredRecord, decode_stored
+from codememory.sealing.keys import KeyRing, StoredRecord, decode_stored, record_name
 
 __all__ = ["ErasePlan", "Scope", "destroy", "late", "plan"]
 
@@ -29,6 +32,8 @@ class ErasePlan:
     scope: Scope
     records: tuple[str, ...]  # record ids (``m:<memory_id>``, ``s:<session_id>``)
     keys: tuple[str, ...]  # store names to destroy, records last but one, the user's kek and pointer last
+    punctures: tuple[tuple[str, str], ...] = ()  # (session record, leaf): one event of a session
+    refused_session: str = ""  # the memory's session has one key for all its events (sealed before)
 
     @property
     def memory_ids(self) -> tuple[str, ...]:
@@ -44,22 +49,38 @@ def _records(ring: KeyRing, tenant: str) -> list[StoredRecord]:
     return [s for s in stored if isinstance(s, StoredRecord)]
 
 
-def plan(ring: KeyRing, tenant: str, scope: Scope, subject: str) -> ErasePlan:
-    """What erasing ``subject`` (a user, a session id or a memory id) of ``tenant`` destroys."""
+def _names(records: list[StoredRecord]) -> tuple[str, ...]:
+    return tuple(sorted({record_name(r.record, r.epoch) for r in records}))
+
+
+def _memory(ring: KeyRing, tenant: str, subject: str, session: str) -> ErasePlan:
+    own = ring.live_record(tenant, f"m:{subject}")
+    found = [own] if own is not None else []
+    # an event of the session has no record of its own, or one its refinements made (no session):
+    # a stored memory, an insight or a summary names its session in its own record
+    is_event = own is None or not own.session
+    event_of = ring.live_record(tenant, f"s:{session}") if session and is_event else None
+    if event_of is not None and not event_of.tree:
+        return ErasePlan(tenant, "memory", (), (), refused_session=session)
+    punctures = ((event_of.record, subject),) if event_of is not None else ()
+    return ErasePlan(tenant, "memory", tuple(r.record for r in found), _names(found), punctures)
+
+
+def plan(ring: KeyRing, tenant: str, scope: Scope, subject: str, session: str = "") -> ErasePlan:
+    """What erasing ``subject`` (a user, a session id or a memory id) of ``tenant`` destroys;
+    ``session``: for a memory, the agent session it was recorded in, if any."""
     if scope == "memory":
-        found = [f"m:{subject}"] if ring.store.get(tenant, f"rec:m:{subject}") is not None else []
-        return ErasePlan(tenant, scope, tuple(found), tuple(f"rec:{r}" for r in found))
+        return _memory(ring, tenant, subject, session)
     if scope == "session":
-        found = sorted(
-            r.record for r in _records(ring, tenant) if r.session == subject or r.record == f"s:{subject}"
-        )
-        return ErasePlan(tenant, scope, tuple(found), tuple(f"rec:{r}" for r in found))
+        live = [r for r in _records(ring, tenant) if r.session == subject or r.record == f"s:{subject}"]
+        return ErasePlan(tenant, scope, tuple(sorted({r.record for r in live})), _names(live))
     pointer = ring.current_user_pointer(tenant, subject)
     if pointer is None:
         return ErasePlan(tenant, scope, (), ())
     name, kid = pointer
-    found = sorted(r.record for r in _records(ring, tenant) if r.kek == kid)
-    return ErasePlan(tenant, scope, tuple(found), (*(f"rec:{r}" for r in found), f"kek:{kid}", name))
+    live = [r for r in _records(ring, tenant) if r.kek == kid]
+    records = tuple(sorted({r.record for r in live}))
+    return ErasePlan(tenant, scope, records, (*_names(live), f"kek:{kid}", name))
 
 
 def late(ring: KeyRing, erase: ErasePlan, subject: str) -> ErasePlan:
@@ -68,17 +89,19 @@ def late(ring: KeyRing, erase: ErasePlan, subject: str) -> ErasePlan:
     if erase.scope == "memory":
         return ErasePlan(erase.tenant, erase.scope, (), ())
     kek = next((name[4:] for name in erase.keys if name.startswith("kek:")), "")
-    found = sorted(
-        r.record
+    found = [
+        r
         for r in _records(ring, erase.tenant)
-        if r.record not in erase.records
+        if record_name(r.record, r.epoch) not in erase.keys
         and (r.kek == kek if erase.scope == "user" else r.session == subject or r.record == f"s:{subject}")
-    )
-    return ErasePlan(erase.tenant, erase.scope, tuple(found), tuple(f"rec:{r}" for r in found))
+    ]
+    return ErasePlan(erase.tenant, erase.scope, tuple(sorted({r.record for r in found})), _names(found))
 
 
 def destroy(ring: KeyRing, erase: ErasePlan) -> int:
-    """Destroy the planned keys; the number that still existed (0 when erased before)."""
+    """Destroy the planned keys and puncture the planned leaves; the number of keys that still existed
+    and leaves that were still readable (0 when erased before)."""
     destroyed = sum(ring.store.destroy(erase.tenant, name) for name in erase.keys)
+    destroyed += sum(ring.puncture(erase.tenant, record, leaf) for record, leaf in erase.punctures)
     ring.refresh()
     return destroyed

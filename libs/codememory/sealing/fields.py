@@ -1,19 +1,25 @@
 """Which fields of which events are sealed in LOG, and under which record's key: the one list.
 
 A field is sealed when it can carry what a person typed, what a tool printed, or what was learnt from
-either: prompts, tool input and output, memory text, observations, insights, summaries. Ids, paths,
-repositories, times, vectors and counts stay clear: consumers route, deduplicate and fold on them.
+either: prompts, tool input and output, memory text, observations, insights, summaries, and what can
+be turned back into such text or confirm a guess of it: a memory's embedding and its text's digest
+(``SEALED_VECTORS``: a vector is sealed as bytes into a string field beside it, and is absent, ``()``,
+when its key is gone). Ids, paths, repositories, times and counts stay clear: consumers route,
+deduplicate and fold on them.
 
 Each sealed event names one *record*: ``s:<session_id>`` for what an agent session produced,
 ``m:<memory_id>`` for a memory (insights and summaries are memories). A record has its own key, so one
 memory or one session can be erased; that key is wrapped by the key of the record's user (per tenant),
-so one user can be erased at once. ``user`` is who the record belongs to; ``session`` ties a memory to
-the session it came from (``erase --session`` erases both); empty means unknown (the record then
-inherits the session's user, or the tenant's default user).
+so one user can be erased at once. A session's key is a tree with a key per *leaf* (``tree.py``): each
+event is sealed with the leaf of its own id, so one event (a memory recorded from the session) can be
+erased and the others stay. ``user`` is who the record belongs to; ``session`` ties a memory to the
+session it came from (``erase --session`` erases both); empty means unknown (the record then inherits
+the session's user, or the tenant's default user). A ``MemoryEmbedded`` names the record of the text
+it embeds (set by the embed service), so erasing that text erases its vector too.
 
 Not sealed, deliberately: ``CommitRecorded`` author and message (they are a copy of the repository's
 history, which erasure cannot reach), ``MemoryStored.metadata`` and ``tags`` (labels an API caller
-chooses), ``cwd`` and paths, and the vectors of ``MemoryEmbedded`` (see docs/security.md).
+chooses), ``cwd`` and paths, and vectors of texts that are not sealed themselves (a commit's).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from codememory.events import (
     Event,
     ForgettingDetected,
     InsightDerived,
+    MemoryEmbedded,
     MemoryRefined,
     MemoryStored,
     ObservationRecorded,
@@ -35,7 +42,7 @@ from codememory.events import (
     ToolObserved,
 )
 
-__all__ = ["SEALED_FIELDS", "Record", "record_of"]
+__all__ = ["SEALED_FIELDS", "SEALED_VECTORS", "Record", "record_of"]
 
 SEALED_FIELDS: dict[type[Event], tuple[str, ...]] = {
     PromptSubmitted: ("prompt",),
@@ -49,6 +56,11 @@ SEALED_FIELDS: dict[type[Event], tuple[str, ...]] = {
     MemoryRefined: ("text",),
     InsightDerived: ("title", "situation", "what_worked"),
     SessionSummarized: ("summary",),
+    MemoryEmbedded: ("text_digest",),
+}
+# vector fields, sealed as packed floats into the string field named beside them
+SEALED_VECTORS: dict[type[Event], tuple[tuple[str, str], ...]] = {
+    MemoryEmbedded: (("vector", "sealed_vector"),),
 }
 
 
@@ -58,6 +70,12 @@ class Record:
     user: str = ""
     session: str = ""
     user_known: bool = True  # False: take the user of ``session``'s record when there is one
+    leaf: str = ""  # a session's record: the leaf whose key seals the event (empty: the event's id)
+
+    @property
+    def per_event(self) -> bool:
+        """A key per event (a session's tree) rather than one for the whole record."""
+        return self.record_id.startswith("s:")
 
 
 def record_of(event: Event) -> Record | None:
@@ -81,5 +99,10 @@ def record_of(event: Event) -> Record | None:
             | ForgettingDetected()
         ):
             return Record(f"s:{event.session_id}", event.user, event.session_id)
+        case MemoryEmbedded() if event.record.startswith("s:"):
+            session = event.record[2:]
+            return Record(event.record, session=session, user_known=False, leaf=event.memory_id)
+        case MemoryEmbedded() if event.record.startswith("m:"):
+            return Record(event.record, user_known=False)
         case _:
             return None

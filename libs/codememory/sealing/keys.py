@@ -4,12 +4,18 @@ Names in the store (per tenant):
   ``user:<user>#<n>``  -> which key encryption key (``kek``) the user's records are wrapped with now;
                           ``n`` counts erasures of the user, so a user erased and seen again gets a new one
   ``kek:<kid>``        -> 32 random bytes (AES-256), destroyed by ``erase --user``
-  ``rec:<record>``     -> the record's 32-byte data key, AES-GCM-wrapped by its user's kek, with the
-                          record's session (``erase --session`` finds its records by it)
+  ``rec:<record>``     -> the record, AES-GCM-wrapped by its user's kek, with the record's session
+                          (``erase --session`` finds its records by it). A memory's record (``m:``)
+                          wraps one 32-byte data key; an agent session's (``s:``, made since per-event
+                          keys) wraps the frontier of a puncturable tree (``tree.py``), a key per event
+  ``cut<n>:<record>``  -> a session's frontier after its ``n``-th punctured event (``erase --memory``
+                          on one of its events): written before ``n - 1`` is destroyed, so a reader
+                          always finds one; session records from before per-event keys have no tree
 
-Destroying ``rec:<record>`` erases one memory or session; destroying ``kek:<kid>`` makes every record
-wrapped by it unreadable at once. Unwrapped keys are cached per process; the cache is dropped when the
-store's ``generation`` moves (something was destroyed, perhaps by another process).
+Destroying ``rec:<record>`` erases one memory or session; puncturing erases one event of a session;
+destroying ``kek:<kid>`` makes every record wrapped by it unreadable at once. Unwrapped keys are cached
+per process; the cache is dropped when the store's ``generation`` moves (something was destroyed,
+perhaps by another process).
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from codememory.sealing.fields import Record
 from codememory.sealing.keystore import KeyStore
+from codememory.sealing.tree import Frontier, leaf_index
 
-__all__ = ["KeyRing", "StoredRecord"]
+__all__ = ["KeyRing", "RecordKey", "StoredRecord", "record_name"]
 
 NONCE = 12
 
@@ -41,8 +48,10 @@ class UserPointer(msgspec.Struct, frozen=True, tag="user"):
 class StoredRecord(msgspec.Struct, frozen=True, tag="record"):
     record: str
     kek: str
-    wrapped: str  # base64(nonce + AES-GCM(data key))
+    wrapped: str  # base64(nonce + AES-GCM(data key, or the tree's frontier))
     session: str = ""
+    tree: bool = False  # a key per event (``tree.py``); False: one data key for the whole record
+    epoch: int = 0  # events punctured so far: stored under ``record_name(record, epoch)``
 
 
 Stored = StoredKek | UserPointer | StoredRecord
@@ -61,15 +70,41 @@ def _aad(*parts: str) -> bytes:
     return "\0".join(parts).encode("utf-8", "surrogatepass")
 
 
+def record_name(record_id: str, epoch: int = 0) -> str:
+    """The store name of a record's key (``epoch``: after that many punctures)."""
+    return f"rec:{record_id}" if epoch == 0 else f"cut{epoch}:{record_id}"
+
+
+def _record_aad(tenant: str, stored: StoredRecord) -> bytes:
+    epoch = (str(stored.epoch),) if stored.epoch else ()
+    return _aad(tenant, stored.record, *epoch)
+
+
+class RecordKey:
+    """What seals and opens a record's fields: one data key, or a key per leaf of the record's tree."""
+
+    def __init__(self, direct: AESGCM | None = None, frontier: Frontier | None = None) -> None:
+        self._direct = direct
+        self.frontier = frontier
+
+    def key(self, leaf: str) -> AESGCM | None:
+        """The key of the event (or memory) named ``leaf``; None when that leaf was punctured."""
+        if self._direct is not None:
+            return self._direct
+        assert self.frontier is not None
+        raw = self.frontier.leaf(leaf_index(leaf))
+        return None if raw is None else AESGCM(raw)
+
+
 class KeyRing:
-    """Data keys of records for sealing (created when missing) and opening (never created)."""
+    """Keys of records for sealing (created when missing) and opening (never created)."""
 
     def __init__(self, store: KeyStore) -> None:
         self.store = store
         self._generation = store.generation()
         self._keks: dict[tuple[str, str], AESGCM | None] = {}
         self._users: dict[tuple[str, str], str] = {}
-        self._records: dict[tuple[str, str], AESGCM | None] = {}
+        self._records: dict[tuple[str, str], RecordKey | None] = {}
 
     def refresh(self) -> None:
         """Drop cached keys when anything was destroyed since they were read."""
@@ -80,31 +115,75 @@ class KeyRing:
             self._records.clear()
             self._generation = generation
 
-    def for_sealing(self, tenant: str, record: Record) -> AESGCM | None:
+    def for_sealing(self, tenant: str, record: Record) -> RecordKey | None:
         """The record's key, made (under its user's key) when it has none; None when it was erased."""
         cached = self._records.get((tenant, record.record_id))
         if cached is not None or (tenant, record.record_id) in self._records:
             return cached
-        key = self._open_record(tenant, record.record_id)
-        if key is None and not self.store.destroyed(tenant, f"rec:{record.record_id}"):
+        stored = self.live_record(tenant, record.record_id)
+        key = self._unwrap(tenant, stored) if stored is not None else None
+        if stored is None and not self.store.destroyed(tenant, record_name(record.record_id)):
             key = self._create_record(tenant, record)
         self._records[(tenant, record.record_id)] = key
         return key
 
-    def for_opening(self, tenant: str, record_id: str) -> AESGCM | None:
+    def for_opening(self, tenant: str, record_id: str) -> RecordKey | None:
         key = self._records.get((tenant, record_id))
         if key is None and (tenant, record_id) not in self._records:
-            key = self._open_record(tenant, record_id)
+            stored = self.live_record(tenant, record_id)
+            key = self._unwrap(tenant, stored) if stored is not None else None
             if key is not None:  # a missing key is looked up again: a writer may create it later
                 self._records[(tenant, record_id)] = key
         return key
 
     def erased(self, tenant: str, record_id: str) -> bool:
         """The record's key, or the key of its user, was destroyed."""
-        if self.store.destroyed(tenant, f"rec:{record_id}"):
-            return True
-        stored = self._stored_record(tenant, record_id)
-        return stored is not None and self.store.destroyed(tenant, f"kek:{stored.kek}")
+        stored = self.live_record(tenant, record_id)
+        if stored is None:
+            return self.store.destroyed(tenant, record_name(record_id))
+        return self.store.destroyed(tenant, f"kek:{stored.kek}")
+
+    def live_record(self, tenant: str, record_id: str) -> StoredRecord | None:
+        """The record's stored key as it is now (its newest frontier), None when it has none."""
+        epoch = 0
+        while self.store.destroyed(tenant, record_name(record_id, epoch)):
+            epoch += 1
+        value = self.store.get(tenant, record_name(record_id, epoch))
+        while value is not None:  # a puncture that has not destroyed the frontier before it (yet)
+            newer = self.store.get(tenant, record_name(record_id, epoch + 1))
+            if newer is None:
+                break
+            value, epoch = newer, epoch + 1
+        stored = decode_stored(value or b"")
+        return stored if isinstance(stored, StoredRecord) else None
+
+    def puncture(self, tenant: str, record_id: str, leaf: str) -> bool:
+        """Erase one leaf of a session's tree: its next frontier is written (and made durable), then
+        every older one destroyed. False when the record has no tree, or the leaf is gone already."""
+        while True:
+            stored = self.live_record(tenant, record_id)
+            key = self._unwrap(tenant, stored) if stored is not None and stored.tree else None
+            cut = key.frontier.punctured(leaf_index(leaf)) if key is not None and key.frontier else None
+            kek = self._kek(tenant, stored.kek, create=False) if stored is not None else None
+            if stored is None or cut is None or kek is None:
+                return False
+            nonce = os.urandom(NONCE)
+            entry = msgspec.structs.replace(stored, epoch=stored.epoch + 1, wrapped="")
+            sealed = nonce + kek.encrypt(nonce, cut.encode(), _record_aad(tenant, entry))
+            entry = msgspec.structs.replace(entry, wrapped=base64.b64encode(sealed).decode())
+            value = msgspec.json.encode(entry)
+            created = self.store.create(tenant, record_name(record_id, entry.epoch), value)
+            if created is None:
+                return False  # the whole record was erased meanwhile
+            if created == value:
+                break
+            # another eraser punctured this frontier first: puncture theirs
+        self.store.sync()
+        for epoch in range(entry.epoch):
+            if not self.store.destroyed(tenant, record_name(record_id, epoch)):
+                self.store.destroy(tenant, record_name(record_id, epoch))
+        self.refresh()
+        return True
 
     def user_kek(self, tenant: str, user: str) -> str:
         """The id of the key that wraps ``user``'s new records (made on first use)."""
@@ -148,42 +227,37 @@ class KeyRing:
             self._keks[(tenant, kid)] = kek
         return kek
 
-    def _stored_record(self, tenant: str, record_id: str) -> StoredRecord | None:
-        stored = decode_stored(self.store.get(tenant, f"rec:{record_id}") or b"")
-        return stored if isinstance(stored, StoredRecord) else None
-
-    def _unwrap(self, tenant: str, stored: StoredRecord) -> AESGCM | None:
+    def _unwrap(self, tenant: str, stored: StoredRecord) -> RecordKey | None:
         kek = self._kek(tenant, stored.kek, create=False)
         if kek is None:
             return None
         blob = base64.b64decode(stored.wrapped)
         try:
-            return AESGCM(kek.decrypt(blob[:NONCE], blob[NONCE:], _aad(tenant, stored.record)))
-        except InvalidTag:
+            clear = kek.decrypt(blob[:NONCE], blob[NONCE:], _record_aad(tenant, stored))
+            return RecordKey(frontier=Frontier.decode(clear)) if stored.tree else RecordKey(AESGCM(clear))
+        except (InvalidTag, ValueError):
             return None
 
-    def _open_record(self, tenant: str, record_id: str) -> AESGCM | None:
-        stored = self._stored_record(tenant, record_id)
-        return self._unwrap(tenant, stored) if stored is not None else None
-
-    def _create_record(self, tenant: str, record: Record) -> AESGCM | None:
+    def _create_record(self, tenant: str, record: Record) -> RecordKey | None:
         kid = ""
         if not record.user_known and record.session:
-            inherited = self._stored_record(tenant, f"s:{record.session}")
+            inherited = self.live_record(tenant, f"s:{record.session}")
             kid = inherited.kek if inherited is not None else ""
         if not kid:
             kid = self.user_kek(tenant, record.user)
         kek = self._kek(tenant, kid, create=True)
         if kek is None:  # the user was erased between reading the pointer and now
             return None
+        secret = Frontier.fresh(os.urandom(32)).encode() if record.per_event else AESGCM.generate_key(256)
         nonce = os.urandom(NONCE)
-        wrapped = nonce + kek.encrypt(nonce, AESGCM.generate_key(256), _aad(tenant, record.record_id))
+        wrapped = nonce + kek.encrypt(nonce, secret, _aad(tenant, record.record_id))
         entry = StoredRecord(
             record=record.record_id,
             kek=kid,
             wrapped=base64.b64encode(wrapped).decode(),
             session=record.session,
+            tree=record.per_event,
         )
-        value = self.store.create(tenant, f"rec:{record.record_id}", msgspec.json.encode(entry))
+        value = self.store.create(tenant, record_name(record.record_id), msgspec.json.encode(entry))
         stored = decode_stored(value or b"")
         return self._unwrap(tenant, stored) if isinstance(stored, StoredRecord) else None

@@ -1,12 +1,14 @@
 """Sealing and opening envelopes: what the codec calls on every append and every read of LOG.
 
 ``seal`` replaces each sealed field (``fields.py``) with a token, ``cmseal1:`` and the base64 of a
-nonce and the AES-GCM ciphertext under the record's key; a dict field becomes ``{"cmseal1": token}``.
-The additional data binds a token to its tenant, record, event id and field, so a token moved to
-another event or field does not open. ``open`` turns tokens back into text. Without the key the text
-becomes a placeholder and the envelope keeps its shape: ``[erased]`` when the record or its user was
-erased (a dict field becomes ``{}``), ``[sealed]`` when this process has no key for it. Events with
-nothing to seal, and events written before sealing was on, pass through unchanged.
+nonce and the AES-GCM ciphertext under the record's key (for a session, the key of the event's leaf);
+a dict field becomes ``{"cmseal1": token}``; a vector is packed (float32 when that is exact, else
+float64) into a token in the string field beside it and left empty. The additional data binds a token
+to its tenant, record, event id and field, so a token moved to another event or field does not open.
+``open`` turns tokens back into text and vectors. Without the key the text becomes a placeholder and
+the envelope keeps its shape: ``[erased]`` when the record, its user or the event's leaf was erased (a
+dict field becomes ``{}``, a vector ``()``), ``[sealed]`` when this process has no key for it. Events
+with nothing to seal, and events written before sealing was on, pass through unchanged.
 
 Event ids are computed before sealing, from the clear text, so they stay deterministic and JetStream
 still deduplicates a retried append (the ciphertext differs per attempt, the ``Nats-Msg-Id`` does not).
@@ -17,6 +19,9 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import sys
+from array import array
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -24,7 +29,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from codememory.events import Envelope, Event
-from codememory.sealing.fields import SEALED_FIELDS, record_of
+from codememory.sealing.fields import SEALED_FIELDS, SEALED_VECTORS, record_of
 from codememory.sealing.keys import NONCE, KeyRing
 from codememory.sealing.keystore import KeyStore
 
@@ -47,6 +52,25 @@ def _aad(envelope: Envelope, record_id: str, field: str) -> bytes:
     return "\0".join((envelope.tenant, record_id, envelope.event_id, field)).encode("utf-8", "surrogatepass")
 
 
+def _pack(vector: Sequence[float]) -> bytes:
+    packed = array("f", vector)
+    if packed.tolist() != list(vector):  # not float32 values: keep every bit
+        packed = array("d", vector)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.typecode.encode() + packed.tobytes()
+
+
+def _unpack(data: bytes) -> tuple[float, ...]:
+    typecode = data[:1].decode("ascii", "replace")
+    if typecode not in ("f", "d") or (len(data) - 1) % (4 if typecode == "f" else 8):
+        raise ValueError("not a packed vector")
+    unpacked = array(typecode, data[1:])
+    if sys.byteorder == "big":
+        unpacked.byteswap()
+    return tuple(unpacked.tolist())
+
+
 class Sealer:
     """An ``EnvelopeSealer`` (``codememory.events.codec``) over a key store."""
 
@@ -57,10 +81,14 @@ class Sealer:
         payload = envelope.payload
         record = record_of(payload)
         names = SEALED_FIELDS.get(type(payload), ())
-        if record is None or not any(getattr(payload, name) for name in names):
+        vectors = SEALED_VECTORS.get(type(payload), ())
+        if record is None or not (
+            any(getattr(payload, name) for name in names) or any(getattr(payload, v) for v, _ in vectors)
+        ):
             return envelope
         self.keys.refresh()
-        key = self.keys.for_sealing(envelope.tenant, record)
+        sealing = self.keys.for_sealing(envelope.tenant, record)
+        key = None if sealing is None else sealing.key(record.leaf or envelope.event_id)
         changes: dict[str, Any] = {}
         for name in names:
             value = getattr(payload, name)
@@ -70,10 +98,13 @@ class Sealer:
                 changes[name] = {} if isinstance(value, dict) else ERASED
                 continue
             clear = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else _json.encode(value)
-            nonce = os.urandom(NONCE)
-            sealed = nonce + key.encrypt(nonce, clear, _aad(envelope, record.record_id, name))
-            token = PREFIX + base64.urlsafe_b64encode(sealed).decode()
+            token = _token(key, clear, _aad(envelope, record.record_id, name))
             changes[name] = {_DICT_KEY: token} if isinstance(value, dict) else token
+        for name, into in vectors:
+            vector = getattr(payload, name)
+            if vector:
+                aad = _aad(envelope, record.record_id, name)
+                changes[name], changes[into] = (), "" if key is None else _token(key, _pack(vector), aad)
         return _replaced(envelope, payload, changes)
 
     def flush(self) -> None:
@@ -84,13 +115,18 @@ class Sealer:
         payload = envelope.payload
         names = SEALED_FIELDS.get(type(payload), ())
         tokens = [name for name in names if is_token(getattr(payload, name))]
-        if not tokens:
+        vectors = [(n, into) for n, into in SEALED_VECTORS.get(type(payload), ()) if getattr(payload, into)]
+        if not tokens and not vectors:
             return envelope
         record = record_of(payload)
-        assert record is not None  # every event with sealed fields names a record
+        if record is None:  # a sealed vector with no record named: nothing can open it
+            return _replaced(envelope, payload, {into: "" for _, into in vectors})
         self.keys.refresh()
-        key = self.keys.for_opening(envelope.tenant, record.record_id)
-        erased = key is None and self.keys.erased(envelope.tenant, record.record_id)
+        opening = self.keys.for_opening(envelope.tenant, record.record_id)
+        key = None if opening is None else opening.key(record.leaf or envelope.event_id)
+        erased = (opening is not None and key is None) or (
+            opening is None and self.keys.erased(envelope.tenant, record.record_id)
+        )
         changes: dict[str, Any] = {}
         for name in tokens:
             value = getattr(payload, name)
@@ -102,7 +138,19 @@ class Sealer:
                 changes[name] = msgspec.json.decode(clear)
             else:
                 changes[name] = clear.decode("utf-8", "surrogatepass")
+        for name, into in vectors:
+            sealed = getattr(payload, into)
+            clear = None if key is None else _open(key, sealed, _aad(envelope, record.record_id, name))
+            try:
+                changes[name], changes[into] = (() if clear is None else _unpack(clear)), ""
+            except ValueError:
+                changes[name], changes[into] = (), ""
         return _replaced(envelope, payload, changes)
+
+
+def _token(key: AESGCM, clear: bytes, aad: bytes) -> str:
+    nonce = os.urandom(NONCE)
+    return PREFIX + base64.urlsafe_b64encode(nonce + key.encrypt(nonce, clear, aad)).decode()
 
 
 def _open(key: AESGCM, value: object, aad: bytes) -> bytes | None:

@@ -46,3 +46,32 @@ def test_forgetting_removes_a_memory_and_sessions_collect_their_steps() -> None:
     session = tenant.sessions["s1"]
     assert session.ended and [s.kind for s in session.steps] == ["run_failed"]
     assert session.steps[0].at == failed_at  # the time of its event, not of the fold
+
+
+def test_an_erasure_takes_the_sessions_text_out_of_the_view_at_once() -> None:
+    from codememory.events import DataErased, PromptSubmitted
+
+    log = Log()
+    kept = log.add(PromptSubmitted(session_id="s1", agent="claude", prompt="keep the retry budget at 3"))
+    gone = log.add(PromptSubmitted(session_id="s1", agent="claude", prompt="my card number is 4111"))
+    log.add(PromptSubmitted(session_id="s2", agent="claude", prompt="session two's private plan"))
+    view = ConsolidationView()
+    view.apply_batch(log.records)
+    tenant = view.tenant("t")
+    assert {s.text for s in tenant.sessions["s1"].steps} == {
+        "keep the retry budget at 3",
+        "my card number is 4111",
+    }
+    log.add(MemoryForgotten(memory_id=gone, reason="erased"))  # erase --memory: one step of s1
+    view.apply_batch(log.records)
+    assert [s.event_id for s in tenant.sessions["s1"].steps] == [kept] and gone not in tenant.memories
+    assert kept in tenant.memories
+    forgotten = [m for m, r in tenant.memories.items() if r.session_id == "s2"]
+    for memory_id in forgotten:  # erase --session s2: its memories, then the record of the erasure
+        log.add(MemoryForgotten(memory_id=memory_id, reason="erased"))
+    log.add(DataErased(scope="session", subject_digest="d", memory_ids=tuple(forgotten), session_ids=("s2",)))
+    view.apply_batch(log.records)
+    assert "s2" not in tenant.sessions and not [r for r in tenant.memories.values() if r.session_id == "s2"]
+    texts = [s.text for session in tenant.sessions.values() for s in session.steps]
+    texts += [r.text for r in tenant.memories.values()]
+    assert not [t for t in texts if "4111" in t or "private plan" in t]

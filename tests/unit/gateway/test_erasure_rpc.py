@@ -21,7 +21,7 @@ from codememory.events import (
 )
 from codememory.events.codec import install_sealer
 from codememory.gateway.erasure import Eraser, SharesSessionKey
-from codememory.sealing import ERASED, MemoryKeyStore, Sealer
+from codememory.sealing import ERASED, MemoryKeyStore, Record, Sealer
 from codememory.vectorstore import IndexFilter, StoredPoint
 
 
@@ -75,15 +75,36 @@ async def test_erasing_a_user_forgets_their_memories_then_destroys_keys(sealer: 
     assert [type(decode_envelope(r.data).payload) for r in log.records[before:]] == [DataErased]
 
 
-async def test_a_memory_sealed_with_its_session_key_is_refused(sealer: Sealer) -> None:
+async def test_one_memory_of_a_session_is_erased_and_the_rest_of_the_session_stays(sealer: Sealer) -> None:
     log = InMemoryEventLog()
-    prompt = PromptSubmitted(session_id="s1", agent="claude", prompt="a prompt")
-    await log.append([new_envelope(prompt, event_id="e1", tenant="t")])
+    prompts = [PromptSubmitted(session_id="s1", agent="claude", prompt=f"prompt {i}") for i in range(3)]
+    await log.append([new_envelope(p, event_id=f"e{i}", tenant="t") for i, p in enumerate(prompts)])
+    points = Points([{"tenant": "t", "memory_id": f"e{i}", "session_id": "s1"} for i in range(3)])
+    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    response = await eraser.erase("t", "memory", "e1")
+    assert list(response.memory_ids) == ["e1"] and not response.session_ids and response.keys_destroyed == 1
+    texts = [getattr(decode_envelope(r.data).payload, "prompt", None) for r in log.records]
+    assert texts[:3] == ["prompt 0", ERASED, "prompt 2"]
+    erased = decode_envelope(log.records[-1].data).payload
+    assert isinstance(erased, DataErased) and erased.memory_ids == ("e1",) and erased.session_ids == ()
+    again = await eraser.erase("t", "memory", "e1")  # punctured already: nothing more to destroy
+    assert again.keys_destroyed == 0
+
+
+async def test_a_memory_of_a_session_sealed_before_per_event_keys_is_refused(
+    sealer: Sealer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = InMemoryEventLog()
+    with monkeypatch.context() as older:  # an older codememory: one key for the whole session
+        older.setattr(Record, "per_event", property(lambda self: False))
+        prompt = PromptSubmitted(session_id="s1", agent="claude", prompt="a prompt")
+        await log.append([new_envelope(prompt, event_id="e1", tenant="t")])
     points = Points([{"tenant": "t", "memory_id": "e1", "session_id": "s1"}])
     eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
     with pytest.raises(SharesSessionKey, match="erase --session s1"):
         await eraser.erase("t", "memory", "e1")
     assert len(log.records) == 1  # nothing appended
+    assert decode_envelope(log.records[0].data).payload.prompt == "a prompt"  # type: ignore[union-attr]
 
 
 async def test_a_memory_of_another_tenant_is_not_reached(sealer: Sealer) -> None:

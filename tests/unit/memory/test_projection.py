@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 from codememory.events import (
@@ -165,3 +166,34 @@ def test_a_creation_redelivered_after_a_refinement_does_not_revert_it(tmp_path: 
     projection.apply(len(history) + 1, stored_b[1])  # the same event again, later in the log (past dedupe)
     (point,) = projection.index.get([str(uuid.UUID(int=2))])
     assert point.payload["text"] == "retry budget is five"
+
+
+def test_forgetting_a_memory_takes_it_out_of_its_successors_context(tmp_path: Path) -> None:
+    """Live (the text, then forgotten) and replayed after erasure (``[erased]``, then forgotten) agree."""
+    ids = [str(uuid.UUID(int=200 + i)) for i in range(3)]
+    at = datetime(2026, 11, 24, tzinfo=UTC)
+
+    def session(middle: str) -> list[tuple[int, Envelope]]:
+        texts = ["keep the retry budget at three", middle, "rename the parser module"]
+        events = [
+            new_envelope(
+                PromptSubmitted(session_id="s", agent="a", prompt=t), event_id=i, tenant="t", occurred_at=at
+            )
+            for i, t in zip(ids, texts, strict=True)
+        ]
+        forget = new_envelope(MemoryForgotten(memory_id=ids[1]), event_id=str(uuid.UUID(int=300)), tenant="t")
+        return list(enumerate([*events, forget], 1))
+
+    live, replayed = _projection(tmp_path / "live"), _projection(tmp_path / "replayed")
+    history = session("my sister's birthday party is at the lakehouse")
+    live.apply_batch(history[:3])
+    successor = live.index.get([ids[2]])[0]
+    assert "lakehouse" in successor.payload["context"] and successor.payload["previous_id"] == ids[1]
+    live.apply_batch(history[3:])
+    for event in session("[erased]"):
+        replayed.apply_batch([event])  # one at a time: the forget in a batch of its own, as live
+    (after,) = live.index.get([ids[2]], with_vectors=True)
+    assert after.payload["context"] == "" and after.payload["seq"] == successor.payload["seq"]
+    vocabulary = live.encoder.encode_query("lakehouse")
+    assert not set(vocabulary.indices) & set(after.sparse.indices if after.sparse else [])
+    assert index_digest(live.index, IndexFilter()) == index_digest(replayed.index, IndexFilter())

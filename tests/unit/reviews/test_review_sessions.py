@@ -28,3 +28,46 @@ def test_sessions_and_turns_are_bounded() -> None:
     for n in range(MAX_SESSIONS + 5):
         sessions.touch(f"s{n}")
     assert sessions.get("s0") is None and sessions.get(f"s{MAX_SESSIONS + 4}") is not None
+
+
+def test_an_erased_prompt_or_edit_or_session_leaves_the_view_at_once() -> None:
+    from datetime import UTC, datetime
+
+    from reviewskit import edit, envelope, prompt  # type: ignore[import-not-found]
+
+    from codememory.events import DataErased, MemoryForgotten, new_envelope
+    from codememory.reviews.view import ReviewsView
+
+    view = ReviewsView()
+    events = [
+        envelope(prompt("rename a to b"), "p1"),
+        envelope(edit("m.py", "a", "b"), "x1"),
+        envelope(prompt("my password is hunter2, use it"), "p2"),
+        envelope(prompt("another session's secret plan", session="s-2"), "p3"),
+    ]
+    view.apply_batch(list(enumerate(events, 1)))
+    turns = view.tenant("acme").sessions.get("s-1")
+    assert turns is not None and [t.prompt for t in turns.turns] == [
+        "rename a to b",
+        "my password is hunter2, use it",
+    ]
+    now = datetime.now(UTC)
+    erasures = [
+        new_envelope(
+            MemoryForgotten(memory_id="p2", reason="erased"), event_id="f1", tenant="acme", occurred_at=now
+        ),
+        new_envelope(
+            MemoryForgotten(memory_id="x1", reason="erased"), event_id="f2", tenant="acme", occurred_at=now
+        ),
+        new_envelope(
+            DataErased(scope="session", subject_digest="d", session_ids=("s-2",)),
+            event_id="f3",
+            tenant="acme",
+        ),
+    ]
+    view.apply_batch(list(enumerate(erasures, 5)))
+    assert [t.prompt for t in turns.turns] == ["rename a to b", ""]  # the turn stays, its text goes
+    assert not [e for t in turns.turns for e in t.edits]
+    assert view.tenant("acme").sessions.get("s-2") is None
+    history, current, since = turns.before(10)
+    assert [h.prompt for h in history] == ["rename a to b"] and current == "" and since == []

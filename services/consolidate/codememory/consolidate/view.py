@@ -4,7 +4,8 @@ Each replica folds all of LOG itself (its own ordered consumer, like the gateway
 memory in process and never asks another service. The view is a projection (``codememory.projection``):
 its position lives in memory and it is rebuilt from LOG on start. It folds the cycle's own events
 too, so a memory merged or superseded by one cycle is not a candidate for the next, and a replayed
-cycle result changes nothing twice.
+cycle result changes nothing twice. An erasure takes its text out at once, not at the next restart:
+``MemoryForgotten`` drops the memory and its session step, ``DataErased`` the sessions it names.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from codememory.consolidate.sessions import SessionLog, step_of
 from codememory.events import (
     ConsolidationCompleted,
+    DataErased,
     Envelope,
     FileDeleted,
     ImportanceDecayed,
@@ -81,6 +83,15 @@ def _unit(vector: tuple[float, ...]) -> np.ndarray:
     array = np.asarray(vector, dtype=np.float32)
     norm = float(np.linalg.norm(array))
     return array / norm if norm > 0 else array
+
+
+def _drop_step(view: TenantView, session_id: str | None, memory_id: str) -> None:
+    """The step a forgotten memory was (memories take their event's id); every session when the
+    memory's own session is not known."""
+    sessions = view.sessions.values() if session_id is None else [view.sessions.get(session_id)]
+    for session in sessions:
+        if session is not None and any(step.event_id == memory_id for step in session.steps):
+            session.steps = [step for step in session.steps if step.event_id != memory_id]
 
 
 class ConsolidationView(InMemoryPosition):
@@ -153,7 +164,11 @@ class ConsolidationView(InMemoryPosition):
             case MemoryDeprecated() if m := memories.get(event.memory_id):
                 m.state = "deprecated"
             case MemoryForgotten():
-                memories.pop(event.memory_id, None)
+                forgotten = memories.pop(event.memory_id, None)
+                _drop_step(view, forgotten.session_id if forgotten else None, event.memory_id)
+            case DataErased():
+                for session_id in event.session_ids:
+                    view.sessions.pop(session_id, None)
             case MemoriesMerged():
                 for merged in event.merged_ids:
                     if (m := memories.get(merged)) is not None:

@@ -2,7 +2,9 @@
 
 Domain logic only: envelopes in, envelopes out. The vector is tied to the exact text by its digest and
 its event id is derived from the source event and the model, so re-embedding the same event appends
-nothing new.
+nothing new. Not from the digest: event ids stay clear in LOG, and an id made from the text's digest
+would confirm a guess of an erased text. Each vector names the sealing record of its text
+(``MemoryEmbedded.record``), so the codec seals the vector and the digest with the text's key.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 from codememory.events import Envelope, MemoryEmbedded, MemoryRefined, deterministic_id, new_envelope
 from codememory.memory import memory_from_envelope, text_digest
+from codememory.sealing import record_of
 
 
 @dataclass(frozen=True)
@@ -37,13 +40,17 @@ def embedded_events(
 ) -> list[Envelope]:
     events = []
     for job, vector in zip(jobs, vectors, strict=True):
-        digest = text_digest(job.text)
+        record = record_of(job.source.payload)
         events.append(
             new_envelope(
                 MemoryEmbedded(
-                    memory_id=job.memory_id, model=model, text_digest=digest, vector=tuple(vector)
+                    memory_id=job.memory_id,
+                    model=model,
+                    text_digest=text_digest(job.text),
+                    vector=tuple(vector),
+                    record=record.record_id if record is not None else "",
                 ),
-                event_id=deterministic_id(job.source.event_id, "embedded", model, digest),
+                event_id=deterministic_id(job.source.event_id, "embedded", model),
                 tenant=job.source.tenant,
                 causation_id=job.source.event_id,
                 correlation_id=job.source.correlation_id,

@@ -138,7 +138,8 @@ class GatewayCore:
                 memory_id, int(str(existing.payload.get("seq", 0)))
             )  # storing an id twice stores once
         event = memory.stored(memory_id, text, self._clean)
-        seq = await self._write(tenant, event, deterministic_id(tenant, "stored", memory_id, text))
+        # not from the text: ids stay clear in LOG, and one made from an erased text would confirm a guess
+        seq = await self._write(tenant, event, deterministic_id(tenant, "stored", memory_id))
         return Written(memory_id, seq)
 
     async def _point(self, memory_id: str) -> StoredPoint | None:

@@ -1,9 +1,11 @@
 """Erase: destroying a user's, a session's or a memory's keys, and telling every projection.
 
 Memories recorded from an agent session (a prompt, a tool's output: ``memory_id`` is the event's id)
-share their session's key, so erasing a session or a user also forgets the memories the projection
-holds for those sessions; ``erase --memory`` on one of them is refused with the session to erase
-instead (destroying one event's text alone is not possible under a session key).
+are sealed with their session's key, so erasing a session or a user also forgets the memories the
+projection holds for those sessions. ``erase --memory`` on one of them punctures the event's leaf of
+the session's key tree (``codememory.sealing.tree``): that event's text and vector go, the rest of
+the session stays. A session sealed before per-event keys has one key for all its events: erasing
+one of its memories is refused with the session to erase instead.
 
 Order matters and is chosen so that a crash at any point can be finished by erasing again:
 1. the key store says which records the erasure covers (nothing is destroyed yet);
@@ -112,10 +114,17 @@ class Eraser:
     async def erase(self, tenant: str, scope: Scope, subject: str) -> pb.EraseResponse:
         ring = self._sealer.keys
         async with self._lock:
-            planned = await asyncio.to_thread(plan, ring, tenant, scope, subject)
-            if scope == "memory" and not planned.records:
-                await self._refuse_session_memory(tenant, subject)
             index = self._index()
+            session = (
+                await asyncio.to_thread(memory_session, index, tenant, subject) if scope == "memory" else ""
+            )
+            planned = await asyncio.to_thread(plan, ring, tenant, scope, subject, session)
+            if planned.refused_session:
+                raise SharesSessionKey(
+                    f"memory {subject} was recorded in session {session}, sealed before per-event keys "
+                    f"with one key for the session: erase --session {session} erases it (with the rest "
+                    "of that session)"
+                )
             recorded = await asyncio.to_thread(session_memories, index, tenant, planned.session_ids)
             memory_ids = set(planned.memory_ids) | set(recorded)
             if scope == "memory":
@@ -127,12 +136,13 @@ class Eraser:
                 subject_digest=digest,
                 memory_ids=tuple(sorted(memory_ids)),
                 session_ids=planned.session_ids,
-                keys_destroyed=len(planned.keys),
+                keys_destroyed=len(planned.keys) + len(planned.punctures),
             )
+            cut = [f"{record}\0{leaf}" for record, leaf in planned.punctures]
             envelopes.append(
                 new_envelope(
                     erased,
-                    event_id=deterministic_id(tenant, "data.erased", digest, *planned.keys),
+                    event_id=deterministic_id(tenant, "data.erased", digest, *planned.keys, *cut),
                     tenant=tenant,
                 )
             )
@@ -167,15 +177,6 @@ class Eraser:
             await self._append([_forgotten(tenant, memory_id) for memory_id in sorted(missed)])
             forgotten |= missed
         return await asyncio.to_thread(destroy, ring, extra)
-
-    async def _refuse_session_memory(self, tenant: str, memory_id: str) -> None:
-        session = await asyncio.to_thread(memory_session, self._index(), tenant, memory_id)
-        store = self._sealer.keys.store
-        if session and await asyncio.to_thread(store.get, tenant, f"rec:s:{session}") is not None:
-            raise SharesSessionKey(
-                f"memory {memory_id} was recorded in session {session} and is sealed with its key: "
-                f"erase --session {session} erases it (with the rest of that session)"
-            )
 
 
 class ErasureServicer(pb_grpc.ErasureServiceServicer):

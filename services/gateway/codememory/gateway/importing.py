@@ -119,7 +119,7 @@ class ImportRun:
                 self.tally.existing += 1
                 continue
             self._seen.add(event.memory_id)
-            event_id = deterministic_id(self.tenant, "stored", event.memory_id, event.text)
+            event_id = deterministic_id(self.tenant, "stored", event.memory_id)  # not the text: see core
             envelopes.append(new_envelope(event, event_id=event_id, tenant=self.tenant))
             if state == DEPRECATED:
                 deprecated = MemoryDeprecated(memory_id=event.memory_id, reason="imported deprecated")

@@ -4,7 +4,9 @@ Each replica folds all of LOG itself (its own ordered consumer, like the gateway
 a commit is reviewed against the graph as LOG left it and an edit is judged against the turns before
 it, with no call to another service. Only code facts and commits go into the graphs (memories are the
 gateway's business here). The reviews and detections already in LOG are remembered by id, so a
-redelivered or replayed commit or edit is not recorded twice. Rebuilt from LOG on every start.
+redelivered or replayed commit or edit is not recorded twice. Rebuilt from LOG on every start; an
+erasure (``MemoryForgotten`` for each memory it covers, ``DataErased`` for its sessions) takes the
+text out of the sessions at once, so the process does not hold it until it restarts.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from codememory.codegraph import CodeGraph, TenantGraphs
 from codememory.events import (
     CommitRecorded,
     CommitReviewed,
+    DataErased,
     Envelope,
     FileDeleted,
     ForgettingDetected,
+    MemoryForgotten,
     PromptSubmitted,
     SymbolsExtracted,
     ToolObserved,
@@ -66,14 +70,21 @@ class ReviewsView(InMemoryPosition):
             case SymbolsExtracted() | FileDeleted() | CommitRecorded():
                 self.graphs.apply(envelope, seq)
             case PromptSubmitted() if event.prompt.strip():
-                self.tenant(envelope.tenant).sessions.touch(event.session_id).prompt(seq, event.prompt)
+                turns = self.tenant(envelope.tenant).sessions.touch(event.session_id)
+                turns.prompt(seq, event.prompt, envelope.event_id)
             case ToolObserved(kind="edit", phase="post", succeeded=True) if event.session_id:
                 edits = edits_from_excerpt(event.input_excerpt, event.paths)
                 if edits:
-                    self.tenant(envelope.tenant).sessions.touch(event.session_id).edits(seq, edits)
+                    turns = self.tenant(envelope.tenant).sessions.touch(event.session_id)
+                    turns.edits(seq, edits, envelope.event_id)
             case CommitReviewed():
                 self.tenant(envelope.tenant).recorded.add(event.review_id)
             case ForgettingDetected():
                 self.tenant(envelope.tenant).recorded.add(event.detection_id)
+            case MemoryForgotten():
+                self.tenant(envelope.tenant).sessions.forget(event.memory_id)
+            case DataErased():
+                for session_id in event.session_ids:
+                    self.tenant(envelope.tenant).sessions.drop(session_id)
             case _:
                 pass
