@@ -16,3 +16,16 @@ def test_an_edge_projection_reads_through_the_payload_cache_unless_it_is_off(tmp
     assert isinstance(plain.index, EdgeVectorIndex)
     cached.index.close()
     plain.index.close()
+
+
+def test_a_generation_keyed_by_memory_id_alone_is_replaced_by_a_fresh_one(tmp_path: Path) -> None:
+    generations = IndexGenerations(tmp_path, 4)
+    old = generations.root / "gen-1"
+    old.mkdir(parents=True)
+    (old / "model.json").write_text('{"model_id": "m", "dim": 4}')  # written before POINT_IDS
+    (old / "position.json").write_text('{"seq": 40, "poisoned": 0}')
+    assert generations.renew() == 2 and generations.current() == 2 and not old.exists()
+    fresh = generations.projection(generations.current(), SparseEncoder())
+    assert fresh.last_seq == 0  # filled again from LOG by the live projection
+    fresh.index.close()
+    assert generations.renew() == 2  # a generation keyed as today is kept

@@ -84,6 +84,7 @@ class GatewayApp:
             spec=settings.model,
         )
         ModelSwitch.discard_abandoned(self.generations)
+        self.generations.renew()  # an index keyed by memory id alone is rebuilt from LOG
         memory_embedder = memory_query_model(self.generations, embedder, settings)  # after a migration
         memory = self.generations.projection(self.generations.current(), self.encoder)
         self.live = LiveProjection(memory, name="memory", poison=self.dead_letters)
