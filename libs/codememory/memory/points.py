@@ -14,14 +14,16 @@ point ids (before it) is rebuilt from LOG on start (``gateway.indexes``).
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 import uuid
 from collections.abc import Iterable
 
-from codememory.events import deterministic_id
 from codememory.vectorstore import StoredPoint
 
 POINT_IDS = "tenant-memory"
+_NAMESPACE = uuid.UUID("3f1c9a52-7d0e-5b4a-8c6f-1e2d3a4b5c6d").bytes  # of memory points; never change it
 _CANONICAL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -34,9 +36,17 @@ def _canonical(memory_id: str) -> str:
         return memory_id  # not a UUID: no memory has it, its point is simply never found
 
 
+@functools.lru_cache(maxsize=65536)  # recall names the same few thousand memories again and again
 def point_id(tenant: str, memory_id: str) -> str:
-    """The point of ``tenant``'s memory ``memory_id`` (any spelling of the same UUID: the same point)."""
-    return deterministic_id("memory-point", tenant, _canonical(memory_id))
+    """The point of ``tenant``'s memory ``memory_id`` (any spelling of the same UUID: the same point):
+    a UUID5 of both, built without ``uuid.uuid5`` (a fifth of its time: recall asks for a few hundred
+    per query)."""
+    name = "\x1f".join((tenant, _canonical(memory_id))).encode()
+    digest = bytearray(hashlib.sha1(_NAMESPACE + name).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def point_ids(tenant: str, memory_ids: Iterable[str]) -> list[str]:

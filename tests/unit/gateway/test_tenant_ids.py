@@ -65,6 +65,8 @@ def test_a_point_is_named_by_tenant_and_memory_id() -> None:
     assert point_id("alice", X) != point_id("bob", X)
     assert point_id("alice", X) == point_id("alice", X.upper())  # any spelling of the UUID: one point
     assert point_id("alice", X) not in (X, point_id("alice", Y))
+    parsed = uuid.UUID(point_id("alice", X))  # a canonical UUID5, what the index takes as a point id
+    assert str(parsed) == point_id("alice", X) and parsed.version == 5
 
 
 async def test_two_tenants_own_the_same_ids_and_every_path_keeps_them_apart(
