@@ -29,7 +29,7 @@ from codememory.gateway.core import Consolidation, GatewayCore
 from codememory.gateway.deadletters import LogDeadLetters
 from codememory.gateway.erasure import erasure_servicer
 from codememory.gateway.errors import NotReady
-from codememory.gateway.indexes import IndexGenerations, code_projection
+from codememory.gateway.indexes import IndexGenerations, code_projection, drop_unscoped_points
 from codememory.gateway.logpages import TenantLog
 from codememory.gateway.modelsrpc import ModelServicer
 from codememory.gateway.modelswitch import ModelSwitch
@@ -88,6 +88,7 @@ class GatewayApp:
         self.generations.renew()  # an index keyed by memory id alone is rebuilt from LOG
         memory_embedder = memory_query_model(self.generations, embedder, settings)  # after a migration
         memory = self.generations.projection(self.generations.current(), self.encoder)
+        drop_unscoped_points(memory)  # a server collection from before per-tenant ids, folded again
         self.live = LiveProjection(memory, name="memory", poison=self.dead_letters)
         self.core = GatewayCore(
             self.live,

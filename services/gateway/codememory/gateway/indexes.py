@@ -28,7 +28,13 @@ from codememory.codesearch import CodeIndex, open_code_index
 from codememory.lexical import SparseEncoder
 from codememory.memory import POINT_IDS, MemoryProjection, Position
 from codememory.projection import CodeProjection
-from codememory.vectorstore import EdgeVectorIndex, PayloadCachedIndex, QdrantClientIndex, VectorIndex
+from codememory.vectorstore import (
+    EdgeVectorIndex,
+    IndexFilter,
+    PayloadCachedIndex,
+    QdrantClientIndex,
+    VectorIndex,
+)
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,19 @@ class IndexGenerations:
         tmp = self.root / "CURRENT.tmp"
         tmp.write_text(str(generation))
         os.replace(tmp, self.root / "CURRENT")
+
+
+def drop_unscoped_points(projection: MemoryProjection) -> int:
+    """Before a projection folds LOG from the start: remove points keyed the old way (the point id is
+    the memory id) that a Qdrant server collection kept from before ``POINT_IDS``; the fold writes them
+    again under ``point_id``. One scroll of the collection: the fold that follows reads all of LOG."""
+    if projection.last_seq:
+        return 0  # a position past 0: ``renew`` replaced an outdated generation already
+    old = [p.id for p in projection.index.scroll(IndexFilter()) if p.payload.get("memory_id") == p.id]
+    if old:
+        projection.index.delete(old)
+        projection.index.flush()
+    return len(old)
 
 
 def code_projection(
