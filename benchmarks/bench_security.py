@@ -10,7 +10,8 @@ interleaved so machine load falls evenly on the three. Medians, p95 and ratios a
 Then every bus attack of the security table is tried against the authorised server with real
 clients; each row says what happened (``denied`` is a permissions violation or a refused login; the
 same user's allowed action beside it proves the denial is the permission, not a broken client).
-Last, every redaction rule's adversarial lines are timed at n and 2n characters.
+The memory-id rows run against a real gRPC gateway (``idprobe.py``): tenant beta claims and probes ids
+tenant alpha holds. Last, every redaction rule's adversarial lines are timed at n and 2n characters.
 
 Usage: .venv/bin/python benchmarks/bench_security.py [--runs 40] [--no-write]
 """
@@ -30,8 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import nats
+from idprobe import id_attacks
 from results import median, percentile, write_section
 
+from codememory import subjects
 from codememory.bus import probe
 from codememory.bus.permissions import authorization_block, bus_users, user_names
 from codememory.bus.streams import ensure_streams
@@ -182,6 +185,23 @@ def attacks(url: str, pw: dict[str, str]) -> list[tuple[str, str, str]]:
             rows.append(
                 (f"{svc.name} reads HOOKS", svc.name, probe.read_stream("HOOKS", "cm.hooks.>"), as_(svc.name))
             )
+        reader = SERVICES[(SERVICES.index(svc) + 1) % len(SERVICES)]  # another service: its replies
+        rows.append(
+            (
+                f"{svc.name} reads {reader.name}'s request replies",
+                svc.name,
+                probe.subscribe(f"{subjects.inbox(reader.name)}.>"),
+                as_(svc.name),
+            )
+        )
+        rows.append(
+            (
+                f"{svc.name} reads the once-shared _INBOX.>",
+                svc.name,
+                probe.subscribe("_INBOX.>"),
+                as_(svc.name),
+            )
+        )
         if svc.name != "gateway":
             rows.append(
                 (
@@ -197,6 +217,14 @@ def attacks(url: str, pw: dict[str, str]) -> list[tuple[str, str, str]]:
             "hook-alpha",
             probe.js_publish("cm.hooks.alpha.claude.Stop", _hook_body("alpha")),
             as_("hook-alpha"),
+        )
+    )
+    rows.append(
+        (
+            "(control) embed reads its own replies",
+            "embed",
+            probe.subscribe(f"{subjects.inbox('embed')}.>"),
+            as_("embed"),
         )
     )
     rows.append(
@@ -271,6 +299,7 @@ def main() -> None:
                 for name in setups:
                     client[name].append(_client(*setups[name]))
             table = attacks(servers["users + passwords"].url, pw)
+            table += id_attacks(root / "gateway")
         finally:
             for server in servers.values():
                 server.stop()
@@ -287,13 +316,14 @@ def main() -> None:
         )
     lines += [
         "",
-        "Bus attacks against the authorised server (each row tried with a real client in this run):",
+        "Bus attacks against the authorised server, and memory-id attacks against a real gRPC gateway "
+        "(each row tried with a real client in this run):",
         "",
     ]
     lines += ["| attack | as | outcome |", "|---|---|---|"]
     lines += [f"| {what} | {who} | {outcome} |" for what, who, outcome in table]
-    denied = sum(1 for what, _, o in table if not what.startswith("(control)") and o.startswith("denied"))
-    attempted = sum(1 for what, _, _ in table if not what.startswith("(control)"))
+    denied = sum(1 for what, _, o in table if not what.startswith("(") and o.startswith("denied"))
+    attempted = sum(1 for what, _, _ in table if not what.startswith("("))
     controls = [o for what, _, o in table if what.startswith("(control)")]
     lines += ["", f"{denied} of {attempted} attacks denied; controls: {', '.join(controls)}."]
     started = time.perf_counter()

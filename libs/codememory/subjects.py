@@ -10,6 +10,7 @@ sanitised token), the rest names the kind. Stdlib only, because the hook process
     cm.rpc.<tenant>.context             the hook's session-context request (core NATS request-reply)
     cm.rpc.<tenant>.consolidate         run a consolidation cycle now (the gateway asks the service)
     cm.rpc.<tenant>.forgetting          did this edit undo an instructed change (the hook asks reviews)
+    _INBOX_<user>.<id>                  replies to one NATS user's requests: only that user may read them
 """
 
 from __future__ import annotations
@@ -25,6 +26,15 @@ REDRIVE_ALL = "cm.redrive.>"
 CONTEXT_REQUESTS = "cm.rpc.*.context"
 CONSOLIDATE_REQUESTS = "cm.rpc.*.consolidate"
 FORGETTING_REQUESTS = "cm.rpc.*.forgetting"
+
+
+INBOX = "_INBOX"  # nats-py's default reply prefix: an anonymous client's
+
+
+def inbox(user: str) -> str:
+    """The reply-subject prefix of NATS user ``user``: every connection of a user (the services' brokers,
+    the CLI, ``codememory up``, the hook) asks with it, and its permissions let it read only that one."""
+    return f"{INBOX}_{token(user)}" if user else INBOX
 
 
 def token(value: str) -> str:

@@ -125,6 +125,7 @@ def test_production_takes_the_nats_certificates_from_a_secret() -> None:
         if not uses_nats:
             continue
         secrets = [v["secret"]["secretName"] for v in spec["volumes"] if "secret" in v]
-        assert secrets == ["codememory-nats-tls"], workload["metadata"]["name"]
+        grpc = ["codememory-grpc-tls"] if workload["metadata"]["name"] == "gateway" else []  # its API's
+        assert secrets == ["codememory-nats-tls", *grpc], workload["metadata"]["name"]
         mounted = {m["name"] for m in container["volumeMounts"]}
         assert {v["name"] for v in spec["volumes"] if "secret" in v} <= mounted

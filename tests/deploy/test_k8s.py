@@ -130,8 +130,9 @@ def test_one_name_per_service(target: str) -> None:
 @everywhere
 def test_the_gateway_serves_grpc_with_native_probes(target: str) -> None:
     (container,) = pod(one(target, "Deployment", "gateway"))["containers"]
+    tls = target == "production"  # components/tls: the API over TLS, the probes on a plain health port
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-        assert container[probe]["grpc"] == {"port": 50051}
+        assert container[probe]["grpc"] == {"port": 8086 if tls else 50051}
     assert container["ports"][0] == {"name": "grpc", "containerPort": 50051}
     service = one(target, "Service", "gateway")
     assert service["spec"]["ports"][0]["port"] == 50051 and service["spec"]["ports"][0]["name"] == "grpc"
@@ -143,6 +144,19 @@ def test_the_gateway_serves_grpc_with_native_probes(target: str) -> None:
     }
     qdrant_ports = {p["port"] for p in one(target, "Service", "qdrant")["spec"]["ports"]}
     assert {6333, 6334} == qdrant_ports
+    if not tls:
+        assert "CODEMEMORY_GATEWAY_TLS_CERT" not in settings
+        assert service["spec"]["ports"][0]["appProtocol"] == "kubernetes.io/h2c"
+        return
+    assert {"name": "health", "containerPort": 8086} in container["ports"]
+    assert settings["CODEMEMORY_GATEWAY_HEALTH_LISTEN"] == "0.0.0.0:8086"
+    assert service["spec"]["ports"][0]["appProtocol"] == "https"
+    assert [p["port"] for p in service["spec"]["ports"]] == [50051]  # the health port is not a service
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert settings["CODEMEMORY_GATEWAY_TLS_CERT"] == mounts["grpc-tls"] + "/tls.crt"
+    assert settings["CODEMEMORY_GATEWAY_TLS_KEY"] == mounts["grpc-tls"] + "/tls.key"
+    volumes = {v["name"]: v for v in pod(one(target, "Deployment", "gateway"))["volumes"]}
+    assert volumes["grpc-tls"]["secret"]["secretName"] == "codememory-grpc-tls"  # by reference only
 
 
 def test_scaled_objects_follow_each_consumer_on_its_stream() -> None:

@@ -199,12 +199,20 @@ def _service_attacks(service: Service) -> list[tuple[str, Action]]:
         attacks.append(("append to LOG", probe.js_publish("cm.log.local.memory.stored", b"{}")))
     other = next(s for s in SERVICES if s.name != service.name)
     attacks.append((f"dead-letter as {other.name}", probe.js_publish(subjects.dead_letter(other.name), b"x")))
+    for reader in SERVICES:  # every other service's replies, and the inbox services once shared
+        if reader is not service:
+            attacks.append(
+                (f"read {reader.name}'s replies", probe.subscribe(f"{subjects.inbox(reader.name)}.>"))
+            )
+    attacks.append(("read the shared _INBOX", probe.subscribe("_INBOX.>")))
+    attacks.append(("read up's replies", probe.subscribe(f"{subjects.inbox('up')}.>")))
     return attacks
 
 
 @pytest.mark.parametrize("service", SERVICES, ids=[s.name for s in SERVICES])
 def test_each_service_credential_cannot_do_what_it_does_not_need(stack, service: Service) -> None:  # type: ignore[no-untyped-def]
     assert _allowed(stack, service.name, probe.stream_info(LOG))  # the control: it logs in and works
+    assert _allowed(stack, service.name, probe.subscribe(f"{subjects.inbox(service.name)}.>"))  # its own
     for what, attack in _service_attacks(service):
         assert _denied(stack, service.name, attack), f"{service.name} could {what}"
 
@@ -239,11 +247,20 @@ def test_another_tenants_memory_id_answers_exactly_as_a_random_one(stack) -> Non
     for name, call, request in probes:
         foreign, unknown = _code(call, request(theirs.memory_id)), _code(call, request(random_id))
         assert foreign == unknown == grpc.StatusCode.NOT_FOUND, (name, foreign, unknown)
-    # a Store naming an existing id of another tenant is refused like one naming a fresh random id is not
-    claim = _code(stub.Store, pb.StoreRequest(text="hijack", memory_id=theirs.memory_id))
-    assert claim != grpc.StatusCode.OK
+    # ids are per tenant: beta's Store of alpha's id answers as one of a fresh id (both stored, beta's own)
+    secret = f"beta claims {uuid.uuid4().hex[:8]}"
+    claimed = stub.Store(pb.StoreRequest(text=secret, memory_id=theirs.memory_id), metadata=BETA, timeout=30)
+    fresh = stub.Store(pb.StoreRequest(text="beta fresh", memory_id=random_id), metadata=BETA, timeout=30)
+    assert (claimed.memory_id, fresh.memory_id) == (theirs.memory_id, random_id)
+    assert [f.name for f, _ in claimed.ListFields()] == [f.name for f, _ in fresh.ListFields()]
+    stack.wait_caught_up()
     history = stub.History(pb.HistoryRequest(memory_id=theirs.memory_id), metadata=ALPHA, timeout=30)
+    assert history.memory.text.startswith("alpha private") and history.memory.tenant == "alpha"
     assert all("beta" not in json.dumps(str(e)) for e in history.entries)  # nothing beta tried landed
+    hits = stub.Recall(pb.RecallRequest(query=secret, limit=50), metadata=ALPHA, timeout=30).hits
+    assert all(h.memory.tenant == "alpha" and secret not in h.memory.text for h in hits)
+    mine_now = stub.History(pb.HistoryRequest(memory_id=theirs.memory_id), metadata=BETA, timeout=30)
+    assert mine_now.memory.text == secret
 
 
 def test_status_and_replay_need_an_admin_token(stack) -> None:  # type: ignore[no-untyped-def]

@@ -3,8 +3,10 @@
 ``BusCredentials`` is read once from the environment (``CODEMEMORY_NATS_USER`` and
 ``CODEMEMORY_NATS_PASSWORD``, per service as ``CODEMEMORY_<SERVICE>_NATS_USER``; ``CODEMEMORY_NATS_CA``
 for a server certificate signed by a private CA, ``CODEMEMORY_NATS_CERT``/``_KEY`` for a client
-certificate) and turned into the options of a FastStream broker or of ``nats.connect``. The password
-is never part of a URL or a log line: ``repr`` hides it.
+certificate) and turned into the options of a FastStream broker or of ``nats.connect``, with the
+user's own reply inbox (``subjects.inbox``: ``_INBOX_<user>``, the only one its permissions let it
+read). Every service's broker, the CLI's and ``codememory up``'s connections are made through here.
+The password is never part of a URL or a log line: ``repr`` hides it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from faststream.nats.security import NatsSecurity, NatsUserPassword
 
+from codememory import subjects
 from codememory.settings import env_str
 
 
@@ -67,6 +70,7 @@ class BusCredentials:
         options: dict[str, Any] = {}
         if self.user:
             options["security"] = NatsUserPassword(self.user, self.password, ssl_context=tls)
+            options["inbox_prefix"] = subjects.inbox(self.user)
         elif tls is not None:
             options["security"] = NatsSecurity(ssl_context=tls)
         return options
@@ -78,6 +82,7 @@ class BusCredentials:
             options |= {
                 "user": self.user,
                 "password": self.password,
+                "inbox_prefix": subjects.inbox(self.user),
             }
         if self.tls is not None:
             options["tls"] = self.tls.context()

@@ -65,6 +65,11 @@ def _jetstream_dead_letters(js: JetStreamContext, service: Service, consumer: Co
     return JetStreamDeadLetters(js, service=service.name, stream=consumer.stream)
 
 
+# FastStream gives pull subscribers ``_INBOX.`` whatever the connection's prefix; None lets nats-py use
+# the connection's, its user's own inbox (``BusCredentials``), the one its permissions let it read
+CONNECTION_INBOX: dict[str, Any] = {"inbox_prefix": None}
+
+
 def subscribe_durable(
     router: NatsRouter,
     service: Service,
@@ -91,6 +96,7 @@ def subscribe_durable(
             config=consumer_config(consumer, settings),
             pull_sub=PullSub(batch_size=settings.batch, timeout=settings.fetch_timeout_s, batch=True),
             ack_policy=AckPolicy.MANUAL,
+            **CONNECTION_INBOX,
             decoder=_raw_bodies,
             title=f"{service.name}:{consumer.durable}",
             description=f"durable consumer {consumer.durable} on {consumer.stream}: batches, explicit acks",

@@ -3,9 +3,10 @@
 Every service gets its own user whose allow-lists follow from its entry in ``codememory.topology``
 (its durable consumers, whether it follows LOG, appends to LOG, answers or sends requests, reads
 other streams), so a new service gets exactly its permissions by being listed there. Nothing is
-allowed that is not listed (NATS denies what an allow-list leaves out). Services receive replies on
-``_INBOX.>`` (FastStream's pull subscribers fix that prefix, so services share it); a hook user has
-its own (``_INBOX_hook-<tenant>``), which no service and no other tenant's hook may read.
+allowed that is not listed (NATS denies what an allow-list leaves out). Every user receives replies
+on its own inbox, ``_INBOX_<user>`` (``subjects.inbox``: the prefix every connection of a user is
+made with, ``BusCredentials``), which no other service and no hook may read: one service cannot
+overhear the replies (JetStream API answers, pulled messages, context answers) of another.
 
 A hook user is bound to one tenant: it may publish ``cm.hooks.<tenant>.>``, ask
 ``cm.rpc.<tenant>.context`` and ``cm.rpc.<tenant>.forgetting`` and read its own inbox, nothing
@@ -50,12 +51,9 @@ class BusUser:
     permissions: Permissions | None  # None: everything (admin)
 
 
-SERVICE_INBOX = "_INBOX"
-
-
 def hook_inbox(tenant: str) -> str:
     """The reply-subject prefix of a tenant's hook user (``hookclient.wire`` builds the same)."""
-    return f"_INBOX_{hook_user(tenant)}"
+    return subjects.inbox(hook_user(tenant))
 
 
 def hook_user(tenant: str) -> str:
@@ -99,15 +97,17 @@ def service_permissions(service: Service) -> Permissions:
     if service.serves_grpc:  # Status reports every durable consumer's lag
         publish += [f"{API}.CONSUMER.INFO.{c.stream}.{c.durable}" for c in durable_consumers()]
     publish += service.asks
-    subscribe = [f"{SERVICE_INBOX}.>", *service.answers]
+    subscribe = [f"{subjects.inbox(service.name)}.>", *service.answers]
     return Permissions(tuple(dict.fromkeys(publish)), tuple(subscribe), bool(service.answers))
 
 
 def one_process_permissions(services: Sequence[Service] = SERVICES) -> Permissions:
-    """The ``up`` user: every service on one broker."""
+    """The ``up`` user: every service on one broker, which asks with ``up``'s own inbox."""
     each = [service_permissions(s) for s in services]
     publish = dict.fromkeys(p for perms in each for p in perms.publish)
-    subscribe = dict.fromkeys(s for perms in each for s in perms.subscribe)
+    inboxes = {f"{subjects.inbox(s.name)}.>" for s in services}
+    answers = (s for perms in each for s in perms.subscribe if s not in inboxes)
+    subscribe = dict.fromkeys([f"{subjects.inbox(ONE_PROCESS)}.>", *answers])
     return Permissions(tuple(publish), tuple(subscribe), any(p.allow_responses for p in each))
 
 

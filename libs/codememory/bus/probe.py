@@ -3,9 +3,9 @@
 The security tests and ``benchmarks/bench_security.py`` ask running nats-servers the same question (may
 this user do this?), and the answer has to tell a denial from a broken client: nats-server reports a
 permission violation asynchronously, through the error callback, while the action itself may simply
-time out. A probe connects as the user (a hook user reads replies on its own inbox only, as the hook
-client does), runs the action under a deadline, flushes, waits a moment for the server's verdict and
-returns what happened. The action builders cover what the attacks need: a JetStream publish, a plain
+time out. A probe connects as the user (with its own reply inbox, as its real connections do), runs
+the action under a deadline, flushes, waits a moment for the server's verdict and returns what
+happened. The action builders cover what the attacks need: a JetStream publish, a plain
 subscription, a request, a stream lookup and an ordered read of a stream.
 """
 
@@ -19,6 +19,8 @@ from typing import Any
 
 import nats
 from nats.aio.client import Client
+
+from codememory import subjects
 
 Action = Callable[[Client], Awaitable[Any]]
 
@@ -52,8 +54,8 @@ class Probe:
 
 
 def inbox_of(user: str) -> str:
-    """The reply inbox a user may read: ``_INBOX_<user>`` for a hook user, the services' ``_INBOX``."""
-    return f"_INBOX_{user}" if user.startswith("hook-") else "_INBOX"
+    """The reply inbox a user may read, as its own connections use it (``subjects.inbox``)."""
+    return subjects.inbox(user)
 
 
 def attempt(

@@ -86,7 +86,7 @@ class NatsConnection:
                 raise NatsError("malformed INFO")
             if info.get("tls_required") or url.strip().lower().startswith("tls://"):
                 sock = upgrade(raw, host, ca, deadline)
-            inbox = "_INBOX_" + subjects.token(user) if user and password else "_INBOX"
+            inbox = subjects.inbox(user) if user and password else subjects.INBOX
             conn = cls(sock, info, bytes(reader._buf), inbox)
             options: dict[str, object] = {
                 "verbose": False,

@@ -13,6 +13,7 @@ from codememory.memory.fold import (
     fold,
     targets_of,
 )
+from codememory.memory.points import POINT_IDS, memory_id_of, point_id, point_ids
 from codememory.memory.position import Position
 from codememory.memory.projection import MemoryProjection
 
@@ -23,6 +24,7 @@ __all__ = [
     "FORGOTTEN",
     "LIVE_STATES",
     "MERGED",
+    "POINT_IDS",
     "SUPERSEDED",
     "Enrichment",
     "MemoryDraft",
@@ -34,6 +36,9 @@ __all__ = [
     "fold",
     "indexed_text",
     "memory_from_envelope",
+    "memory_id_of",
+    "point_id",
+    "point_ids",
     "targets_of",
     "text_digest",
 ]

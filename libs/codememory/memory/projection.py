@@ -32,6 +32,7 @@ from codememory.memory.draft import MemoryDraft, memory_from_envelope
 from codememory.memory.enrich import Enrichment, indexed_text
 from codememory.memory.fold import FORGOTTEN, LIVE_STATES, Encode, PointState, fold, targets_of
 from codememory.memory.kinds import DERIVED_TYPES
+from codememory.memory.points import point_id
 from codememory.memory.position import Position
 from codememory.vectorstore import IndexFilter, IndexPoint, VectorIndex
 
@@ -94,7 +95,7 @@ class MemoryProjection:
             (p.id, p.payload) for p in self.index.scroll(flt) if p.id not in batch
         )  # a batch point's index copy is stale
         in_batch = ((i, s.payload) for i, s in batch.items() if s is not None)
-        for point_id, payload in (*in_index, *in_batch):
+        for pid, payload in (*in_index, *in_batch):
             created = payload.get("created_seq")
             if (
                 payload.get("tenant") == session[0]
@@ -105,7 +106,8 @@ class MemoryProjection:
                 and created < seq
                 and (best is None or int(created) > best[0])
             ):
-                best = (int(created), point_id, str(payload.get("text") or ""))
+                mid = _canonical(str(payload.get("memory_id") or "")) or pid  # as the tails keep it
+                best = (int(created), mid, str(payload.get("text") or ""))
         return (best[1], best[2]) if best is not None else ("", "")
 
     def _remember(self, session: _Session, seq: int, memory_id: str, text: str) -> None:
@@ -200,7 +202,7 @@ class MemoryProjection:
         self.apply_events([(seq, envelope)])
 
     def apply_events(self, events: list[tuple[int, Envelope]]) -> None:
-        targeted: list[tuple[int, Envelope, str]] = []
+        targeted: list[tuple[int, Envelope, str, str]] = []  # seq, envelope, memory id, point id
         drafts: dict[int, MemoryDraft | None] = {}  # read once per event (by id of its envelope)
         for seq, envelope in events:
             draft = drafts[id(envelope)] = memory_from_envelope(envelope)
@@ -209,10 +211,10 @@ class MemoryProjection:
                 if canonical is None:
                     log.warning("memory_id_not_a_uuid", seq=seq, memory_id=target[:80])
                     continue
-                targeted.append((seq, envelope, canonical))
+                targeted.append((seq, envelope, canonical, point_id(envelope.tenant, canonical)))
         if not targeted:
             return
-        ids = list(dict.fromkeys(t for _, _, t in targeted))
+        ids = list(dict.fromkeys(p for _, _, _, p in targeted))
         states: dict[str, PointState | None] = dict.fromkeys(ids)
         for stored in self.index.get(ids, with_vectors=True):
             states[stored.id] = PointState(dict(stored.payload), stored.dense, stored.sparse)
@@ -222,8 +224,8 @@ class MemoryProjection:
         pooled = self.terms is not None and len(targeted) >= self.terms.min_batch
         deferred = DeferredTerms() if pooled else None
         encode = deferred or self._encode
-        for seq, envelope, target in targeted:
-            before = states[target]
+        for seq, envelope, target, pid in targeted:
+            before = states[pid]
             created = drafts[id(envelope)]
             draft = created if before is None else None
             # a derived memory (insight, summary) is not a turn of its session: no predecessor, no tail
@@ -245,8 +247,8 @@ class MemoryProjection:
                 draft=created,
             )
             if after is not before:
-                states[target] = after
-                changed.add(target)
+                states[pid] = after
+                changed.add(pid)
                 if session is not None and session[1] and after is not None:
                     self._remember(session, seq, target, str(after.payload.get("text") or ""))
                 elif after is not None:

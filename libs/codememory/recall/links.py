@@ -19,9 +19,15 @@ from concurrent.futures import Executor
 
 import msgspec
 
+from codememory.memory.points import memory_id_of, point_id
 from codememory.vectorstore import IndexFilter, StoredPoint, VectorIndex
 
 WINDOW = 64  # LOG sequences searched either side; other events interleave with a session's memories
+
+
+def _tenant(flt: IndexFilter) -> str:
+    """The caller's tenant (always in a recall's filter): memory ids name points only with it."""
+    return str(flt.equals.get("tenant", ""))
 
 
 def _int(value: object) -> int | None:
@@ -38,15 +44,16 @@ def session_neighbours(
 ) -> dict[str, tuple[StoredPoint, float]]:
     """For each (id, payload, score) parent: the memories right before and after it in its session.
 
-    Returns neighbour id -> (point, best parent score it neighbours). With an ``executor``, the
+    Returns neighbour memory id -> (point, best parent score it neighbours). With an ``executor``, the
     predecessors are read while the successors are searched. ``semantic`` > 0 adds the memories a cycle
     linked each parent to by meaning, with the parent's score times ``semantic``.
     """
     found: dict[str, tuple[StoredPoint, float]] = {}
 
     def keep(neighbour: StoredPoint, parent_score: float) -> None:
-        if neighbour.id not in found or found[neighbour.id][1] < parent_score:
-            found[neighbour.id] = (neighbour, parent_score)
+        mid = memory_id_of(neighbour)
+        if mid not in found or found[mid][1] < parent_score:
+            found[mid] = (neighbour, parent_score)
 
     parents = list(parents)
     linked = [p for p in parents if isinstance(p[1].get("previous_id"), str)]
@@ -70,7 +77,7 @@ def session_neighbours(
         after: StoredPoint | None = None
         for point in index.scroll(window):
             seq = _int(point.payload.get("created_seq"))
-            if seq is None or point.id == parent_id:
+            if seq is None or memory_id_of(point) == parent_id:
                 continue
             if seq < created and (before is None or seq > (_int(before.payload.get("created_seq")) or 0)):
                 before = point
@@ -91,7 +98,11 @@ def _linked_neighbours(
 ) -> None:
     """Predecessors by id, successors by ``previous_id``: both under the caller's filter."""
     score_of = {pid: s for pid, _, s in parents}
-    before_of = {str(p.get("previous_id")): pid for pid, p, _ in parents if p.get("previous_id")}
+    tenant = _tenant(flt)
+    # by point id: any spelling of a memory id names one point
+    before_of = {
+        point_id(tenant, str(p.get("previous_id"))): mid for mid, p, _ in parents if p.get("previous_id")
+    }
     only = msgspec.structs.replace(flt, ids=list(before_of))
 
     def read_predecessors() -> list[StoredPoint]:
@@ -125,5 +136,6 @@ def _semantic_neighbours(
             if isinstance(linked, str) and linked not in own:
                 best[linked] = max(best.get(linked, 0.0), score * share)
     if best:
-        for point in index.scroll(msgspec.structs.replace(flt, ids=list(best))):
-            keep(point, best[point.id])
+        by_point = {point_id(_tenant(flt), mid): share for mid, share in best.items()}
+        for point in index.scroll(msgspec.structs.replace(flt, ids=list(by_point))):
+            keep(point, by_point[point.id])

@@ -18,6 +18,7 @@ import msgspec
 
 from codememory.embedding import Embedder
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
+from codememory.memory.points import memory_id_of, point_id, point_ids
 from codememory.recall.currency import latest_first, pull_current, superseders
 from codememory.recall.feedback import FEEDBACK_DOCS, FEEDBACK_NEW, feedback_query
 from codememory.recall.links import session_neighbours
@@ -95,9 +96,8 @@ class Recaller:
             found = self._candidates_for(query.text, sparse, flt, pool)
         else:
             for stored in self._index.scroll(flt):
-                found[stored.id] = Candidate(
-                    memory_id=stored.id, payload=stored.payload, dense=None, lexical=None
-                )
+                mid = memory_id_of(stored)
+                found[mid] = Candidate(memory_id=mid, payload=stored.payload, dense=None, lexical=None)
         ranked = score(list(found.values()), self.weights, hint, clock)
         if self.weights.feedback > 0 and query.feedback and ranked and sparse.indices:
             widened = self._with_feedback(query.text, sparse, ranked, found, flt, pool)
@@ -128,12 +128,14 @@ class Recaller:
         fetched: dict[str, Candidate] = {}
         known = {c.memory_id for c, _ in ranked}
         frontier = [i for i in superseders(ranked, self.weights, window) if i not in known]
-        tenant_only = IndexFilter(equals={"tenant": flt.equals.get("tenant", "")})
+        tenant = str(flt.equals.get("tenant", ""))
+        tenant_only = IndexFilter(equals={"tenant": tenant})
         for _ in range(4):  # superseded by a memory that was merged into another ...
             if not frontier:
                 break
-            read = self._index.scroll(msgspec.structs.replace(tenant_only, ids=frontier), batch=len(frontier))
-            chain.update({p.id: dict(p.payload) for p in read})
+            only = msgspec.structs.replace(tenant_only, ids=point_ids(tenant, frontier))
+            read = self._index.scroll(only, batch=len(frontier))
+            chain.update({memory_id_of(p): dict(p.payload) for p in read})
             frontier = [
                 nxt
                 for p in chain.values()
@@ -142,7 +144,7 @@ class Recaller:
             ]
         if chain:
             currents = [i for i, p in chain.items() if p.get("state") == "active"]
-            fetched = self._read(self._embed(text), flt, {}, {}, currents)
+            fetched = self._read(self._embed(text), flt, {}, {}, point_ids(tenant, currents))
         inherited: dict[str, float] = {}
         if any(c.payload.get("state") == "superseded" for c, _ in ranked):
             top = top_lexical_of(c for c, _ in ranked)
@@ -161,7 +163,10 @@ class Recaller:
         ids = window_ids(ranked, window)
         if self.weights.restated <= 0 or len(ids) < 2:
             return ranked
-        vectors = unit_vectors([(p.id, p.dense) for p in self._index.get(ids, with_vectors=True)])
+        tenant = str(ranked[0][0].payload.get("tenant", ""))
+        read = self._index.get(point_ids(tenant, ids), with_vectors=True)
+        own = [p for p in read if p.payload.get("tenant") == tenant]
+        vectors = unit_vectors([(memory_id_of(p), p.dense) for p in own])
         weights = self.weights
         return one_per_fact(ranked, vectors, weights.restated, window, weights.restated_observed)
 
@@ -193,8 +198,9 @@ class Recaller:
         lexical: dict[str, float],
         ids: list[str],
     ) -> dict[str, Candidate]:
-        """``ids`` as candidates: the dense similarity of those without one scored by the engine for
-        just them (no vectors cross into Python), payloads read once under ``flt``."""
+        """The points ``ids`` as candidates (by memory id; ``dense``, ``lexical``: scores by point id): the
+        dense similarity of those without one scored by the engine for just them (no vectors cross into
+        Python), payloads read once under ``flt``."""
         if not ids:
             return {}
         unscored = [i for i in ids if i not in dense]
@@ -203,8 +209,8 @@ class Recaller:
             for hit in self._index.search_dense(query_vector, only, len(unscored), with_payload=False):
                 dense[hit.id] = hit.score
         return {  # a point changed since the searches is read as it is now, or left out if filtered
-            p.id: Candidate(
-                memory_id=p.id, payload=p.payload, dense=dense.get(p.id), lexical=lexical.get(p.id)
+            memory_id_of(p): Candidate(
+                memory_id=memory_id_of(p), payload=p.payload, dense=dense.get(p.id), lexical=lexical.get(p.id)
             )
             for p in self._index.scroll(msgspec.structs.replace(flt, ids=ids), batch=len(ids))
         }
@@ -226,8 +232,11 @@ class Recaller:
         if widened == sparse:
             return found
         lexical = {h.id: h.score for h in self._index.search_sparse(widened, flt, pool, False)}
-        out = {mid: replace(c, lexical=lexical.get(mid)) for mid, c in found.items()}
-        new = [i for i in lexical if i not in found][:FEEDBACK_NEW]
+        tenant = str(flt.equals.get("tenant", ""))
+        points = {mid: point_id(tenant, mid) for mid in found}
+        out = {mid: replace(c, lexical=lexical.get(points[mid])) for mid, c in found.items()}
+        known = set(points.values())
+        new = [i for i in lexical if i not in known][:FEEDBACK_NEW]
         out.update(self._read(self._embed(text), flt, {}, lexical, new))
         return out
 

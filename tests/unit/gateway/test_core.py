@@ -61,8 +61,11 @@ async def test_tenants_cannot_touch_each_other(core: GatewayCore) -> None:
     for change in (core.refine("bob", mine.memory_id, text="x"), core.forget("bob", mine.memory_id, "")):
         with pytest.raises(NotFound):
             await change
-    with pytest.raises(InvalidArgument):
-        await core.store("bob", NewMemory(text="hijack", memory_id=mine.memory_id))
+    # bob may own a memory with alice's id (ids are per tenant); hers is untouched
+    bobs = await core.store("bob", NewMemory(text="bob has his own", memory_id=mine.memory_id))
+    assert bobs.memory_id == mine.memory_id and bobs.seq > mine.seq
+    (alices,) = await core.export("alice")
+    assert alices["text"] == "alice plans" and alices["memory_id"] == mine.memory_id
 
 
 async def test_storing_the_same_id_twice_stores_once(core: GatewayCore) -> None:

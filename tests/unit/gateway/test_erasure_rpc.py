@@ -21,6 +21,7 @@ from codememory.events import (
 )
 from codememory.events.codec import install_sealer
 from codememory.gateway.erasure import Eraser, SharesSessionKey
+from codememory.memory import point_id
 from codememory.sealing import ERASED, MemoryKeyStore, Record, Sealer
 from codememory.vectorstore import IndexFilter, StoredPoint
 
@@ -32,7 +33,8 @@ class Points:
         self.payloads = payloads
 
     def get(self, ids: list[str], with_vectors: bool = False) -> list[StoredPoint]:
-        return [StoredPoint(id=p["memory_id"], payload=p) for p in self.payloads if p["memory_id"] in ids]
+        points = [StoredPoint(id=point_id(p["tenant"], p["memory_id"]), payload=p) for p in self.payloads]
+        return [p for p in points if p.id in ids]  # a point is named by tenant and memory id
 
     def scroll(self, flt: IndexFilter, batch: int = 256, with_vectors: bool = False) -> Iterator[StoredPoint]:
         sessions = flt.any_of["session_id"]

@@ -18,7 +18,7 @@ from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.importing import ImportedMemory, ImportRun, imported_id
 from codememory.gateway.writes import NewMemory
 from codememory.lexical import SparseEncoder
-from codememory.memory import MemoryProjection, Position
+from codememory.memory import MemoryProjection, Position, point_ids
 from codememory.projection import LiveProjection, poll
 from codememory.recall import RecallQuery
 from codememory.redaction import clean_text
@@ -104,13 +104,6 @@ async def test_bad_memories_are_refused_with_their_number(core: GatewayCore) -> 
     assert core.event_log.records == []  # type: ignore[attr-defined]  # a refused batch appends nothing
 
 
-async def test_another_tenants_id_is_taken(core: GatewayCore) -> None:
-    theirs = str(uuid.uuid4())
-    await core.store("t2", NewMemory(text="theirs", memory_id=theirs))
-    with pytest.raises(InvalidArgument, match="memory_id is taken"):
-        await _run(core).add([ImportedMemory(memory=NewMemory(text="mine", memory_id=theirs))])
-
-
 async def test_waits_for_every_dense_vector(core: GatewayCore) -> None:
     run = _run(core)
     await run.add(_memories(40))
@@ -126,5 +119,5 @@ async def test_waits_for_every_dense_vector(core: GatewayCore) -> None:
     tally = await run.finish(wait_embedded=True, timeout_s=10)
     await task
     assert tally.embedded
-    points = await asyncio.to_thread(core.live.projection.index.get, run._new, True)
+    points = await asyncio.to_thread(core.live.projection.index.get, point_ids("t1", run._new), True)
     assert len(points) == 40 and all(p.dense is not None for p in points)

@@ -23,7 +23,7 @@ from codememory.gateway import modelswitch
 from codememory.gateway.indexes import IndexGenerations, IndexModel
 from codememory.gateway.modelswitch import MigrationRefused, ModelSwitch
 from codememory.lexical import SparseEncoder
-from codememory.memory import MemoryProjection, text_digest
+from codememory.memory import MemoryProjection, point_ids, text_digest
 from codememory.projection import LiveProjection
 from codememory.projection.live import poll
 
@@ -107,7 +107,8 @@ async def test_the_new_index_is_swapped_in_once_every_memory_has_its_vector(
         assert switch.state.phase == "building" and live.projection.model == A.model_id and not swapped
         # the live index followed LOG through b's 16-wide vectors and kept its own 8-wide ones
         assert live.seq == await log.last_seq() and live.poisoned == 0
-        assert [len(p.dense or ()) for p in live.projection.index.get(ids, with_vectors=True)] == [8] * 5
+        points = live.projection.index.get(point_ids("t", ids), with_vectors=True)
+        assert [len(p.dense or ()) for p in points] == [8] * 5
         await _embedded(log, B, ids[3:], TEXTS[3:])
         await _until(lambda: switch.state.phase == "switched")
     finally:
@@ -116,7 +117,7 @@ async def test_the_new_index_is_swapped_in_once_every_memory_has_its_vector(
     assert loaded == ["local:/m/b"] and swapped == [B]
     assert live.projection.model == B.model_id and generations.current() == 2
     assert generations.active == IndexModel(B.model_id, B.dim, "local:/m/b")
-    points = live.projection.index.get(ids, with_vectors=True)
+    points = live.projection.index.get(point_ids("t", ids), with_vectors=True)
     assert [len(p.dense or ()) for p in points] == [16] * 5
     assert (switch.state.active_model, switch.state.active_dim) == (B.model_id, 16)
     await _until(lambda: not (tmp_path / "memories" / "gen-1").exists())

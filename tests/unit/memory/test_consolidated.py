@@ -22,7 +22,7 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.lexical import SparseEncoder
-from codememory.memory import MemoryProjection, Position
+from codememory.memory import MemoryProjection, Position, memory_id_of, point_ids
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
 
 A, B, C, D = (str(uuid.UUID(int=i)) for i in (1, 2, 3, 4))
@@ -58,7 +58,7 @@ def _history() -> list[tuple[int, Envelope]]:
 
 
 def _payloads(projection: MemoryProjection) -> dict[str, dict[str, object]]:
-    return {p.id: dict(p.payload) for p in projection.index.get([A, B, C, D])}
+    return {memory_id_of(p): dict(p.payload) for p in projection.index.get(point_ids("t", [A, B, C, D]))}
 
 
 def test_consolidation_events_link_memories_both_ways(tmp_path: Path) -> None:
@@ -131,7 +131,9 @@ def test_an_insight_is_no_turn_of_its_session_and_carries_its_evidence(tmp_path:
     restarted = _projection(tmp_path / "restarted")  # no remembered tails: found in the index
     restarted.apply_batch(batch[2:])
     for projection in (live, restarted):
-        payloads = {p.id: dict(p.payload) for p in projection.index.get([A, B, insight_id])}
+        payloads = {
+            memory_id_of(p): dict(p.payload) for p in projection.index.get(point_ids("t", [A, B, insight_id]))
+        }
         assert payloads[insight_id]["context"] == "" and payloads[insight_id]["previous_id"] == ""
         assert payloads[insight_id]["metadata"] == {"kind": "convention", "evidence": f"{C},{D}"}
         assert payloads[B]["previous_id"] == A and payloads[B]["context"] == "seed everything with 42"

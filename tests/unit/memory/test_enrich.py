@@ -10,7 +10,15 @@ import pytest
 
 from codememory.events import MemoryForgotten, MemoryRefined, MemoryScope, MemoryStored, new_envelope
 from codememory.lexical import SparseEncoder, code_terms
-from codememory.memory import Enrichment, MemoryProjection, Position, date_words, indexed_text
+from codememory.memory import (
+    Enrichment,
+    MemoryProjection,
+    Position,
+    date_words,
+    indexed_text,
+    memory_id_of,
+    point_ids,
+)
 from codememory.memory.enrich import NO_ENRICHMENT
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
 
@@ -65,7 +73,7 @@ def _projection(path: Path, enrichment: Enrichment | None = None) -> MemoryProje
 
 
 def _context(projection: MemoryProjection, i: int) -> object:
-    (point,) = projection.index.get([str(uuid.UUID(int=i))])
+    (point,) = projection.index.get(point_ids("t", [str(uuid.UUID(int=i))]))
     return point.payload["context"]
 
 
@@ -81,7 +89,9 @@ def test_a_memory_carries_the_previous_memory_of_its_session(tmp_path: Path) -> 
 def test_a_memory_names_the_previous_memory_of_its_session(tmp_path: Path) -> None:
     projection = _projection(tmp_path / "a", NO_ENRICHMENT)  # the link is kept even without enrichment
     projection.apply_batch(_history())  # type: ignore[arg-type]
-    points = {p.id: p.payload for p in projection.index.scroll(IndexFilter(equals={"state": "active"}))}
+    points = {
+        memory_id_of(p): p.payload for p in projection.index.scroll(IndexFilter(equals={"state": "active"}))
+    }
     assert points[str(uuid.UUID(int=1))]["previous_id"] == ""
     assert points[str(uuid.UUID(int=3))]["previous_id"] == str(uuid.UUID(int=1))
     assert points[str(uuid.UUID(int=5))]["previous_id"] == str(uuid.UUID(int=3))
@@ -92,7 +102,7 @@ def test_the_context_is_searchable(tmp_path: Path) -> None:
     projection.apply_batch(_history())  # type: ignore[arg-type]
     encoder = SparseEncoder()
     hits = projection.index.search_sparse(encoder.encode_query(code_terms("concert")), IndexFilter(), 5)
-    assert {h.id for h in hits} == {str(uuid.UUID(int=1)), str(uuid.UUID(int=3))}
+    assert {h.id for h in hits} == set(point_ids("t", [str(uuid.UUID(int=1)), str(uuid.UUID(int=3))]))
 
 
 def test_one_event_at_a_time_after_restarts_equals_one_batch(tmp_path: Path) -> None:
@@ -112,7 +122,7 @@ def test_enrichment_off_indexes_the_bare_text(tmp_path: Path) -> None:
     hits = projection.index.search_sparse(
         SparseEncoder().encode_query(code_terms("concert")), IndexFilter(), 5
     )
-    assert [h.id for h in hits] == [str(uuid.UUID(int=1))]
+    assert [h.id for h in hits] == point_ids("t", [str(uuid.UUID(int=1))])
 
 
 _HISTORY = _make_history()

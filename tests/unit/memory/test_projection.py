@@ -18,7 +18,7 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.lexical import SparseEncoder
-from codememory.memory import MemoryProjection, Position, text_digest
+from codememory.memory import MemoryProjection, Position, memory_id_of, point_ids, text_digest
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
 
 DIM = 8
@@ -74,7 +74,9 @@ def test_fold_gives_the_expected_state(tmp_path: Path) -> None:
     projection = _projection(tmp_path)
     projection.apply_batch(_history())
     a, b, c = (str(uuid.UUID(int=i)) for i in (1, 2, 3))
-    points = {p.id: p for p in projection.index.get([a, b, c, PROMPT], with_vectors=True)}
+    points = {
+        memory_id_of(p): p for p in projection.index.get(point_ids("t", [a, b, c, PROMPT]), with_vectors=True)
+    }
     assert points[a].payload["state"] == "deprecated" and points[a].dense is not None
     assert points[b].payload["text"] == "retry budget is five" and points[b].payload["importance"] == 0.9
     assert points[b].payload["embedded_digest"] == text_digest("retry budget is five")
@@ -103,7 +105,7 @@ def test_a_redelivered_store_cannot_resurrect_a_forgotten_memory(tmp_path: Path)
     projection.apply_batch(history)
     stored_c = history[6]
     projection.apply(*stored_c)
-    (point,) = projection.index.get([str(uuid.UUID(int=3))])
+    (point,) = projection.index.get(point_ids("t", [str(uuid.UUID(int=3))]))
     assert point.payload["state"] == "forgotten"
 
 
@@ -150,7 +152,7 @@ def test_other_tenants_events_never_touch_a_memory(tmp_path: Path) -> None:
             MemoryStored(memory_id=mid, text="overwrite"), event_id=str(uuid.UUID(int=4)), tenant="mallory"
         ),
     )
-    (point,) = projection.index.get([mid])
+    (point,) = projection.index.get(point_ids("alice", [mid]))
     assert (
         point.payload["text"] == "mine"
         and point.payload["tenant"] == "alice"
@@ -164,7 +166,7 @@ def test_a_creation_redelivered_after_a_refinement_does_not_revert_it(tmp_path: 
     projection.apply_batch(history)
     stored_b = history[1]
     projection.apply(len(history) + 1, stored_b[1])  # the same event again, later in the log (past dedupe)
-    (point,) = projection.index.get([str(uuid.UUID(int=2))])
+    (point,) = projection.index.get(point_ids("t", [str(uuid.UUID(int=2))]))
     assert point.payload["text"] == "retry budget is five"
 
 

@@ -17,7 +17,7 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.lexical import SparseEncoder
-from codememory.memory import MemoryProjection, Position, text_digest
+from codememory.memory import MemoryProjection, Position, memory_id_of, point_ids, text_digest
 from codememory.projection import LiveProjection, Poisoned
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
 
@@ -78,7 +78,9 @@ async def test_poison_is_passed_counted_and_parked_and_the_rest_applied(tmp_path
     assert [(p.seq, p.projection) for p in sink.parked] == [(2, "memory"), (3, "memory")]
     assert "has 3 dimensions, the index expects 8" in sink.parked[0].reason
     assert sink.parked[1].reason.startswith("memory: undecodable") and sink.parked[1].data == b"\xff not json"
-    points = {p.id: p for p in live.projection.index.get([A, B], with_vectors=True)}
+    points = {
+        memory_id_of(p): p for p in live.projection.index.get(point_ids("t", [A, B]), with_vectors=True)
+    }
     assert points[A].dense is None and points[A].payload["text"] == "tokens are validated in middleware"
     assert points[B].dense is not None
     again = Position(tmp_path / "position.json")

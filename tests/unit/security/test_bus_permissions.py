@@ -36,7 +36,7 @@ def test_every_service_of_the_topology_has_a_user_and_a_new_one_gets_its_permiss
     assert "$JS.ACK.LOG.review2.>" in perms.publish and "cm.dlq.review2" in perms.publish
     assert "$JS.API.CONSUMER.MSG.NEXT.LOG.*" not in perms.publish  # not a whole-LOG reader
     assert not any(p.startswith("cm.hooks") or "DELETE" in p or "PURGE" in p for p in perms.publish)
-    assert perms.subscribe == ("_INBOX.>",) and not perms.allow_responses
+    assert perms.subscribe == ("_INBOX_review2.>",) and not perms.allow_responses  # its own replies only
 
 
 def test_only_the_gateway_answers_context_and_only_ingest_reads_hooks() -> None:
@@ -50,6 +50,18 @@ def test_only_the_gateway_answers_context_and_only_ingest_reads_hooks() -> None:
         )
     union = one_process_permissions()
     assert set(union.publish) == {p for s in SERVICES for p in service_permissions(s).publish}
+    assert "_INBOX_up.>" in union.subscribe and not any(s.startswith("_INBOX_g") for s in union.subscribe)
+
+
+def test_each_user_reads_its_own_inbox_and_no_one_elses() -> None:
+    inboxes = {s.name: f"{subjects.inbox(s.name)}.>" for s in SERVICES}
+    for service in SERVICES:
+        readable = [s for s in service_permissions(service).subscribe if s.startswith("_INBOX")]
+        assert readable == [inboxes[service.name]] and not readable[0].startswith("_INBOX.")
+    creds = BusCredentials(user="gateway", password="pw")
+    broker, client = creds.broker_options(), creds.connect_options()
+    assert broker["inbox_prefix"] == client["inbox_prefix"] == "_INBOX_gateway"
+    assert subjects.inbox("hook-alpha") == hook_inbox("alpha") and subjects.inbox("") == "_INBOX"
 
 
 def test_a_hook_user_is_pinned_to_its_tenant() -> None:
@@ -73,7 +85,7 @@ def test_credentials_come_from_the_environment_and_never_show(tmp_path: Path) ->
         "embed", {"CODEMEMORY_EMBED_NATS_USER": "embed", "CODEMEMORY_NATS_PASSWORD": "s3cret"}
     )
     assert (creds.user, creds.password) == ("embed", "s3cret") and "s3cret" not in repr(creds)
-    assert creds.connect_options() == {"user": "embed", "password": "s3cret"}
+    assert creds.connect_options() == {"user": "embed", "password": "s3cret", "inbox_prefix": "_INBOX_embed"}
     assert BusCredentials.from_env("embed", creds.as_env()) == creds
     assert BusCredentials().broker_options() == {}
     with_ca = replace(creds, tls=TlsFiles(ca=""))

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import grpc
 import structlog
 from grpc_health.v1 import health
 from nats.js.client import JetStreamContext
@@ -28,14 +29,14 @@ from codememory.gateway.core import Consolidation, GatewayCore
 from codememory.gateway.deadletters import LogDeadLetters
 from codememory.gateway.erasure import erasure_servicer
 from codememory.gateway.errors import NotReady
-from codememory.gateway.indexes import IndexGenerations, code_projection
+from codememory.gateway.indexes import IndexGenerations, code_projection, drop_unscoped_points
 from codememory.gateway.logpages import TenantLog
 from codememory.gateway.modelsrpc import ModelServicer
 from codememory.gateway.modelswitch import ModelSwitch
 from codememory.gateway.querymodels import memory_query_model, query_model
 from codememory.gateway.replay import Replayer
 from codememory.gateway.rpc import MemoryServicer
-from codememory.gateway.server import create_server, set_serving
+from codememory.gateway.server import create_server, health_server, set_serving
 from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
 from codememory.gateway.unmergerpc import ConsolidationServicer
@@ -84,8 +85,10 @@ class GatewayApp:
             spec=settings.model,
         )
         ModelSwitch.discard_abandoned(self.generations)
+        self.generations.renew()  # an index keyed by memory id alone is rebuilt from LOG
         memory_embedder = memory_query_model(self.generations, embedder, settings)  # after a migration
         memory = self.generations.projection(self.generations.current(), self.encoder)
+        drop_unscoped_points(memory)  # a server collection from before per-tenant ids, folded again
         self.live = LiveProjection(memory, name="memory", poison=self.dead_letters)
         self.core = GatewayCore(
             self.live,
@@ -128,6 +131,7 @@ class GatewayApp:
             busy=lambda: self.replayer.running,
         )
         self._health: health.aio.HealthServicer | None = None
+        self._health_server: grpc.aio.Server | None = None  # plain, health only (probes of a TLS API)
         self.watchdog = Watchdog(
             self.followers, self.event_log.last_seq, self._set_serving, stall_after_s=settings.stall_after_s
         )
@@ -186,6 +190,9 @@ class GatewayApp:
         consolidation_pb2_grpc.add_ConsolidationServiceServicer_to_server(
             ConsolidationServicer(self.core, self.settings.tokens), self._server
         )
+        if self.settings.health_listen and self._health is not None:
+            self._health_server, _ = await health_server(self._health, self.settings.health_listen)
+            await self._health_server.start()
         await self._server.start()
         for follower in self.followers:
             follower.start()
@@ -265,6 +272,8 @@ class GatewayApp:
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
         await self._server.stop(grace=2.0)
+        if self._health_server is not None:
+            await self._health_server.stop(grace=None)
         await self.models.stop()
         stopped = await asyncio.gather(*(stop_task(t) for t in self._tasks))
         await asyncio.gather(*(f.stop() for f in self.followers))

@@ -32,7 +32,7 @@ from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
 from codememory.gateway.writes import MAX_TEXT, NewMemory, Written
 from codememory.lexical import SparseEncoder
-from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection
+from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection, point_id, point_ids
 from codememory.projection import LiveProjection
 from codememory.recall import Recaller, RecallHit, RecallQuery, SessionContext, Weights, build_context
 from codememory.vectorstore import IndexFilter, StoredPoint
@@ -130,9 +130,8 @@ class GatewayCore:
         if not 0.0 <= memory.importance <= 1.0:
             raise InvalidArgument("importance must be between 0 and 1")
         memory_id = memory.memory_id or str(uuid.uuid4())
-        existing = await self._point(memory_id)
-        if existing is not None and existing.payload.get("tenant") != tenant:
-            raise InvalidArgument("memory_id is taken")
+        # the tenant's own point only: another tenant's memory of this id is another point, unseen here
+        existing = await self._point(tenant, memory_id)
         if existing is not None and existing.payload.get("state") in (ACTIVE, DEPRECATED):
             return Written(
                 memory_id, int(str(existing.payload.get("seq", 0)))
@@ -142,20 +141,20 @@ class GatewayCore:
         seq = await self._write(tenant, event, deterministic_id(tenant, "stored", memory_id))
         return Written(memory_id, seq)
 
-    async def _point(self, memory_id: str) -> StoredPoint | None:
-        """The memory's point; every id a caller sends passes through here, so it is checked here."""
+    async def _point(self, tenant: str, memory_id: str) -> StoredPoint | None:
+        """The tenant's memory's point; every id a caller sends passes through here, so it is checked here."""
         try:
             uuid.UUID(memory_id)
         except ValueError as exc:
             raise InvalidArgument("memory_id must be a UUID") from exc
-        found = await asyncio.to_thread(self.live.projection.index.get, [memory_id])
-        return found[0] if found else None
+        found = await asyncio.to_thread(self.live.projection.index.get, [point_id(tenant, memory_id)])
+        return found[0] if found and found[0].payload.get("tenant") == tenant else None
 
     async def _owned(
         self, tenant: str, memory_id: str, states: Sequence[str] = (ACTIVE, DEPRECATED)
     ) -> StoredPoint:
-        point = await self._point(memory_id)
-        if point is None or point.payload.get("tenant") != tenant or point.payload.get("state") not in states:
+        point = await self._point(tenant, memory_id)
+        if point is None or point.payload.get("state") not in states:
             raise NotFound(f"no memory {memory_id}")
         return point
 
@@ -262,7 +261,8 @@ class GatewayCore:
         names += list(payload.get("supersedes", ()))
         names += [s.get("memory_id") for s in payload.get("sources", ()) if isinstance(s, dict)]
         ids = list(dict.fromkeys(str(n) for n in names if n))
-        found = await asyncio.to_thread(self.live.projection.index.get, ids) if ids else []
+        index = self.live.projection.index
+        found = await asyncio.to_thread(index.get, point_ids(tenant, ids)) if ids else []
         related = [dict(p.payload) for p in found if p.payload.get("tenant") == tenant]
         return MemoryHistory(payload, entries, related)
 

@@ -45,6 +45,7 @@ from codememory.gateway.callers import require_admin
 from codememory.gateway.errors import InvalidArgument, NotReady
 from codememory.gateway.rpc import rpc
 from codememory.gateway.settings import GatewaySettings
+from codememory.memory import point_id
 from codememory.sealing import ErasePlan, Scope, Sealer, destroy, late, plan
 from codememory.v1 import erasure_pb2 as pb
 from codememory.v1 import erasure_pb2_grpc as pb_grpc
@@ -75,7 +76,7 @@ def session_memories(index: VectorIndex, tenant: str, session_ids: Sequence[str]
 
 def memory_session(index: VectorIndex, tenant: str, memory_id: str) -> str:
     """The session a memory of the tenant was recorded in ("" when none, or not the tenant's)."""
-    found = index.get([memory_id])
+    found = index.get([point_id(tenant, memory_id)])
     if not found or found[0].payload.get("tenant") != tenant:
         return ""
     return str(found[0].payload.get("session_id") or "")

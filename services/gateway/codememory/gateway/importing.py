@@ -29,7 +29,7 @@ from codememory.events import (
 )
 from codememory.gateway.errors import InvalidArgument, NotReady
 from codememory.gateway.writes import MAX_TEXT, NewMemory
-from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection
+from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection, memory_id_of, point_ids
 from codememory.projection import LiveProjection
 
 STATES = ("", ACTIVE, DEPRECATED)
@@ -108,14 +108,12 @@ class ImportRun:
         """Validate, redact, drop what exists: the envelopes to append (runs in a worker thread)."""
         first = self.tally.received + 1
         events = [(self._event(first + i, item), item.state) for i, item in enumerate(batch)]
-        found = self._live.projection.index.get([e.memory_id for e, _ in events])
-        owners = {p.id: p.payload.get("tenant") for p in found}
+        # this tenant's points only: another tenant's memory of the same id is another point
+        found = self._live.projection.index.get(point_ids(self.tenant, (e.memory_id for e, _ in events)))
+        existing = {memory_id_of(p) for p in found if p.payload.get("tenant") == self.tenant}
         envelopes: list[Envelope] = []
-        for i, (event, state) in enumerate(events):
-            owner = owners.get(event.memory_id)
-            if owner is not None and owner != self.tenant:
-                raise InvalidArgument(f"memory {first + i}: memory_id is taken")
-            if owner is not None or event.memory_id in self._seen:
+        for event, state in events:
+            if event.memory_id in existing or event.memory_id in self._seen:
                 self.tally.existing += 1
                 continue
             self._seen.add(event.memory_id)
@@ -163,9 +161,13 @@ class ImportRun:
         while pending:
             chunk = pending[:EMBED_CHECK]
             index = self._live.projection.index
-            found = await asyncio.to_thread(index.get, chunk)
+            found = await asyncio.to_thread(index.get, point_ids(self.tenant, chunk))
             # embedded, or forgotten since (a tombstone has neither digest)
-            done = {p.id for p in found if p.payload.get("embedded_digest") == p.payload.get("text_digest")}
+            done = {
+                memory_id_of(p)
+                for p in found
+                if p.payload.get("embedded_digest") == p.payload.get("text_digest")
+            }
             if done:
                 pending = [memory_id for memory_id in pending if memory_id not in done]
                 last_progress = time.monotonic()

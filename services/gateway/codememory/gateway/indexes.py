@@ -10,7 +10,9 @@ every start and on replay (the graph beside it lives in memory).
 Each generation records the embedding model whose vectors it holds (``gen-<n>/model.json``: spec, id,
 dimension; a generation without one holds the configured model's). ``active`` is the model of the
 generation in use: replay rebuilds with it, and a model migration (``modelswitch.py``) builds a new
-generation with another and makes it ``active`` when it commits.
+generation with another and makes it ``active`` when it commits. ``model.json`` also names how memory
+points are keyed (``codememory.memory.POINT_IDS``); a generation keyed otherwise (by memory id alone,
+before tenants were part of the key) is replaced at start by a fresh one filled from LOG (``renew``).
 """
 
 from __future__ import annotations
@@ -24,9 +26,15 @@ from pathlib import Path
 from codememory.codegraph import TenantGraphs
 from codememory.codesearch import CodeIndex, open_code_index
 from codememory.lexical import SparseEncoder
-from codememory.memory import MemoryProjection, Position
+from codememory.memory import POINT_IDS, MemoryProjection, Position
 from codememory.projection import CodeProjection
-from codememory.vectorstore import EdgeVectorIndex, PayloadCachedIndex, QdrantClientIndex, VectorIndex
+from codememory.vectorstore import (
+    EdgeVectorIndex,
+    IndexFilter,
+    PayloadCachedIndex,
+    QdrantClientIndex,
+    VectorIndex,
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,22 @@ class IndexGenerations:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    def renew(self) -> int:
+        """The current generation, or a fresh one in its place when it holds points keyed another way
+        than ``POINT_IDS`` (the projection would not find them): the live projection fills it from LOG."""
+        current = self.current()
+        directory = self.root / f"gen-{current}"
+        try:
+            keyed = json.loads((directory / "model.json").read_text()).get("point_ids")
+        except (OSError, ValueError, AttributeError):
+            keyed = None
+        if keyed == POINT_IDS or not (directory / "position.json").is_file():
+            return current
+        fresh = self.next_free()
+        self.commit(fresh)
+        shutil.rmtree(directory, ignore_errors=True)
+        return fresh
+
     def next_free(self) -> int:
         """A generation number no directory uses yet (above the current one)."""
         used = [int(p.name[4:]) for p in self.root.glob("gen-*") if p.name[4:].isdigit()]
@@ -90,7 +114,7 @@ class IndexGenerations:
         chosen = model or self.active
         directory = self.root / f"gen-{generation}"
         directory.mkdir(parents=True, exist_ok=True)
-        marker = {"model_id": chosen.model_id, "dim": chosen.dim, "spec": chosen.spec}
+        marker = {"model_id": chosen.model_id, "dim": chosen.dim, "spec": chosen.spec, "point_ids": POINT_IDS}
         (directory / "model.json").write_text(json.dumps(marker))
         position = Position(directory / "position.json")
         return MemoryProjection(self._open(generation, chosen.dim), encoder, position, model=chosen.model_id)
@@ -99,6 +123,19 @@ class IndexGenerations:
         tmp = self.root / "CURRENT.tmp"
         tmp.write_text(str(generation))
         os.replace(tmp, self.root / "CURRENT")
+
+
+def drop_unscoped_points(projection: MemoryProjection) -> int:
+    """Before a projection folds LOG from the start: remove points keyed the old way (the point id is
+    the memory id) that a Qdrant server collection kept from before ``POINT_IDS``; the fold writes them
+    again under ``point_id``. One scroll of the collection: the fold that follows reads all of LOG."""
+    if projection.last_seq:
+        return 0  # a position past 0: ``renew`` replaced an outdated generation already
+    old = [p.id for p in projection.index.scroll(IndexFilter()) if p.payload.get("memory_id") == p.id]
+    if old:
+        projection.index.delete(old)
+        projection.index.flush()
+    return len(old)
 
 
 def code_projection(

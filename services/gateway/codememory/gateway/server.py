@@ -5,6 +5,10 @@ until the projections have caught up with LOG; afterwards the watchdog (``watchd
 NOT_SERVING while a projection is stalled and back when it recovers. With ``reuse_port`` (gRPC's
 default on Linux) replicas on one host listen on the same address and the kernel spreads connections
 over them; without it a taken port is a ``ListenError``.
+
+``health_server``: a second, plain listener that answers ``grpc.health.v1`` only, from the same health
+servicer, for a gateway whose API speaks TLS: the kubelet's native gRPC probes cannot speak TLS, and
+the health answer (SERVING or not) tells nothing about any tenant (``CODEMEMORY_GATEWAY_HEALTH_LISTEN``).
 """
 
 from __future__ import annotations
@@ -81,6 +85,23 @@ async def create_server(
         await server.stop(None)
         raise ListenError(listen)
     return server, port, health_servicer
+
+
+async def health_server(
+    health_servicer: health.aio.HealthServicer, listen: str
+) -> tuple[grpc.aio.Server, int]:
+    """A plain server on ``listen`` with the health service only (not started), and its port."""
+    server = grpc.aio.server()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    try:
+        port = server.add_insecure_port(listen)
+    except RuntimeError as exc:
+        await server.stop(None)
+        raise ListenError(listen) from exc
+    if port == 0:
+        await server.stop(None)
+        raise ListenError(listen)
+    return server, port
 
 
 async def set_serving(health_servicer: health.aio.HealthServicer, serving: bool) -> None:

@@ -46,6 +46,7 @@ class GatewaySettings:
     reflection: bool = False  # gRPC server reflection: off unless configured
     tls_cert: str = ""  # PEM certificate chain and key files: gRPC over TLS only (deployments: a Secret)
     tls_key: str = ""
+    health_listen: str = ""  # a plain listener for grpc.health.v1 only (probes of a TLS gateway); "": none
     write_wait_ms: int = 5000
     context_budget_tokens: int = 1500
     weights: Weights = field(default_factory=Weights)
@@ -79,6 +80,7 @@ class GatewaySettings:
             reflection=env_bool(SERVICE, "reflection", False, environ),
             tls_cert=env_str(SERVICE, "tls_cert", "", environ),
             tls_key=env_str(SERVICE, "tls_key", "", environ),
+            health_listen=env_str(SERVICE, "health_listen", "", environ),
             write_wait_ms=env_int(SERVICE, "write_wait_ms", cls.write_wait_ms, environ),
             context_budget_tokens=env_int(
                 SERVICE, "context_budget_tokens", cls.context_budget_tokens, environ
