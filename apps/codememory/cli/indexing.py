@@ -2,8 +2,8 @@
 
 Index streams a repository (unchanged files skipped by content hash, which the gateway reports, unless
 the repository's source roots renamed their module: ``rootcache``), then optionally its git history
-since the last commit recorded, as RecordCode streams of ``STREAM_FACTS`` facts, one recorded while
-the next is parsed. The post-commit hook records HEAD and the
+since the last commit recorded, as RecordCode streams of ``STREAM_FACTS`` facts, ``IN_FLIGHT`` of them
+recorded while the next is parsed. The post-commit hook records HEAD and the
 files it changed, read from the commit itself, so what is recorded is what was committed.
 """
 
