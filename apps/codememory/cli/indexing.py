@@ -110,12 +110,16 @@ def _until_sent(sent: threading.Event, call: Future[int]) -> None:
 
 
 def _chunked(facts: Iterable[CodeFact], size: int) -> Iterator[list[CodeFact]]:
+    """Lists of ``size`` facts, the first ones smaller (a quarter, then doubling): the gateway starts
+    applying facts while the rest are still parsed, instead of waiting for a whole first stream."""
     chunk: list[CodeFact] = []
+    limit = max(1, size // 4)
     for fact in facts:
         chunk.append(fact)
-        if len(chunk) >= size:
+        if len(chunk) >= limit:
             yield chunk
             chunk = []
+            limit = min(size, limit * 2)
     if chunk:
         yield chunk
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterator
 from concurrent import futures
@@ -124,4 +125,5 @@ def test_streams_overlap_start_in_order_and_add_up() -> None:
     finally:
         server.stop(None)
     assert recorder.overlapped  # the second stream was recorded while the first was still being applied
-    assert recorder.streams == [[f"f{i}.py" for i in range(s, min(s + 3, 10))] for s in range(0, 10, 3)]
+    sizes = [0, 1, 3, 6, 9, 10]  # the first streams smaller (a quarter, then doubling up to 3)
+    assert recorder.streams == [[f"f{i}.py" for i in range(a, b)] for a, b in itertools.pairwise(sizes)]
