@@ -14,8 +14,9 @@ machine wall time measures the neighbours as much as the indexer. Peak RSS of pa
 ``--end-to-end`` (issue 14 item 3) measures ``codememory index`` of the Django corpus instead: parse,
 RecordCode, and every fact applied to the code graph and code search (RecordCode returns then), on a
 real stack (``codememory up`` in a temporary home), embeddings excluded (the embed service embeds the
-symbols afterwards; it runs in the same process and competes for the two cores). Baseline in the same
-run: parsing alone. ``--before`` names the figure to beat (files/s measured before a change).
+symbols afterwards, in a niced thread; it runs in the same process). Baselines in the same run: parsing
+alone, and with ``--baseline DIR`` the same index by the code of a checkout in DIR (on ``PYTHONPATH``,
+e.g. ``git archive <commit> | tar -x -C DIR``), alternating with this code. ``--before`` cites a figure.
 """
 
 from __future__ import annotations
@@ -109,17 +110,23 @@ def _corpus(name: str, root: Path, runs: int) -> tuple[list[str], str]:
     return rows, line
 
 
-def end_to_end(root: Path, runs: int, before: str) -> None:
-    """``codememory index`` of ``root`` into a fresh stack per run, against parsing alone (same run)."""
+def _pythonpath(source: Path) -> str:
+    """What puts the code of a checkout at ``source`` ahead of this tree's (libs, apps, each service)."""
+    services = sorted(str(d) for d in (source / "services").iterdir() if d.is_dir())
+    return os.pathsep.join([*services, str(source / "libs"), str(source / "apps")])
+
+
+def _index_on_stack(root: Path, pythonpath: str) -> tuple[float, int]:
+    """``codememory index`` of ``root`` into a fresh stack: (wall seconds, facts recorded)."""
     import json
     import subprocess
 
     from bench_event_path import embedded_stack
 
-    files = sum(1 for _ in walk_repository(root))
-    parse = _median(runs, lambda: _index(root, 2, {}, IndexSummary()))
-    timings: list[float] = []
-    for _ in range(runs):
+    saved = os.environ.get("PYTHONPATH")
+    if pythonpath:
+        os.environ["PYTHONPATH"] = pythonpath  # the stack and the client both run that code
+    try:
         with embedded_stack():
             codememory = Path(sys.executable).parent / "codememory"
             started = time.perf_counter()
@@ -129,10 +136,31 @@ def end_to_end(root: Path, runs: int, before: str) -> None:
                 text=True,
                 env=os.environ.copy(),
             )
-            timings.append(time.perf_counter() - started)
+            wall = time.perf_counter() - started
             if done.returncode != 0:
                 sys.exit(f"codememory index failed: {done.stderr[-2000:]}")
-            recorded = json.loads(done.stdout)["recorded"]
+            return wall, int(json.loads(done.stdout)["recorded"])
+    finally:
+        if pythonpath:
+            if saved is None:
+                os.environ.pop("PYTHONPATH", None)
+            else:
+                os.environ["PYTHONPATH"] = saved
+
+
+def end_to_end(root: Path, runs: int, before: str, baseline: Path | None, label: str) -> None:
+    """``codememory index`` of ``root`` into a fresh stack per run, against parsing alone and, with
+    ``baseline`` (a checkout of the code before a change), the same index by that code, alternating."""
+    files = sum(1 for _ in walk_repository(root))
+    parse = _median(runs, lambda: _index(root, 2, {}, IndexSummary()))
+    timings: list[float] = []
+    before_timings: list[float] = []
+    recorded = 0
+    for _ in range(runs):
+        if baseline is not None:
+            before_timings.append(_index_on_stack(root, _pythonpath(baseline))[0])
+        wall, recorded = _index_on_stack(root, "")
+        timings.append(wall)
     wall = median(timings)
     rows = [
         "| path | files | seconds | files/s | vs parsing alone |",
@@ -142,9 +170,18 @@ def end_to_end(root: Path, runs: int, before: str) -> None:
         f"| `codememory index`: parse, RecordCode, applied to graph and code search | {files:,} | {wall:.2f} "
         f"| {files / wall:,.0f} | {wall / parse[0]:.2f}x the time |",
     ]
+    if before_timings:
+        old = median(before_timings)
+        rows.append(
+            f"| the same by the code before ({label or baseline} on `PYTHONPATH`) | {files:,} | {old:.2f} "
+            f"| {files / old:,.0f} | {old / parse[0]:.2f}x the time |"
+        )
     note = (
-        f"Corpus: {root} ({files:,} files, {recorded:,} facts recorded), medians of {runs} runs, a fresh "
-        "stack per run. Target (issue 14): 300 files/s. " + (f"Before: {before}." if before else "")
+        f"Corpus: {root} ({files:,} files, {recorded:,} facts recorded), medians of {runs} runs "
+        f"(each: {', '.join(f'{t:.1f}' for t in timings)} s"
+        + (f"; before: {', '.join(f'{t:.1f}' for t in before_timings)} s" if before_timings else "")
+        + "), a fresh stack per run, the two codes alternating. Target (issue 14): 300 files/s. "
+        + (f"Before: {before}." if before else "")
     )
     body = "\n".join([*rows, "", note])
     print(body)
@@ -163,9 +200,11 @@ def main() -> None:
     parser.add_argument("--note", default="")
     parser.add_argument("--end-to-end", action="store_true", help="codememory index on a real stack")
     parser.add_argument("--before", default="", help="the figure measured before a change, to cite")
+    parser.add_argument("--baseline", type=Path, help="a checkout of the code before a change (end to end)")
+    parser.add_argument("--baseline-label", default="", help="what --baseline is, e.g. its commit")
     args = parser.parse_args()
     if args.end_to_end:
-        end_to_end(args.django, args.runs, args.before)
+        end_to_end(args.django, args.runs, args.before, args.baseline, args.baseline_label)
         return
     rows: list[str] = []
     lines: list[str] = []

@@ -2,8 +2,8 @@
 
 Index streams a repository (unchanged files skipped by content hash, which the gateway reports, unless
 the repository's source roots renamed their module: ``rootcache``), then optionally its git history
-since the last commit recorded, as RecordCode streams of ``STREAM_FACTS`` facts, one recorded while
-the next is parsed. The post-commit hook records HEAD and the
+since the last commit recorded, as RecordCode streams of ``STREAM_FACTS`` facts, ``IN_FLIGHT`` of them
+recorded while the next is parsed. The post-commit hook records HEAD and the
 files it changed, read from the commit itself, so what is recorded is what was committed.
 """
 
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -30,6 +32,7 @@ from codememory.events import FileDeleted
 from codememory.settings import default_home
 
 STREAM_FACTS = 1000  # facts per RecordCode stream (a file's symbols are one fact)
+IN_FLIGHT = 2  # RecordCode streams at once: one applied while the next is checked and appended
 
 
 def index_repository_into(
@@ -73,30 +76,50 @@ def index_repository_into(
     typer.echo(f"{recorded} facts recorded for {repo} ({commits} commits) in {report['seconds']}s")
 
 
-def record_in_streams(conn: Connection, facts: Iterable[CodeFact], *, per_stream: int = STREAM_FACTS) -> int:
+def record_in_streams(
+    conn: Connection, facts: Iterable[CodeFact], *, per_stream: int = STREAM_FACTS, in_flight: int = IN_FLIGHT
+) -> int:
     """Record ``facts`` as RecordCode streams of ``per_stream`` facts each, so a repository of any size
-    indexes (the gateway holds one stream until all of it is valid): one stream is recorded in a
-    thread while the next is parsed. Each stream is all or nothing; what earlier streams recorded stays
-    (indexing again skips those files by their content hash)."""
+    indexes (the gateway holds one stream until all of it is valid). Up to ``in_flight`` streams are
+    recorded at once, in threads, while the next is parsed: the gateway checks and appends one while
+    it applies the one before. A stream starts once the one before it was all sent, and the gateway
+    appends a tenant's streams in the order they arrived, so LOG holds the facts in the order found.
+    Each stream is all or nothing; what other streams recorded stays (indexing again skips those files
+    by their content hash)."""
     recorded = 0
-    with ThreadPoolExecutor(1, thread_name_prefix="record") as sender:
-        in_flight: Future[int] | None = None
+    pending: deque[Future[int]] = deque()
+    with ThreadPoolExecutor(in_flight, thread_name_prefix="record") as sender:
+        previous: tuple[threading.Event, Future[int]] | None = None
         for chunk in _chunked(facts, per_stream):
-            if in_flight is not None:
-                recorded += in_flight.result()
-            in_flight = sender.submit(record, conn, chunk)
-        if in_flight is not None:
-            recorded += in_flight.result()
+            while len(pending) >= in_flight:
+                recorded += pending.popleft().result()
+            if previous is not None:
+                _until_sent(*previous)
+            sent = threading.Event()
+            pending.append(sender.submit(record, conn, chunk, all_sent=sent))
+            previous = (sent, pending[-1])
+        while pending:
+            recorded += pending.popleft().result()
     return recorded
 
 
+def _until_sent(sent: threading.Event, call: Future[int]) -> None:
+    """Until every fact of a stream was handed to gRPC, or its call ended (a failure is its result's)."""
+    while not sent.wait(0.05) and not call.done():
+        pass
+
+
 def _chunked(facts: Iterable[CodeFact], size: int) -> Iterator[list[CodeFact]]:
+    """Lists of ``size`` facts, the first ones smaller (a quarter, then doubling): the gateway starts
+    applying facts while the rest are still parsed, instead of waiting for a whole first stream."""
     chunk: list[CodeFact] = []
+    limit = max(1, size // 4)
     for fact in facts:
         chunk.append(fact)
-        if len(chunk) >= size:
+        if len(chunk) >= limit:
             yield chunk
             chunk = []
+            limit = min(size, limit * 2)
     if chunk:
         yield chunk
 

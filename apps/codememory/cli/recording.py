@@ -8,6 +8,7 @@ they come. The gateway validates, redacts and appends them to LOG.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,13 +43,18 @@ def repository_of(path: Path) -> tuple[str, Path]:
 
 
 def record(
-    conn: Connection, facts: Iterable[CodeFact], *, on_sent: Callable[[CodeFact], None] | None = None
+    conn: Connection,
+    facts: Iterable[CodeFact],
+    *,
+    on_sent: Callable[[CodeFact], None] | None = None,
+    all_sent: threading.Event | None = None,
 ) -> int:
     """Stream ``facts`` to the gateway; returns how many it recorded.
 
     When producing the facts fails mid-stream, gRPC cancels the call (RecordCode is all or nothing, so
     nothing is appended) and reports only ``Exception iterating requests!``; the cause is raised here
-    instead, as ``FactStreamError``, and gRPC's own log line about it is silenced.
+    instead, as ``FactStreamError``, and gRPC's own log line about it is silenced. ``all_sent`` is set
+    once every fact was handed to gRPC (or the stream failed): the caller may then start the next stream.
     """
     failures: list[Exception] = []
 
@@ -61,6 +67,9 @@ def record(
         except Exception as exc:
             failures.append(exc)
             raise
+        finally:
+            if all_sent is not None:
+                all_sent.set()
 
     with _quiet_request_errors():
         try:

@@ -23,8 +23,17 @@ _HEX_RUN = re.compile(r"[0-9a-fA-F]{12,}")
 _MAX_COMPOUND = 160
 
 
+_RUNS = re.compile(r"\d+|[^\W\d_]+")  # digits, or letters
+# ASCII case changes: lower -> upper, and before the last capital of an acronym followed by lowercase
+_ASCII_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
 def _camel_split(run: str) -> list[str]:
     """Split letters at case changes: ``HTTPServerError`` -> ``HTTP``, ``Server``, ``Error``."""
+    if run.islower() or run.isupper() or run[1:].islower():
+        return [run]  # no case change to split at (most words of code and prose)
+    if run.isascii():
+        return _ASCII_CAMEL.split(run)  # the same boundaries as below, in one pass
     words: list[str] = []
     start = 0
     for i in range(1, len(run)):
@@ -44,13 +53,16 @@ def _piece_words(piece: str) -> list[str]:
     if _HEX_RUN.fullmatch(piece) and any(c.isdigit() for c in piece) and any(c.isalpha() for c in piece):
         return [piece]
     words: list[str] = []
-    for run in re.findall(r"\d+|[^\W\d_]+", piece):
+    for run in _RUNS.findall(piece):
         words.extend([run] if run[0].isdigit() else _camel_split(run))
     return words
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def identifier_parts(token: str) -> tuple[str, ...]:
-    """The lowercase words of an identifier or path, in order: ``os.path.join`` -> os, path, join."""
+    """The lowercase words of an identifier or path, in order: ``os.path.join`` -> os, path, join.
+
+    Kept per token like ``_expansions``: a compound's segments and a symbol's names recur."""
     words: list[str] = []
     for piece in _PIECE_SEP.split(token):
         if piece:
@@ -87,8 +99,8 @@ def code_terms(text: str) -> str:
     """
     seen: set[str] = set()
     extras: list[str] = []
-    for match in _COMPOUND.finditer(text):
-        for term in _expansions(match.group(0)):
+    for compound in dict.fromkeys(_COMPOUND.findall(text)):  # a repeated compound adds nothing new
+        for term in _expansions(compound):
             if term not in seen:
                 seen.add(term)
                 extras.append(term)

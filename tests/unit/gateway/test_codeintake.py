@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterable
 
 import pytest
 from codestack import CodeStack  # type: ignore[import-not-found]
 
 from codememory.codefacts import encode_fact
-from codememory.events import Symbol, SymbolsExtracted
+from codememory.events import Envelope, Symbol, SymbolsExtracted, decode_envelope
 from codememory.gateway import codeintake
 from codememory.gateway.codeintake import CHUNK_FACTS, CodeIntake
 from codememory.gateway.errors import InvalidArgument
@@ -76,3 +77,40 @@ async def test_record_appends_everything_or_nothing(code_stack: CodeStack) -> No
     with pytest.raises(InvalidArgument, match="fact 301: a code fact needs a repo"):
         await codeintake.record(code_stack.core, "t1", _stream([*_files(300), bad]))
     assert len(code_stack.log.records) == 300
+
+
+async def test_concurrent_streams_append_in_the_order_they_arrived(code_stack: CodeStack) -> None:
+    """The first stream's last fact arrives after the second stream was received and checked: the
+    second still appends after the first (LOG keeps the order the client sent the files in)."""
+    second_checked = asyncio.Event()
+
+    async def slow_first() -> AsyncIterator[bytes]:
+        for item in _files(70):
+            yield item
+        await second_checked.wait()
+
+    async def second() -> AsyncIterator[bytes]:
+        for item in _files(80)[70:]:
+            yield item
+
+    async def record_second() -> tuple[int, int]:
+        intake = codeintake.shared_intake()
+        prepare = intake.envelopes
+
+        async def then_signal(tenant: str, facts: AsyncIterator[bytes]) -> list[Envelope]:
+            try:
+                return await prepare(tenant, facts)
+            finally:
+                second_checked.set()
+
+        intake.envelopes = then_signal  # type: ignore[method-assign]
+        try:
+            return await codeintake.record(code_stack.core, "t1", second())
+        finally:
+            del intake.envelopes
+
+    first = asyncio.ensure_future(codeintake.record(code_stack.core, "t1", slow_first()))
+    await asyncio.sleep(0)  # the first stream arrives first
+    assert await asyncio.gather(first, record_second()) == [(70, 70), (10, 80)]
+    paths = [decode_envelope(r.data).payload.path for r in code_stack.log.records]  # type: ignore[union-attr]
+    assert paths == [f"f{i}.py" for i in range(80)]

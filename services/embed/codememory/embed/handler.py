@@ -1,5 +1,6 @@
-"""The embed handler: a batch of LOG events in, one model call per model, ``MemoryEmbedded`` and
-``SymbolsEmbedded`` events appended.
+"""The embed handler: a batch of LOG events in, one model call per model for the memories' texts (and
+one for the symbols', in their own thread below the event path's priority: ``priority.py``),
+``MemoryEmbedded`` and ``SymbolsEmbedded`` events appended.
 
 Undecodable events are dead-lettered with the reason; the model runs off the event loop; a failed
 model call or append retries the batch. Memories are embedded with every model the service writes
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import Executor
 from typing import Any
 
 from codememory.bus import ACK, Delivery, Outcome, Retryable, dead
@@ -34,8 +36,10 @@ class EmbedHandler:
         embedder: Embedder,
         writers: ModelWriters | None = None,
         model_events: Callable[[], Awaitable[Any]] | None = None,
+        symbols: Executor | None = None,
     ) -> None:
         self._log = event_log
+        self._symbols = symbols  # where symbol texts are embedded (None: with the memories' texts)
         self._embedder = embedder
         self._writers = writers
         self._model_events = model_events
@@ -59,19 +63,13 @@ class EmbedHandler:
         models = self._writers.memory_models if self._writers is not None else [self._embedder]
         events: list[Envelope] = []
         for index, model in enumerate(models):
-            texts = [job.text for job in jobs]
-            if index == 0:
-                texts += [text for job in code_jobs for text in job.texts]
-            if not texts:
-                continue
-            try:
-                vectors = await asyncio.to_thread(model.embed, texts)
-            except EmbeddingError as exc:
-                raise Retryable(str(exc)) from exc
-            events += embedded_events(jobs, vectors[: len(jobs)], model.model_id)
-            if index == 0:
-                events += symbols_embedded_events(code_jobs, vectors[len(jobs) :], model.model_id)
-            self.embedded += len(texts)
+            if jobs:
+                vectors = await self._embed(model, [job.text for job in jobs], None)
+                events += embedded_events(jobs, vectors, model.model_id)
+            code_texts = [text for job in code_jobs for text in job.texts] if index == 0 else []
+            if code_texts:  # in the symbols' own thread, below the event path's priority (priority.py)
+                vectors = await self._embed(model, code_texts, self._symbols)
+                events += symbols_embedded_events(code_jobs, vectors, model.model_id)
         if events:
             try:
                 await self._log.append(events)
@@ -80,6 +78,16 @@ class EmbedHandler:
         if self._writers is not None and deliveries:
             self._writers.seen_seq = max(self._writers.seen_seq, *(d.seq for d in deliveries))
         return outcomes
+
+    async def _embed(
+        self, model: Embedder, texts: list[str], executor: Executor | None
+    ) -> list[tuple[float, ...]]:
+        try:
+            vectors = await asyncio.get_running_loop().run_in_executor(executor, model.embed, texts)
+        except EmbeddingError as exc:
+            raise Retryable(str(exc)) from exc
+        self.embedded += len(texts)
+        return vectors
 
     async def _request(self, envelope: Envelope, seq: int) -> Outcome:
         event = envelope.payload

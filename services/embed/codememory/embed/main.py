@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from faststream import FastStream
 from faststream.nats import NatsRouter
@@ -21,6 +22,7 @@ from codememory.bus.app import BrokerJetStream, consumer_app, durable_settings
 from codememory.bus.durable import subscribe_durable
 from codememory.bus.run import run_app
 from codememory.embed.handler import EmbedHandler
+from codememory.embed.priority import symbol_executor
 from codememory.embed.settings import EmbedSettings
 from codememory.embed.writers import ModelWriters
 from codememory.embedding import Embedder, MiniLmEmbedder, ModelSpec, load_embedder, parse_model
@@ -52,6 +54,7 @@ class ModelSlot:
         self._settings = settings or EmbedSettings()
         self.embedder: Embedder | None = None
         self._writers: ModelWriters | None = None
+        self._symbols: ThreadPoolExecutor | None = None
 
     async def load(self) -> None:
         if self.embedder is None:
@@ -61,6 +64,12 @@ class ModelSlot:
         if self.embedder is None:
             raise RuntimeError("the embed model is not loaded yet")
         return self.embedder
+
+    def symbols(self) -> ThreadPoolExecutor:
+        """The one thread per process symbols are embedded in, below the event path (``priority.py``)."""
+        if self._symbols is None:
+            self._symbols = symbol_executor(self._settings.symbol_nice)
+        return self._symbols
 
     def writers(self, js: JetStreamContext) -> ModelWriters:
         """One set of written models per process (the durable and the redrive handler share it)."""
@@ -102,7 +111,9 @@ def create_router(settings: EmbedSettings, jetstream: BrokerJetStream, model: Mo
 
     def handler(js: JetStreamContext) -> EmbedHandler:
         writers = model.writers(js)
-        return EmbedHandler(JetStreamEventLog(js), writers.default, writers, lambda: read_model_events(js))
+        return EmbedHandler(
+            JetStreamEventLog(js), writers.default, writers, lambda: read_model_events(js), model.symbols()
+        )
 
     subscribe_durable(router, EMBED, durable_settings(settings), handler, jetstream=jetstream)
     return router

@@ -6,6 +6,7 @@ embedded with, a spec of ``codememory.embedding.models`` (the bundled all-MiniLM
 ``torch`` (default), ``onnx`` (the same vectors through ONNX Runtime) or ``onnx-int8`` (int8 weights,
 faster, vectors within a cosine of 0.98; see ``embedding/onnxbatch.py``). ``api_key``: the key of an
 OpenAI-compatible endpoint, sent in a header only (never logged; from the environment or a Secret).
+``symbol_nice`` (0-19): how far below the event path symbols are embedded (``priority.py``; 0: not).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from codememory.embedding import DEFAULT_MODEL, EmbeddingError, parse_model
 from codememory.embedding.onnxbatch import BATCH_RUNTIMES
-from codememory.settings import ConsumerSettings, SettingsError, default_home, env_str
+from codememory.settings import ConsumerSettings, SettingsError, default_home, env_int, env_str
 
 SERVICE = "embed"
 
@@ -27,6 +28,7 @@ class EmbedSettings(ConsumerSettings):
     model_cache: Path = field(default_factory=lambda: default_home() / "models")
     api_key: str = field(default="", repr=False)
     runtime: str = "torch"
+    symbol_nice: int = 10  # symbols are embedded this many nice steps below the event path (priority.py)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EmbedSettings:
@@ -42,7 +44,14 @@ class EmbedSettings(ConsumerSettings):
             model_cache=Path(env_str(SERVICE, "model_cache", str(default_home(environ) / "models"), environ)),
             api_key=env_str(SERVICE, "api_key", "", environ),
             runtime=_runtime(env_str(SERVICE, "runtime", cls.runtime, environ)),
+            symbol_nice=_nice(env_int(SERVICE, "symbol_nice", cls.symbol_nice, environ)),
         )
+
+
+def _nice(value: int) -> int:
+    if not 0 <= value <= 19:
+        raise SettingsError(f"CODEMEMORY_EMBED_SYMBOL_NICE must be between 0 and 19, got {value}")
+    return value
 
 
 def _runtime(value: str) -> str:

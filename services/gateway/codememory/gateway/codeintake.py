@@ -115,6 +115,36 @@ class CodeIntake:
 
 APPEND_BATCH = 256
 
+
+class AppendOrder:
+    """Concurrent RecordCode streams of a tenant append in the order they arrived.
+
+    Why: a client keeps two streams in flight (one is applied while the next is checked and appended),
+    and LOG must hold a repository's facts in the order the client sent them, whatever chunk of which
+    stream its workers finish first. A stream takes its turn when it arrives and appends once every
+    earlier stream of its tenant appended or failed; waiting for the projection is not part of a turn.
+    """
+
+    def __init__(self) -> None:
+        self._tails: dict[str, asyncio.Future[None]] = {}
+
+    def turn(self, tenant: str) -> tuple[asyncio.Future[None] | None, asyncio.Future[None]]:
+        """(the previous stream's turn or None, this stream's: set it done once appended or failed)."""
+        loop = asyncio.get_running_loop()
+        before = self._tails.get(tenant)
+        if before is not None and (before.done() or before.get_loop() is not loop):
+            before = None  # appended already, or left by an event loop that is gone
+        mine: asyncio.Future[None] = loop.create_future()
+        self._tails[tenant] = mine
+        mine.add_done_callback(lambda done: self._forget(tenant, done))
+        return before, mine
+
+    def _forget(self, tenant: str, done: asyncio.Future[None]) -> None:
+        if self._tails.get(tenant) is done:
+            del self._tails[tenant]
+
+
+_order = AppendOrder()
 _shared: CodeIntake | None = None
 
 
@@ -127,11 +157,20 @@ def shared_intake() -> CodeIntake:
 
 
 async def record(core: CodeCore, tenant: str, facts: AsyncIterator[bytes]) -> tuple[int, int]:
-    """RecordCode: every fact of the stream appended; (how many, last LOG sequence) once all are applied."""
-    envelopes = await shared_intake().envelopes(tenant, facts)
-    last_seq = 0
-    for start in range(0, len(envelopes), APPEND_BATCH):
-        last_seq = max(last_seq, await core._append(envelopes[start : start + APPEND_BATCH]))
+    """RecordCode: every fact of the stream appended; (how many, last LOG sequence) once all are applied.
+
+    Streams of a tenant append in the order they arrived (``AppendOrder``), each after the last."""
+    before, mine = _order.turn(tenant)  # before any await: the order streams reached the gateway
+    try:
+        envelopes = await shared_intake().envelopes(tenant, facts)
+        if before is not None:
+            await asyncio.wait([before])  # its outcome is its own caller's
+        last_seq = 0
+        for start in range(0, len(envelopes), APPEND_BATCH):
+            last_seq = max(last_seq, await core._append(envelopes[start : start + APPEND_BATCH]))
+    finally:
+        if not mine.done():
+            mine.set_result(None)
     if last_seq and not await core.live.wait_for(last_seq, core._write_wait_s):
         raise NotReady(f"facts appended up to {last_seq} but not yet applied")
     return len(envelopes), last_seq

@@ -81,8 +81,9 @@ class Reviewer:
             return None
         if review_id(tenant, event.repo, event.sha) in self._recorded(tenant):
             return None
-        graph = self.live.projection.graph(tenant)
-        return await asyncio.to_thread(review_commit, graph, tenant, event, seq)
+        view = self.live.projection
+        # the view folds the code facts it deferred when asked for the graph: in the thread, off the loop
+        return await asyncio.to_thread(lambda: review_commit(view.graph(tenant), tenant, event, seq))
 
     def _recorded(self, tenant: str) -> set[str]:
         view = self.live.projection

@@ -7,10 +7,17 @@ gateway's business here). The reviews and detections already in LOG are remember
 redelivered or replayed commit or edit is not recorded twice. Rebuilt from LOG on every start; an
 erasure (``MemoryForgotten`` for each memory it covers, ``DataErased`` for its sessions) takes the
 text out of the sessions at once, so the process does not hold it until it restarts.
+
+Code facts are folded into the graphs when a review reads them (``graph``), not as they arrive: an
+index of thousands of files would otherwise resolve every reference here too, in the same process as
+the gateway's own fold in the one-process stack, while the index is being recorded (Django: 4 s of
+its 20). The fold is the same, in LOG order, so the graph a review sees is the one LOG left. At most
+``MAX_DEFERRED`` facts wait; beyond that they are folded as they come.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 from codememory.codegraph import CodeGraph, TenantGraphs
@@ -31,7 +38,9 @@ from codememory.projection.position import InMemoryPosition
 from codememory.reviews.edits import edits_from_excerpt
 from codememory.reviews.sessions import Sessions
 
-__all__ = ["ReviewsView", "TenantReviews"]
+__all__ = ["MAX_DEFERRED", "ReviewsView", "TenantReviews"]
+
+MAX_DEFERRED = 20_000  # code facts held unfolded (about a large repository's index)
 
 
 @dataclass
@@ -47,12 +56,24 @@ class ReviewsView(InMemoryPosition):
         super().__init__()
         self.graphs = TenantGraphs()
         self.tenants: dict[str, TenantReviews] = {}
+        self._deferred: list[tuple[int, Envelope]] = []  # code facts not folded into ``graphs`` yet
+        self._deferred_lock = threading.Lock()
 
     def tenant(self, name: str) -> TenantReviews:
         return self.tenants.setdefault(name, TenantReviews())
 
     def graph(self, tenant: str) -> CodeGraph:
+        """The tenant's graph with every code fact folded so far (the fold runs in the caller's thread)."""
+        self.fold_deferred()
         return self.graphs.graph(tenant)
+
+    def fold_deferred(self) -> int:
+        """Fold the code facts that wait, in LOG order; returns how many."""
+        with self._deferred_lock:
+            deferred, self._deferred = self._deferred, []
+            for seq, envelope in deferred:
+                self.graphs.apply(envelope, seq)
+        return len(deferred)
 
     def apply_batch(self, decoded: Decoded) -> int:
         applied = 0
@@ -68,7 +89,10 @@ class ReviewsView(InMemoryPosition):
         event = envelope.payload
         match event:
             case SymbolsExtracted() | FileDeleted() | CommitRecorded():
-                self.graphs.apply(envelope, seq)
+                with self._deferred_lock:
+                    self._deferred.append((seq, envelope))
+                if len(self._deferred) > MAX_DEFERRED:
+                    self.fold_deferred()
             case PromptSubmitted() if event.prompt.strip():
                 turns = self.tenant(envelope.tenant).sessions.touch(event.session_id)
                 turns.prompt(seq, event.prompt, envelope.event_id)
