@@ -132,26 +132,29 @@ class MemoryProjection:
             self._tails[session] = (tail[0], target, event.text)
 
     def _drop_context(
-        self, forgotten: list[str], states: dict[str, PointState | None], changed: set[str], encode: Encode
+        self,
+        forgotten: list[tuple[str, str]],
+        states: dict[str, PointState | None],
+        changed: set[str],
+        encode: Encode,
     ) -> list[str]:
-        """The memories whose context was a forgotten memory's text, without it; the ids newly loaded."""
+        """The memories whose context was a forgotten memory's text (``forgotten``: its memory id and
+        point id), without it; the point ids newly loaded."""
         loaded = []
-        flt = IndexFilter(any_of={"previous_id": forgotten})
+        flt = IndexFilter(any_of={"previous_id": [memory_id for memory_id, _ in forgotten]})
         for stored in self.index.scroll(flt, with_vectors=True):
             if stored.id not in states:
                 states[stored.id] = PointState(dict(stored.payload), stored.dense, stored.sparse)
                 loaded.append(stored.id)
-        gone = {t: (states[t] or PointState({})).payload.get("tenant") for t in forgotten}
-        for point_id, state in list(states.items()):
+        gone = {m: (states[p] or PointState({})).payload.get("tenant") for m, p in forgotten}
+        for pid, state in list(states.items()):
             if state is None or not state.payload.get("context") or state.payload.get("state") == FORGOTTEN:
                 continue
             previous = state.payload.get("previous_id")
             if previous in gone and gone[previous] == state.payload.get("tenant"):
                 payload = {**state.payload, "context": ""}
-                states[point_id] = PointState(
-                    payload, state.dense, encode(indexed_text(payload, self.enrichment))
-                )
-                changed.add(point_id)
+                states[pid] = PointState(payload, state.dense, encode(indexed_text(payload, self.enrichment)))
+                changed.add(pid)
         return loaded
 
     @property
@@ -253,7 +256,9 @@ class MemoryProjection:
                     self._remember(session, seq, target, str(after.payload.get("text") or ""))
                 elif after is not None:
                     self._track(envelope, target, before)
-        forgotten = [t for _, e, t in targeted if isinstance(e.payload, MemoryForgotten) and t in changed]
+        forgotten = [
+            (t, p) for _, e, t, p in targeted if isinstance(e.payload, MemoryForgotten) and p in changed
+        ]
         if forgotten:
             ids += self._drop_context(forgotten, states, changed, encode)
         final = [(t, state) for t in ids if t in changed and (state := states[t]) is not None]

@@ -81,7 +81,8 @@ def test_a_memory_about_a_working_set_symbol_the_query_names(shop_feed: Feed) ->
 
 def test_a_memory_about_many_symbols_is_less_about_the_one_named(shop_feed: Feed) -> None:
     shop_feed.memory("one", "Base.save: write once", T0 + DAY)
-    shop_feed.memory("sweep", "tidy Base.save, Model.validate, pkg.models.helper and pkg.models.Base", T0 + DAY)
+    sweep = "tidy Base.save, Model.validate, pkg.models.helper and pkg.models.Base"
+    shop_feed.memory("sweep", sweep, T0 + DAY)
     about = relevance(shop_feed).named(["one", "sweep"], ["pkg/models.py"], "save writes twice")
     assert about["one"] == 1.0
     assert about["sweep"] == 0.5  # four symbols mentioned: 1 / sqrt(4)

@@ -189,12 +189,12 @@ def test_forgetting_a_memory_takes_it_out_of_its_successors_context(tmp_path: Pa
     live, replayed = _projection(tmp_path / "live"), _projection(tmp_path / "replayed")
     history = session("my sister's birthday party is at the lakehouse")
     live.apply_batch(history[:3])
-    successor = live.index.get([ids[2]])[0]
+    successor = live.index.get(point_ids("t", [ids[2]]))[0]
     assert "lakehouse" in successor.payload["context"] and successor.payload["previous_id"] == ids[1]
     live.apply_batch(history[3:])
     for event in session("[erased]"):
         replayed.apply_batch([event])  # one at a time: the forget in a batch of its own, as live
-    (after,) = live.index.get([ids[2]], with_vectors=True)
+    (after,) = live.index.get(point_ids("t", [ids[2]]), with_vectors=True)
     assert after.payload["context"] == "" and after.payload["seq"] == successor.payload["seq"]
     vocabulary = live.encoder.encode_query("lakehouse")
     assert not set(vocabulary.indices) & set(after.sparse.indices if after.sparse else [])
