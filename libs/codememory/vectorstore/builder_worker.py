@@ -1,0 +1,100 @@
+"""A ``ShardBuilder`` child: owns one Qdrant Edge shard and applies the requests read from stdin.
+
+Run as ``python -m codememory.vectorstore.builder_worker PATH DENSE_SIZE KEYWORD_FIELDS FLOAT_FIELDS``
+(fields comma-separated). Frames (``lexical.pool``) are msgpack: ``(op, args)`` in, ``(True, result)``
+or ``(False, (error kind, message))`` out, one reply per request, in order. ``close`` (or the end of
+stdin) flushes and closes the shard. Anything the engine prints goes to stderr: stdout is the pipe.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from codememory.lexical import SparseVec
+from codememory.lexical.pool import read_frame, write_frame
+from codememory.vectorstore.edge import EdgeVectorIndex
+from codememory.vectorstore.errors import PointNotFoundError
+from codememory.vectorstore.port import IndexFilter, IndexPoint
+
+_request = msgspec.msgpack.Decoder(tuple[str, msgspec.Raw])
+_ARGS: dict[str, msgspec.msgpack.Decoder[Any]] = {
+    "upsert": msgspec.msgpack.Decoder(tuple[list[IndexPoint]]),
+    "get": msgspec.msgpack.Decoder(tuple[list[str], bool]),
+    "scroll": msgspec.msgpack.Decoder(tuple[IndexFilter, bool]),
+    "search_dense": msgspec.msgpack.Decoder(tuple[list[float], IndexFilter, int, bool, bool]),
+    "search_sparse": msgspec.msgpack.Decoder(tuple[SparseVec, IndexFilter, int, bool]),
+    "count": msgspec.msgpack.Decoder(tuple[IndexFilter]),
+    "set_dense": msgspec.msgpack.Decoder(tuple[str, list[float]]),
+    "replace_sparse": msgspec.msgpack.Decoder(tuple[str, SparseVec]),
+    "set_payload": msgspec.msgpack.Decoder(tuple[str, dict[str, Any]]),
+    "delete": msgspec.msgpack.Decoder(tuple[list[str]]),
+    "flush": msgspec.msgpack.Decoder(tuple[()]),
+    "optimize": msgspec.msgpack.Decoder(tuple[()]),
+    "close": msgspec.msgpack.Decoder(tuple[()]),
+}
+
+
+def _operations(index: EdgeVectorIndex) -> dict[str, Callable[..., Any]]:
+    return {
+        "upsert": index.upsert,
+        "get": index.get,
+        "scroll": lambda flt, with_vectors: list(index.scroll(flt, 1024, with_vectors)),
+        "search_dense": index.search_dense,
+        "search_sparse": index.search_sparse,
+        "count": index.count,
+        "set_dense": index.set_dense,
+        "replace_sparse": index.replace_sparse,
+        "set_payload": index.set_payload,
+        "delete": index.delete,
+        "flush": index.flush,
+        "optimize": index.optimize,
+        "close": index.close,
+    }
+
+
+def _fields(text: str) -> tuple[str, ...]:
+    return tuple(f for f in text.split(",") if f)
+
+
+def main(argv: list[str]) -> int:
+    path, dense_size, keywords, floats = argv
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # a stray print must not corrupt the replies
+    encoder = msgspec.msgpack.Encoder()
+    source = sys.stdin.buffer
+    try:
+        index = EdgeVectorIndex(
+            Path(path), int(dense_size), keyword_fields=_fields(keywords), float_fields=_fields(floats)
+        )
+    except Exception as exc:  # reported to every request, so the parent says why
+        opened: Exception | None = exc
+    else:
+        opened = None
+        operations = _operations(index)
+    while (frame := read_frame(source)) is not None:
+        op, raw = _request.decode(frame)
+        try:
+            if opened is not None:
+                raise opened
+            result = operations[op](*_ARGS[op].decode(raw))
+            reply = encoder.encode((True, result))
+        except PointNotFoundError as exc:
+            reply = encoder.encode((False, ("PointNotFoundError", exc.point_id)))
+        except Exception as exc:
+            reply = encoder.encode((False, (type(exc).__name__, str(exc))))
+        write_frame(out, reply)
+        if op == "close":
+            return 0
+    if opened is None:
+        index.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
