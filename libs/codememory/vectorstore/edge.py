@@ -188,6 +188,17 @@ class EdgeVectorIndex:
             converted.append(Point(canonical_id(p.id), vector, p.payload))  # converted, not kept
         self._update(UpdateOperation.upsert_points(converted))
 
+    def upsert_shared(
+        self, points: Sequence[IndexPoint], shared: Sequence[tuple[Mapping[str, Any], Sequence[str]]]
+    ) -> None:
+        """``upsert``, then each shared payload merged into its points: each value converted once, not
+        once per point (``builder_worker``). Two engine updates, so a reader between them would see the
+        points without the shared keys: only for a shard nobody reads yet."""
+        self.upsert(points)
+        for payload, point_ids in shared:
+            ids: list[PointId] = [canonical_id(i) for i in point_ids]
+            self._update(UpdateOperation.set_payload(ids, dict(payload)))
+
     def set_dense(self, point_id: str, dense: Sequence[float]) -> None:
         pid = canonical_id(point_id)
         vector = check_dense(dense, self.dense_size)

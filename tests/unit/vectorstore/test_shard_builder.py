@@ -17,7 +17,7 @@ from codememory.vectorstore import (
     ShardBuilder,
     StoredPoint,
 )
-from codememory.vectorstore.builder_worker import _ARGS
+from codememory.vectorstore.builder_worker import _ARGS, split_shared
 
 
 def _builder(path: Path, **options: object) -> ShardBuilder:
@@ -99,3 +99,27 @@ def test_closed_the_shard_opens_in_process_with_every_write(tmp_path: Path) -> N
         assert edge.count(IndexFilter(equals={"tenant": "a"})) == 3
     finally:
         edge.close()
+
+
+def test_shared_payload_values_are_split_off_and_merge_back_to_each_point() -> None:
+    def payload(n: int) -> dict[str, object]:
+        odd = n % 2 == 1
+        return {"tenant": "a", "n": n, "one": 1 if odd else 1.0, "flag": True, "zero": -0.0 if odd else 0.0,
+                "tags": [] if n < 5 else ["x"], "meta": {}, "text": f"text {n}"}  # fmt: skip
+
+    points = [IndexPoint(id=pid(n), payload=payload(n)) for n in range(8)]
+    own, shared = split_shared(points, min_shared=2)
+    merged = {p.id: dict(p.payload) for p in own}
+    for values, ids in shared:
+        for point_id in ids:
+            assert not set(values) & set(merged[point_id])
+            merged[point_id].update(values)
+    for point in points:
+        assert merged[point.id] == point.payload
+        assert [(k, type(v), str(v)) for k, v in sorted(merged[point.id].items())] == [
+            (k, type(v), str(v)) for k, v in sorted(point.payload.items())
+        ]  # 1 stays apart from 1.0 and True, -0.0 from 0.0
+    assert own[0].payload == {"n": 0, "text": "text 0"}  # tenant, one/zero (4 each), flag, tags, meta shared
+    assert own[6] is points[6]  # alone in holding what it holds: not worth a merge
+    assert split_shared(points, min_shared=9) == (points, [])
+    assert split_shared([*points, points[0]], min_shared=4) == ([*points, points[0]], [])
