@@ -7,6 +7,7 @@ every process that only needs the port types or Qdrant Edge would otherwise pay.
 from typing import TYPE_CHECKING, Any
 
 from codememory.lexical import SparseVec
+from codememory.vectorstore.builder import ShardBuilder
 from codememory.vectorstore.cached import PayloadCachedIndex
 from codememory.vectorstore.digest import index_digest, point_record
 from codememory.vectorstore.edge import EdgeVectorIndex
@@ -40,6 +41,7 @@ __all__ = [
     "PayloadCachedIndex",
     "PointNotFoundError",
     "QdrantClientIndex",
+    "ShardBuilder",
     "SparseVec",
     "StoredPoint",
     "VectorIndex",

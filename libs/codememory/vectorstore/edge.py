@@ -113,22 +113,32 @@ class EdgeVectorIndex:
     ) -> None:
         self.path = path
         self.dense_size = dense_size
-        config = EdgeConfig(
+        self.keyword_fields, self.float_fields = tuple(keyword_fields), tuple(float_fields)
+        self._config = EdgeConfig(
             vectors={DENSE: EdgeVectorParams(size=dense_size, distance=Distance.Cosine)},
             sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
             payload_memory=Memory.Cached,  # every hit reads its payload: Cold cost ~2 ms per search at 20K
         )
-        exists = path.is_dir() and any(path.iterdir())
-        try:
-            shard = EdgeShard.load(str(path), config) if exists else EdgeShard.create(str(path), config)
-        except Exception as exc:
-            raise IndexUnavailableError(f"cannot open Qdrant Edge shard at {path}: {exc}") from exc
-        self._shard: EdgeShard | None = shard
+        self._shard: EdgeShard | None = self._open()
         try:
             self._index_fields(keyword_fields, float_fields)
         except VectorIndexError:
             self.close()  # release the WAL lock, or no one can open this shard until we are collected
             raise
+
+    def _open(self) -> EdgeShard:
+        exists = self.path.is_dir() and any(self.path.iterdir())
+        try:
+            if exists:
+                return EdgeShard.load(str(self.path), self._config)
+            return EdgeShard.create(str(self.path), self._config)
+        except Exception as exc:
+            raise IndexUnavailableError(f"cannot open Qdrant Edge shard at {self.path}: {exc}") from exc
+
+    def reopen(self) -> None:
+        """Open the shard again after ``close``: another process (``ShardBuilder``) wrote it meanwhile."""
+        if self._shard is None:
+            self._shard = self._open()
 
     def _index_fields(self, keyword_fields: Sequence[str], float_fields: Sequence[str]) -> None:
         """Create the payload indexes the shard lacks (about 25 ms each, once per shard)."""
@@ -177,6 +187,17 @@ class EdgeVectorIndex:
                 vector[SPARSE] = _sparse(p.sparse)
             converted.append(Point(canonical_id(p.id), vector, p.payload))  # converted, not kept
         self._update(UpdateOperation.upsert_points(converted))
+
+    def upsert_shared(
+        self, points: Sequence[IndexPoint], shared: Sequence[tuple[Mapping[str, Any], Sequence[str]]]
+    ) -> None:
+        """``upsert``, then each shared payload merged into its points: each value converted once, not
+        once per point (``builder_worker``). Two engine updates, so a reader between them would see the
+        points without the shared keys: only for a shard nobody reads yet."""
+        self.upsert(points)
+        for payload, point_ids in shared:
+            ids: list[PointId] = [canonical_id(i) for i in point_ids]
+            self._update(UpdateOperation.set_payload(ids, dict(payload)))
 
     def set_dense(self, point_id: str, dense: Sequence[float]) -> None:
         pid = canonical_id(point_id)

@@ -115,3 +115,24 @@ async def test_link_expansion_brings_in_session_neighbours(core: GatewayCore) ->
     linked = await core.recall(RecallQuery(tenant="t", text="beagle", limit=3))
     assert linked[0].memory_id == ids[2]
     assert linked[1].memory_id == ids[1] and linked[1].parts.link > 0  # the turn right before the answer
+
+
+async def test_a_rebuild_written_apart_equals_one_folded_here(core: GatewayCore, tmp_path: Path) -> None:
+    """Sessions (each memory carries the previous one as context), a refinement and a forgetting, in
+    chunks of 3 events: the shard written by the builder's child has the digest of the in-process one."""
+    for i in range(8):
+        scope = MemoryScope(session_id=f"chat-{i % 3}")
+        await core.store("t", NewMemory(text=f"step {i} of chat {i % 3}", scope=scope))
+    first = await core.store("t", NewMemory(text="to refine", scope=MemoryScope(session_id="chat-0")))
+    await core.refine("t", first.memory_id, text="refined later")
+    victim = await core.store("t", NewMemory(text="to forget", scope=MemoryScope(session_id="chat-1")))
+    await core.forget("t", victim.memory_id, "")
+    live = index_digest(core.live.projection.index, IndexFilter())
+    digests = []
+    for apart in (False, True):
+        fresh = _projection(tmp_path / f"apart-{apart}")
+        rebuilt = await rebuild_memory(core.live, core._log, fresh, chunk=3, readers_s=0, apart=apart)  # type: ignore[arg-type]
+        assert rebuilt.events == 12 and core.live.projection is fresh
+        assert isinstance(fresh.index, EdgeVectorIndex)  # the shard is back in this process
+        digests.append(index_digest(fresh.index, IndexFilter()))
+    assert digests == [live, live]

@@ -10,10 +10,17 @@ from pathlib import Path
 
 from qdrant_client import QdrantClient
 
-from codememory.vectorstore import EdgeVectorIndex, PayloadCachedIndex, QdrantClientIndex, VectorIndex
+from codememory.vectorstore import (
+    EdgeVectorIndex,
+    PayloadCachedIndex,
+    QdrantClientIndex,
+    ShardBuilder,
+    VectorIndex,
+)
 
 DIM = 4
-KINDS = ["edge", "client", "cached"]  # cached: Qdrant Edge behind the payload cache
+KINDS = ["edge", "client", "cached", "builder"]  # cached: Edge behind the payload cache; builder: Edge
+# written by a child process (ShardBuilder)
 # A few indexed fields (each costs ~25 ms to create on Edge); filters on others ("n") run unindexed.
 KEYWORDS = ("tenant", "state", "tags")
 FLOATS = ("created_at",)
@@ -38,6 +45,9 @@ def open_local(client: QdrantClient, dense_size: int = DIM) -> QdrantClientIndex
 
 
 def open_index(kind: str, path: Path) -> VectorIndex:
+    if kind == "builder":
+        EdgeVectorIndex(path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS).close()
+        return ShardBuilder(path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS)
     if kind in ("edge", "cached"):
         edge = EdgeVectorIndex(path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS)
         return PayloadCachedIndex(edge, capacity=64) if kind == "cached" else edge

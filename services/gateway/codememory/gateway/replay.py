@@ -23,7 +23,14 @@ from codememory.lexical import SparseEncoder
 from codememory.lexical.pool import TermsPool
 from codememory.memory import MemoryProjection
 from codememory.projection import CodeProjection, LiveProjection, Rebuilt
-from codememory.vectorstore import IndexFilter, index_digest
+from codememory.vectorstore import (
+    EdgeVectorIndex,
+    IndexFilter,
+    PayloadCachedIndex,
+    ShardBuilder,
+    VectorIndex,
+    index_digest,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -46,6 +53,38 @@ def _prepare(projection: MemoryProjection) -> None:
     projection.index.optimize()
 
 
+def _edge_shard(index: VectorIndex) -> EdgeVectorIndex | None:
+    """The Edge shard under ``index`` (itself, or under the payload cache); None for a server."""
+    inner = index.inner if isinstance(index, PayloadCachedIndex) else index
+    return inner if isinstance(inner, EdgeVectorIndex) else None
+
+
+class _BuiltApart:
+    """While a rebuild folds, ``fresh``'s Edge shard is written by a ``ShardBuilder`` child process;
+    ``done`` (after the HNSW build, in the child) hands the shard back to ``fresh``'s own index."""
+
+    def __init__(self, fresh: MemoryProjection, edge: EdgeVectorIndex) -> None:
+        self.fresh, self.edge, self.own = fresh, edge, fresh.index
+        edge.close()  # empty, just created: the child opens it
+        self.builder = ShardBuilder(
+            edge.path, edge.dense_size, keyword_fields=edge.keyword_fields, float_fields=edge.float_fields
+        )
+        fresh.index = self.builder
+
+    def prepare(self, projection: MemoryProjection) -> None:
+        _prepare(projection)
+        self.done()
+
+    def done(self) -> None:
+        if self.fresh.index is self.own:
+            return
+        try:
+            self.builder.close()
+        finally:
+            self.edge.reopen()
+            self.fresh.index = self.own
+
+
 async def rebuild_memory(
     live: LiveProjection[MemoryProjection],
     event_log: EventLog,
@@ -54,18 +93,26 @@ async def rebuild_memory(
     chunk: int = 5000,
     readers_s: float = READERS_S,
     terms_workers: int = TERMS_WORKERS,
+    apart: bool = True,
 ) -> Rebuilt[MemoryProjection]:
     """Fold LOG into ``fresh``, build its HNSW, swap it in; the old index is closed after its readers.
 
-    The lexical vectors of each chunk are computed on ``terms_workers`` processes (0: in this one)."""
+    The lexical vectors of each chunk are computed on ``terms_workers`` processes (0: in this one);
+    with ``apart``, an Edge shard is written by a process of its own (``ShardBuilder``) while this one
+    folds, and opened here again once its HNSW is built."""
     pool = TermsPool(fresh.encoder, terms_workers) if terms_workers > 0 else None
     fresh.terms, fresh.deferred_sync = pool, True
+    edge = _edge_shard(fresh.index) if apart else None
+    built = _BuiltApart(fresh, edge) if edge is not None else None
     try:
-        rebuilt = await live.rebuild(event_log, fresh, chunk=chunk, prepare=_prepare)
+        prepare = built.prepare if built is not None else _prepare
+        rebuilt = await live.rebuild(event_log, fresh, chunk=chunk, prepare=prepare)
     finally:
         fresh.terms = None  # live following encodes its few events in process
         if pool is not None:
             pool.close()
+        if built is not None:
+            built.done()  # a failed rebuild: the shard back in process, for the caller to close
     await asyncio.sleep(readers_s)
     rebuilt.old.index.close()
     return rebuilt
