@@ -95,7 +95,7 @@ def commit_weight(
 ) -> float:
     """What one commit tells about the pairs of its ``files``: halved every ``half_life_days`` of
     ``age_s`` (seconds before the newest commit counted) and divided by ``(files - 1) ** size_power``."""
-    return 0.5 ** (age_s / (half_life_days * 86400.0)) / max(1, files - 1) ** size_power
+    return float(0.5 ** (age_s / (half_life_days * 86400.0)) / max(1, files - 1) ** size_power)
 
 
 def _cochange(graph: GraphReader, idx: int) -> tuple[dict[str, float], int]:
