@@ -6,6 +6,11 @@ side. So changed lines are located on the old side: a removed line by its old nu
 by the old line it follows. A hunk's body is read line by line, so context lines (``git diff`` shows
 three around each change) never count as changed; a hunk without a body (a summary) falls back to its
 header's old range. A new file has no old side and is reported as added.
+
+``git diff`` names a file in its ``diff --git`` line and extended headers too, and for some changes
+that is all it writes: a binary file ("Binary files … differ"), a pure rename ("similarity index
+100%"), a mode change, an empty new file. Such a file is still part of the diff (its co-change partners
+are what a review's ``missing`` list is about), so it is read from those headers, with no line ranges.
 """
 
 from __future__ import annotations
@@ -18,6 +23,14 @@ from codememory.review.errors import InvalidDiffError
 __all__ = ["MAX_DIFF_CHARS", "FileDiff", "check_size", "parse_diff"]
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_BINARY = re.compile(r"^Binary files (.+) and (.+) differ$")
+_GIT = "diff --git "
+_SWAPS = (  # extended header lines whose sides swap when a diff is read reversed
+    ("new file mode ", "deleted file mode "),
+    ("rename from ", "rename to "),
+    ("copy from ", "copy to "),
+    ("old mode ", "new mode "),
+)
 MAX_DIFF_CHARS = 4_000_000  # a larger diff is a mistake, not a review
 
 
@@ -68,6 +81,33 @@ def _strip(name: str) -> str:
     return name[2:] if name[:2] in ("a/", "b/") else name
 
 
+def _unquote(name: str) -> str:
+    name = name.strip()
+    return name[1:-1] if len(name) > 1 and name[0] == name[-1] == '"' else name
+
+
+def _git_paths(rest: str) -> tuple[str, str]:
+    """The two paths of a ``diff --git a/X b/Y`` line (``rest`` after ``diff --git``); a path with
+    spaces is unambiguous when both sides are equal (a rename's own headers name both sides)."""
+    if rest.startswith('"'):
+        old, _, new = rest[1:].partition('" ')
+        return _strip(old), _strip(new)
+    half = (len(rest) - 1) // 2
+    if len(rest) % 2 == 1 and rest[half] == " " and rest[2:half] == rest[half + 3 :]:
+        return _strip(rest[:half]), _strip(rest[half + 1 :])
+    old, sep, new = rest.partition(" b/")
+    return _strip(old), _strip("b/" + new) if sep else _strip(old)
+
+
+def _swapped(line: str) -> str | None:
+    """An extended header line with its sides swapped ("new file mode" for "deleted file mode" …)."""
+    for one, other in _SWAPS:
+        for this, that in ((one, other), (other, one)):
+            if line.startswith(this):
+                return that + line[len(this) :]
+    return None
+
+
 def _file_header(lines: list[str], i: int) -> bool:
     """A ``---``/``+++`` pair starts a file even where a body-less hunk left lines unread."""
     return lines[i].startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
@@ -109,6 +149,13 @@ def _reversed(text: str) -> str:
         elif pending is not None and line.startswith("+++ "):
             out.append("+++ " + pending)
             pending = None
+        elif line.startswith(_GIT):
+            old, new = _git_paths(line[len(_GIT) :])
+            out.append(f"{_GIT}a/{new} b/{old}")
+        elif (binary := _BINARY.match(line)) is not None:
+            out.append(f"Binary files {binary[2]} and {binary[1]} differ")
+        elif (swapped := _swapped(line)) is not None:
+            out.append(swapped)
         elif match := _HUNK.match(line):
             old = match[1] + ("," + match[2] if match[2] is not None else "")
             new = match[3] + ("," + match[4] if match[4] is not None else "")
@@ -129,6 +176,7 @@ def _parse(text: str) -> list[FileDiff]:
     old_name = ""
     old_line = old_left = new_left = 0  # the next old-side line; body lines still to read per side
     header: tuple[int, int] | None = None  # the hunk's old range until its body marks something
+    opened = False  # files[-1] came from a ``diff --git`` line and its ``---``/``+++`` pair is still to come
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if (
@@ -153,18 +201,35 @@ def _parse(text: str) -> list[FileDiff]:
             files[-1].ranges.append(header)
         old_left = new_left = 0
         header = None
-        if line.startswith("--- "):
+        if line.startswith(_GIT):
+            old, new = _git_paths(line[len(_GIT) :])
+            files.append(FileDiff(old, new, "renamed" if old != new else "modified"))
+            opened, old_name = True, ""
+        elif opened and _extended(files[-1], line):
+            continue
+        elif line.startswith("--- "):
             old_name = _strip(line[4:])
         elif line.startswith("+++ ") and old_name:
             new = _strip(line[4:])
             if old_name == "/dev/null":
-                files.append(FileDiff(new, new, "added"))
+                found = FileDiff(new, new, "added")
             elif new == "/dev/null":
-                files.append(FileDiff(old_name, old_name, "deleted"))
+                found = FileDiff(old_name, old_name, "deleted")
             else:
-                files.append(FileDiff(old_name, new, "renamed" if old_name != new else "modified"))
-            old_name = ""
+                found = FileDiff(old_name, new, "renamed" if old_name != new else "modified")
+            if opened:  # the pair names the file its ``diff --git`` line began
+                files[-1] = found
+            else:
+                files.append(found)
+            old_name, opened = "", False
+        elif (binary := _BINARY.match(line)) is not None:  # plain ``diff``'s binary files, no git header
+            old, new = _strip(binary[1]), _strip(binary[2])
+            status = "added" if old == "/dev/null" else "deleted" if new == "/dev/null" else "modified"
+            files.append(
+                FileDiff(new if status == "added" else old, old if status == "deleted" else new, status)
+            )
         elif (match := _HUNK.match(line)) and files:
+            opened = False
             start, count = int(match[1]), int(match[2] if match[2] is not None else 1)
             old_line, old_left = (start if count else start + 1), count
             new_left = int(match[4] if match[4] is not None else 1)
@@ -172,3 +237,23 @@ def _parse(text: str) -> list[FileDiff]:
     if header is not None and files:
         files[-1].ranges.append(header)
     return files
+
+
+def _extended(change: FileDiff, line: str) -> bool:
+    """Read a ``diff --git`` extended header line into ``change``; False when ``line`` is none."""
+    if line.startswith("new file mode "):
+        change.status = "added"
+    elif line.startswith("deleted file mode "):
+        change.status = "deleted"
+    elif line.startswith("rename from "):
+        change.path, change.status = _unquote(line[12:]), "renamed"
+    elif line.startswith("rename to "):
+        change.new_path, change.status = _unquote(line[10:]), "renamed"
+    elif line.startswith("copy to "):  # a copy is a new file: the graph knows only where it came from
+        change.path = change.new_path = _unquote(line[8:])
+        change.status = "added"
+    elif not line.startswith(
+        ("index ", "similarity index ", "dissimilarity index ", "old mode ", "new mode ", "copy from ")
+    ):
+        return _BINARY.match(line) is not None
+    return True

@@ -94,3 +94,65 @@ def test_bad_input_is_a_typed_error() -> None:
     with pytest.raises(InvalidDiffError, match="side must be"):
         parse_diff(DIFF, side="middle")
     assert parse_diff("nothing here") == []
+
+
+HEADERS_ONLY = """diff --git a/docs/img/logo.png b/docs/img/logo.png
+index ba127f6..4107040 100644
+Binary files a/docs/img/logo.png and b/docs/img/logo.png differ
+diff --git a/docs/old name.rst b/docs/new name.md
+similarity index 100%
+rename from docs/old name.rst
+rename to docs/new name.md
+diff --git a/run.sh b/run.sh
+old mode 100644
+new mode 100755
+diff --git a/pkg/empty.py b/pkg/empty.py
+new file mode 100644
+index 0000000..e69de29
+diff --git a/docs/gone.png b/docs/gone.png
+deleted file mode 100644
+index a887450..0000000
+Binary files a/docs/gone.png and /dev/null differ
+diff --git a/a.py b/a.py
+index 1..2 100644
+--- a/a.py
++++ b/a.py
+@@ -3 +3 @@
+-x = 1
++x = 2
+"""
+
+
+def test_files_git_names_only_in_its_headers_are_part_of_the_diff() -> None:
+    files = parse_diff(HEADERS_ONLY)
+    assert [(f.path, f.new_path, f.status) for f in files] == [
+        ("docs/img/logo.png", "docs/img/logo.png", "modified"),  # binary: no hunks, still changed
+        ("docs/old name.rst", "docs/new name.md", "renamed"),  # pure rename, paths with spaces
+        ("run.sh", "run.sh", "modified"),  # mode change
+        ("pkg/empty.py", "pkg/empty.py", "added"),  # empty new file
+        ("docs/gone.png", "docs/gone.png", "deleted"),  # deleted binary
+        ("a.py", "a.py", "modified"),  # the ---/+++ pair does not add the file twice
+    ]
+    assert [f.ranges for f in files] == [[], [], [], [], [], [(3, 3)]]
+    assert files[4].whole and not files[3].in_graph
+
+
+def test_git_headers_read_reversed_on_the_new_side() -> None:
+    files = parse_diff(HEADERS_ONLY, side="new")
+    assert [(f.path, f.new_path, f.status) for f in files] == [
+        ("docs/img/logo.png", "docs/img/logo.png", "modified"),
+        ("docs/new name.md", "docs/old name.rst", "renamed"),
+        ("run.sh", "run.sh", "modified"),
+        ("pkg/empty.py", "pkg/empty.py", "added"),
+        ("docs/gone.png", "docs/gone.png", "deleted"),
+        ("a.py", "a.py", "modified"),
+    ]
+    assert files[3].in_graph and not files[4].in_graph and files[5].ranges == [(3, 3)]
+
+
+def test_plain_diff_binary_line_and_quoted_git_paths() -> None:
+    files = parse_diff('Binary files a/x.bin and b/x.bin differ\ndiff --git "a/q b/x.py" "b/q.py"\n')
+    assert [(f.path, f.new_path, f.status) for f in files] == [
+        ("x.bin", "x.bin", "modified"),
+        ("q b/x.py", "q.py", "renamed"),
+    ]
