@@ -2,30 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
+from commitfeed import REPO, fold_commits  # type: ignore[import-not-found]
 
 from codememory.codegraph import CodeGraph, queries
 from codememory.codegraph.reader import GraphReader
-from codememory.events import CommitRecorded, FileChange, new_envelope
 from codememory.review.missing import _cochange, commit_weight
-
-REPO = "acme/app"
-
-
-def _fold(graph: CodeGraph, commits: list[tuple[int, list[str]]]) -> None:
-    for n, (day, paths) in enumerate(commits, start=graph.last_seq + 1):
-        event = CommitRecorded(
-            repo=REPO,
-            sha=f"{day:040d}",
-            parents=(),
-            authored_at=day * 86400.0,
-            message=f"change {day}",
-            files=tuple(FileChange(path=p, status="added") for p in paths),
-        )
-        at = datetime.fromtimestamp(day * 86400.0, UTC)
-        graph.apply(new_envelope(event, event_id=f"e{n}", tenant="t", occurred_at=at), n)
 
 
 def test_commit_weight_halves_with_age_and_shrinks_with_size() -> None:
@@ -39,8 +21,8 @@ def test_commit_weight_halves_with_age_and_shrinks_with_size() -> None:
 def test_a_partner_of_small_commits_outranks_one_of_sweeping_commits_seen_as_often() -> None:
     graph = CodeGraph("t")
     sweep = [f"mod{i}.py" for i in range(15)]
-    _fold(graph, [(1, ["app.py", "near.py"]), (2, ["app.py", "near.py"])])
-    _fold(graph, [(3, ["app.py", "far.py", *sweep]), (4, ["app.py", "far.py", *sweep])])
+    fold_commits(graph, [(1, ["app.py", "near.py"]), (2, ["app.py", "near.py"])], "added")
+    fold_commits(graph, [(3, ["app.py", "far.py", *sweep]), (4, ["app.py", "far.py", *sweep])], "added")
 
     def shares(reader: GraphReader) -> dict[str, float]:
         idx = reader.find(("file", REPO, "app.py"))

@@ -2,27 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from commitfeed import REPO, fold_commits  # type: ignore[import-not-found]
 
 from codememory.codegraph import CodeGraph, queries
-from codememory.events import CommitRecorded, FileChange, new_envelope
 from codememory.review.missing import _HABIT_WINDOW, _changelog_habits
-
-REPO = "acme/app"
-
-
-def _fold(graph: CodeGraph, commits: list[tuple[int, list[str]]]) -> None:
-    for n, (day, paths) in enumerate(commits, start=graph.last_seq + 1):
-        event = CommitRecorded(
-            repo=REPO,
-            sha=f"{day:040d}",
-            parents=(),
-            authored_at=day * 86400.0,
-            message=f"change {day}",
-            files=tuple(FileChange(path=p, status="modified") for p in paths),
-        )
-        at = datetime.fromtimestamp(day * 86400.0, UTC)
-        graph.apply(new_envelope(event, event_id=f"e{n}", tenant="t", occurred_at=at), n)
 
 
 def _habits(graph: CodeGraph) -> dict[str, float]:
@@ -34,13 +17,13 @@ def test_a_habit_is_the_share_of_the_newest_commits_whatever_the_order_they_were
     window = _HABIT_WINDOW
     # the newest commits first (history read backwards): every other one updates the changelog
     newest = [(1000 + d, ["app.py", "CHANGES.rst"] if d % 2 else ["app.py"]) for d in range(window)]
-    _fold(graph, list(reversed(newest)))
+    fold_commits(graph, list(reversed(newest)))
     assert _habits(graph) == {"CHANGES.rst": 0.5}
     # older commits that all touched the changelog are outside the window: they change nothing
-    _fold(graph, [(d, ["CHANGES.rst", "app.py"]) for d in range(50)])
+    fold_commits(graph, [(d, ["CHANGES.rst", "app.py"]) for d in range(50)])
     assert _habits(graph) == {"CHANGES.rst": 0.5}
     # newer commits that never touch it push the older habit out of the window
-    _fold(graph, [(5000 + d, ["app.py"]) for d in range(window // 2)])
+    fold_commits(graph, [(5000 + d, ["app.py"]) for d in range(window // 2)])
     assert _habits(graph) == {"CHANGES.rst": 0.25}
 
 
