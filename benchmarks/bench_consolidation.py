@@ -64,7 +64,8 @@ CONFIGS: dict[str, str] = {
     "dense": f"dense=1,lexical=0,{SINGLE}",
     "hybrid": "",
 }
-SPLITS = ("dev", "heldout", "heldout2")  # heldout2: duplicate facts written in session 20, before its tuning
+# heldout2 and heldout3: duplicate facts written in sessions 20 and 21, each before that session's tuning
+SPLITS = ("dev", "heldout", "heldout2", "heldout3")
 SUP_SPLITS = ("dev", "heldout")  # the supersession set has no third split
 TARGET_ABOVE, TARGET_TOP5, TARGET_RESTATED = 0.90, 0.95, 2
 
@@ -630,7 +631,8 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
         f"pairs (dev {n_near['dev']}, held-out {n_near['heldout']}) in {len(sessions)} sessions of "
         f"{repos[0]} repos ({len(sessions - special)} of them filler only), {len(sup['memories'])} "
         f"memories over ~90 days. Duplicate set: {len(dup['facts'])} facts (dev {n_facts['dev']}, held-out "
-        f"{n_facts['heldout']}, second held-out {n_facts['heldout2']}) restated "
+        f"{n_facts['heldout']}, second held-out {n_facts['heldout2']}, "
+        f"third held-out {n_facts['heldout3']}) restated "
         f"{min(restated, default=0)} to {max(restated, default=0)} times ({sum(restated)} restatements: "
         "prompts, notes and observations) "
         f"and {len(dup['similar'])} similar but unrelated memories in {dup_sessions} sessions of "

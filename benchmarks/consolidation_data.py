@@ -1591,6 +1591,199 @@ SIMILAR_HELDOUT2: tuple[Similar, ...] = (
     ),
 )
 
+# Written in session 21 before any change of that session, and never looked at while tuning.
+FACTS_HELDOUT3: tuple[Fact, ...] = (
+    Fact(
+        "identity-service",
+        "passwords hashed with argon2id",
+        14,
+        (
+            "hash passwords with argon2id, never bcrypt or sha256",
+            "we moved password hashing to argon2id, use passlib's argon2 scheme",
+            "don't store a password digest made with hashlib, use the argon2 hasher in auth/passwords.py",
+            "new accounts get an argon2id hash; old bcrypt hashes are rehashed at the next login",
+            "password hashing is argon2id with the parameters in settings.PASSWORD_HASHING",
+        ),
+        (
+            "Read auth/passwords.py\nhasher = PasswordHasher(time_cost=3, memory_cost=65536, parallelism=2)",
+            "Bash: grep -rn bcrypt auth/\nauth/passwords.py:41:    # bcrypt hashes are upgraded on login",
+            "Read settings.py\nPASSWORD_HASHING = {'scheme': 'argon2id', 'memory_cost': 65536}",
+        ),
+        (
+            "How are user passwords hashed in identity-service?",
+            "Can I use bcrypt for the new admin accounts?",
+        ),
+    ),
+    Fact(
+        "identity-service",
+        "access tokens live 15 minutes, refresh tokens rotate",
+        9,
+        (
+            "access tokens expire after 15 minutes",
+            "refresh tokens are single use, every refresh issues a new one and revokes the old",
+            "keep the access token lifetime at 15 min, the refresh token does the long sessions",
+            "a reused refresh token revokes the whole token family",
+        ),
+        (
+            "Read auth/tokens.py\nACCESS_TOKEN_TTL = timedelta(minutes=15)",
+            "Bash: pytest tests/test_refresh.py -q\n4 passed in 0.61s",
+        ),
+        ("How long is an access token valid?", "What happens when a refresh token is used twice?"),
+    ),
+    Fact(
+        "identity-service",
+        "every login attempt goes to the audit log",
+        6,
+        (
+            "log every login attempt, failed ones too, to the audit log",
+            "the audit log gets an entry for each sign-in, with the IP and the user agent",
+            "don't skip the audit event when a login fails, security reviews read those",
+        ),
+        ("Read auth/audit.py\ndef record_login(user_id, ip, user_agent, success):",),
+        ("Which login attempts are written to the audit log?",),
+    ),
+    Fact(
+        "rider-app",
+        "strings through i18n keys, no literals in screens",
+        16,
+        (
+            "no hard-coded strings in screens, every text goes through t() with a key",
+            "add the English string to locales/en.json and use the key in the component",
+            "user-facing text must be translatable, use the i18n hook",
+            "a new screen needs its strings in locales/en.json and locales/de.json",
+            "don't put literal text in JSX, the lint rule i18next/no-literal-string will fail",
+        ),
+        (
+            'Read locales/en.json\n{"ride.request": "Request a ride", "ride.cancel": "Cancel"}',
+            "Bash: npm run lint\nsrc/screens/Payment.tsx:22:9 error i18next/no-literal-string",
+            "Read src/screens/RideScreen.tsx\nconst { t } = useTranslation();",
+        ),
+        (
+            "How do I add text to a new screen in rider-app?",
+            "Can I write the button label directly in the JSX?",
+        ),
+    ),
+    Fact(
+        "rider-app",
+        "location updates every 5 seconds only during a ride",
+        7,
+        (
+            "only track location while a ride is active, never in the background otherwise",
+            "location updates go out every 5 seconds during a ride",
+            "stop the location watcher as soon as the ride ends, battery complaints again",
+            "the GPS interval is 5 s during a trip and off the rest of the time",
+        ),
+        ("Read src/hooks/useRideLocation.ts\nconst INTERVAL_MS = 5000;",),
+        ("When does the app track the rider's location?",),
+    ),
+    Fact(
+        "rider-app",
+        "crash reports go to Sentry with the release name",
+        5,
+        (
+            "crashes are reported to Sentry",
+            "set the Sentry release to the app version and build number",
+            "every release uploads its source maps to Sentry",
+        ),
+        ("Bash: npx sentry-cli releases files 4.12.0 upload-sourcemaps ./build\nUploaded 12 files",),
+        ("Where do crash reports go?",),
+    ),
+    Fact(
+        "cluster-config",
+        "every container sets CPU and memory requests and limits",
+        18,
+        (
+            "every container needs resource requests and limits, the admission policy rejects it otherwise",
+            "set cpu and memory requests on each pod spec, and a memory limit",
+            "no deployment without resources.requests, kyverno blocks it",
+            "add requests and limits to the sidecar containers too",
+            "requests and limits are mandatory for every workload in the cluster",
+        ),
+        (
+            "Bash: kubectl apply -f apps/search/deploy.yaml\nError from server: admission webhook "
+            "validate.kyverno.svc denied the request: require-requests-limits",
+            "Read policies/require-requests-limits.yaml\nkind: ClusterPolicy",
+            "Read apps/search/deploy.yaml\nresources:\n  requests:\n    cpu: 250m\n    memory: 256Mi",
+        ),
+        (
+            "What must every container in the cluster declare?",
+            "Why was my deployment rejected by the admission webhook?",
+        ),
+    ),
+    Fact(
+        "cluster-config",
+        "secrets through the External Secrets operator from Vault",
+        10,
+        (
+            "secrets come from Vault through an ExternalSecret, never a plain Secret in git",
+            "don't commit a kind: Secret manifest, write an ExternalSecret that points at Vault",
+            "app credentials are synced from Vault by the external-secrets operator",
+            "put the secret in Vault under kv/apps/<name> and reference it from an ExternalSecret",
+        ),
+        (
+            "Read apps/billing/externalsecret.yaml\nkind: ExternalSecret\nspec:\n  secretStoreRef:\n"
+            "    name: vault",
+            "Bash: kubectl get externalsecrets -A\nbilling  billing-db  vault  SecretSynced",
+        ),
+        ("How do I give a new app its database password?",),
+    ),
+    Fact(
+        "cluster-config",
+        "changes reach the cluster only through Argo CD",
+        8,
+        (
+            "never kubectl apply to production, Argo CD syncs from the main branch",
+            "all changes go through a pull request and Argo CD rolls them out",
+            "don't edit resources by hand in the cluster, Argo will revert them",
+            "the cluster state is whatever main says, Argo CD keeps it in sync",
+        ),
+        ("Bash: argocd app get search\nSync Status: Synced to main (4f2a9c1)",),
+        ("How do changes get deployed to the production cluster?",),
+    ),
+)
+
+SIMILAR_HELDOUT3: tuple[Similar, ...] = (
+    Similar(
+        "identity-service",
+        "passwords hashed with argon2id",
+        ("decision", "Password reset links are valid for one hour and can be used once."),
+        "How long is a password reset link valid?",
+    ),
+    Similar(
+        "identity-service",
+        "access tokens live 15 minutes, refresh tokens rotate",
+        (
+            "note",
+            "the JWT signing keys rotate every 90 days; the JWKS endpoint serves the old key for a week",
+        ),
+        "How often are the JWT signing keys rotated?",
+    ),
+    Similar(
+        "rider-app",
+        "strings through i18n keys, no literals in screens",
+        ("decision", "Dates and prices are formatted with Intl using the device locale, not a fixed format."),
+        "How are dates and prices formatted in the app?",
+    ),
+    Similar(
+        "rider-app",
+        "location updates every 5 seconds only during a ride",
+        ("note", "push notifications for ride updates go through Firebase Cloud Messaging on both platforms"),
+        "How are ride update notifications sent?",
+    ),
+    Similar(
+        "cluster-config",
+        "every container sets CPU and memory requests and limits",
+        ("decision", "Production workloads run at least two replicas with a PodDisruptionBudget."),
+        "How many replicas does a production workload need?",
+    ),
+    Similar(
+        "cluster-config",
+        "secrets through the External Secrets operator from Vault",
+        ("note", "TLS certificates for the ingresses are issued by cert-manager from Let's Encrypt"),
+        "Where do the ingress TLS certificates come from?",
+    ),
+)
+
 # --------------------------------------------------------------------------------------------------
 # Filler: the other work of each repo (hand-written vocabulary, composed by templates)
 # --------------------------------------------------------------------------------------------------
@@ -2006,6 +2199,9 @@ VOCAB: dict[str, Vocab] = {
     "payments-gateway": GO,
     "docs-site": TS_WEB,
     "feature-store": ML,
+    "identity-service": PYTHON_WEB,
+    "rider-app": MOBILE,
+    "cluster-config": INFRA,
 }
 
 PROMPTS = (
@@ -2333,14 +2529,17 @@ def build_duplicates(seed: int = SEED) -> dict[str, Any]:
     held2 = _duplicate_split(
         FACTS_HELDOUT2, SIMILAR_HELDOUT2, "heldout2", random.Random(seed + 3), "dup-heldout2"
     )
-    memories = sorted([*dev[2], *held[2], *held2[2]], key=lambda m: (m["created_at"], m["id"]))
+    held3 = _duplicate_split(
+        FACTS_HELDOUT3, SIMILAR_HELDOUT3, "heldout3", random.Random(seed + 4), "dup-heldout3"
+    )
+    memories = sorted([*dev[2], *held[2], *held2[2], *held3[2]], key=lambda m: (m["created_at"], m["id"]))
     return {
         "name": "duplicates",
         "generated_by": "benchmarks/consolidation_data.py",
         "seed": seed,
-        "sessions": dev[3] + held[3] + held2[3],
-        "facts": dev[0] + held[0] + held2[0],
-        "similar": dev[1] + held[1] + held2[1],
+        "sessions": dev[3] + held[3] + held2[3] + held3[3],
+        "facts": dev[0] + held[0] + held2[0] + held3[0],
+        "similar": dev[1] + held[1] + held2[1] + held3[1],
         "memories": memories,
     }
 
