@@ -126,6 +126,11 @@ def _with_named(text: str) -> frozenset[str]:
     return analyse(text)[0].union(*named)
 
 
+def subject_words(text: str) -> frozenset[str]:
+    """A text's subject words with the words of the identifiers and paths it names."""
+    return _with_named(text)
+
+
 def subject_overlap(a: str, b: str, *, named: bool = False) -> float:
     """Shared subject words over the smaller subject (0 when either has none); ``named``: with the
     words of the identifiers and paths each names (``slog.Info`` shares ``slog`` with "use slog")."""

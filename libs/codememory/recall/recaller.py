@@ -19,6 +19,7 @@ import msgspec
 from codememory.embedding import Embedder
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.memory.points import memory_id_of, point_id, point_ids
+from codememory.recall.crowding import crowd_topics
 from codememory.recall.currency import latest_first, pull_current, superseders
 from codememory.recall.feedback import FEEDBACK_DOCS, FEEDBACK_NEW, feedback_query
 from codememory.recall.links import session_neighbours
@@ -158,17 +159,19 @@ class Recaller:
     def _one_per_fact(
         self, ranked: list[tuple[Candidate, ScoreParts]], limit: int
     ) -> list[tuple[Candidate, ScoreParts]]:
-        """Restatements of a higher hit below the others (``restated``): their vectors read by id."""
+        """Restatements of a higher hit below the others (``restated``), then a topic's hits over its
+        cap (``topic_cap``): their vectors read by id."""
         window = min(max(2 * limit, 20), RESTATED_WINDOW)
         ids = window_ids(ranked, window)
-        if self.weights.restated <= 0 or len(ids) < 2:
+        if (self.weights.restated <= 0 and self.weights.topic_cap <= 0) or len(ids) < 2:
             return ranked
         tenant = str(ranked[0][0].payload.get("tenant", ""))
         read = self._index.get(point_ids(tenant, ids), with_vectors=True)
         own = [p for p in read if p.payload.get("tenant") == tenant]
         vectors = unit_vectors([(memory_id_of(p), p.dense) for p in own])
         weights = self.weights
-        return one_per_fact(ranked, vectors, weights.restated, window, weights.restated_observed)
+        ranked = one_per_fact(ranked, vectors, weights.restated, window, weights.restated_observed)
+        return crowd_topics(ranked, vectors, weights.topic_similarity, int(weights.topic_cap), window)
 
     def _candidates_for(
         self, text: str, sparse: SparseVec, flt: IndexFilter, pool: int

@@ -22,8 +22,9 @@ the subject, so within the top ``window`` a hit that says what a higher hit says
   commits and session summaries keep their order, and only active hits (a superseded hit is already
   ranked as history).
 
-A hit that gives up its place follows the window's other hits (its total just below the last of
-them), so it is still there for a caller asking for more. Pure: vectors come in as arguments.
+A hit that gives up its place follows every hit that did not (``give_way``: its total just below
+the last of them), so it takes no place a new fact could fill and is still there for a caller asking
+for more. Pure: vectors come in as arguments.
 """
 
 from __future__ import annotations
@@ -57,14 +58,14 @@ def _evidence(payload: Mapping[str, object]) -> frozenset[str]:
     return frozenset(p for p in raw.split(",") if p) if isinstance(raw, str) else frozenset()
 
 
-def _statement(payload: Mapping[str, object]) -> str:
+def statement(payload: Mapping[str, object]) -> str:
     """What a hit states: its text; an insight's first line (its lesson; the lines under it describe
     where it was learnt, "stated in 5 sessions", which is no value of the fact)."""
     text = str(payload.get("text", ""))
     return text.split("\n", 1)[0] if payload.get("type") == "insight" else text
 
 
-def _eligible(candidate: Candidate) -> bool:
+def eligible(candidate: Candidate) -> bool:
     return candidate.payload.get("type") in _TYPES and candidate.payload.get("state") == "active"
 
 
@@ -83,7 +84,7 @@ def same_fact(a: str, b: str) -> bool:
 
 def window_ids(ranked: Sequence[tuple[Candidate, ScoreParts]], window: int) -> list[str]:
     """The hits whose vectors ``one_per_fact`` compares (eligible ones in the top ``window``)."""
-    return [c.memory_id for c, _ in ranked[:window] if _eligible(c)]
+    return [c.memory_id for c, _ in ranked[:window] if eligible(c)]
 
 
 def unit_vectors(points: Sequence[tuple[str, Sequence[float] | None]]) -> dict[str, np.ndarray]:
@@ -101,7 +102,7 @@ class _Window:
     """The kept hits so far, with their rows in the window's similarity matrix (computed once)."""
 
     def __init__(self, ranked: Sequence[tuple[Candidate, ScoreParts]], vectors: Mapping[str, np.ndarray]):
-        ids = [c.memory_id for c, _ in ranked if _eligible(c) and c.memory_id in vectors]
+        ids = [c.memory_id for c, _ in ranked if eligible(c) and c.memory_id in vectors]
         self.row = {memory_id: n for n, memory_id in enumerate(ids)}
         matrix = np.stack([vectors[i] for i in ids]) if ids else np.zeros((0, 1), dtype=np.float32)
         self.sims = matrix @ matrix.T
@@ -125,13 +126,13 @@ class _Window:
             mixed = [p for p, (k, _) in enumerate(self.kept) if k.payload.get("type") in other]
             needed[mixed] = observed  # a statement and an observation of it need less
             close = np.flatnonzero((rows >= 0) & (self.sims[row, np.maximum(rows, 0)] >= needed))
-            text = _statement(candidate.payload)
-            alike |= {int(p) for p in close if same_fact(text, _statement(self.kept[int(p)][0].payload))}
+            text = statement(candidate.payload)
+            alike |= {int(p) for p in close if same_fact(text, statement(self.kept[int(p)][0].payload))}
         return min(alike) if alike else None
 
     def keep(self, item: tuple[Candidate, ScoreParts], position: int | None = None) -> None:
         candidate = item[0]
-        row = self.row.get(candidate.memory_id, -1) if _eligible(candidate) else -1
+        row = self.row.get(candidate.memory_id, -1) if eligible(candidate) else -1
         if position is not None:  # a statement in the place of the insight drawn from it
             self.kept[position], self.rows[position] = item, row
             self.insights = [p for p in self.insights if p != position]
@@ -168,7 +169,7 @@ def one_per_fact(
     for item in ranked[:window]:
         candidate = item[0]
         needed = threshold if observed is None else observed
-        place = state.place_of(candidate, threshold, needed) if _eligible(candidate) else None
+        place = state.place_of(candidate, threshold, needed) if eligible(candidate) else None
         if place is None:
             state.keep(item)
             continue
@@ -179,9 +180,16 @@ def one_per_fact(
         moved.append(item)
     if not moved:
         return list(ranked)
-    floor = state.kept[-1][1].total
+    return give_way(state.kept, moved, ranked[window:])
+
+
+def give_way(kept: Ranked, moved: Ranked, rest: Sequence[tuple[Candidate, ScoreParts]]) -> Ranked:
+    """``kept``, then ``rest``, then ``moved`` with totals just below the last of them: a hit that gave
+    up its place comes after every hit that did not, so it fills no place a new one could."""
+    others = [*kept, *rest]
+    floor = others[-1][1].total if others else 0.0
     below = [(c, msgspec.structs.replace(p, total=floor - 1e-9 * (n + 1))) for n, (c, p) in enumerate(moved)]
-    return state.kept + below + list(ranked[window:])
+    return others + below
 
 
-__all__ = ["one_per_fact", "same_fact", "unit_vectors", "window_ids"]
+__all__ = ["eligible", "give_way", "one_per_fact", "same_fact", "statement", "unit_vectors", "window_ids"]

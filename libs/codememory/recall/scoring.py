@@ -45,6 +45,10 @@ class Weights:
     # its place in the top results: one fact, one place (``restated``; 0: off)
     restated: float = 0.5
     restated_observed: float = 0.45  # the same for an observation below a stated memory
+    # at most ``topic_cap`` hits of one topic (at least ``topic_similarity`` alike by vector, sharing a
+    # subject word or value) in the top results, the rest below the others (``crowding``; 0: off)
+    topic_cap: float = 2
+    topic_similarity: float = 0.4
 
 
 def parse_floats(spec: str, kind: Callable[..., T], known: Collection[str]) -> T:
