@@ -62,7 +62,7 @@ def test_replay_watch_reports_progress_then_the_result(stack, tmp_path) -> None:
     source = tmp_path / "many.jsonl"
     source.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     stack.cli("import", str(source), "--no-wait-embedded")
-    stack.wait_caught_up()
+    stack.wait_caught_up(timeout=240)  # the 3,000 vectors first: on a loaded 2-core machine, minutes
     meta = (("authorization", f"Bearer {stack.token()}"),)
     updates = list(stack.stub().ReplayWatch(pb.ReplayRequest(), metadata=meta, timeout=300))
     assert updates[-1].phase == "done" and updates[-1].result.events >= 3000

@@ -41,6 +41,7 @@ if not (CHROMIUM and CHROMEDRIVER):  # the test command installs them (scripts/s
     )
 
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
@@ -146,7 +147,13 @@ def nodes_of(driver: WebDriver, side: str) -> list[Any]:
 
 
 def cards(driver: WebDriver) -> list[str]:
-    return [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#memory-list .card")]
+    """The cards' texts; read again when the list was re-rendered while being read."""
+    for _ in range(20):
+        try:
+            return [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#memory-list .card")]
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    raise AssertionError("the memory list kept being re-rendered")
 
 
 def fill(driver: WebDriver, field: str, value: str) -> None:
@@ -212,7 +219,7 @@ def test_memories_are_searched_and_filtered_in_the_browser(
     wait_for(
         browser, lambda d: d.find_element(By.ID, "memory-summary").text.startswith("2 of 2"), "session 1"
     )
-    assert all("sess-web-1" in c for c in cards(browser))
+    wait_for(browser, lambda d: all("sess-web-1" in c for c in cards(d)), "only session 1's cards")
 
     fill(browser, "f-session", "")
     fill(browser, "f-until", "01012020")  # a date field: long before anything was stored
