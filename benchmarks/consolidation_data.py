@@ -1784,6 +1784,127 @@ SIMILAR_HELDOUT3: tuple[Similar, ...] = (
     ),
 )
 
+# Written in session 21 before any change of that session to supersession, and never looked at while
+# tuning: two more repos, each with rules amended later and near-miss pairs (laid out on their own).
+RULES_HELDOUT2: tuple[Rule, ...] = (
+    Rule(
+        "notification-service",
+        "email provider",
+        ("decision", "Transactional email is sent through Amazon SES from the eu-west-1 region."),
+        (
+            "prompt",
+            "we're moving transactional email to Postmark, SES keeps landing password resets in spam",
+        ),
+        ("Which provider sends our transactional email?",),
+    ),
+    Rule(
+        "notification-service",
+        "push retry count",
+        ("prompt", "retry a failed push notification 3 times, then give up and log it"),
+        (
+            "note",
+            "push notifications now retry 6 times with backoff, the APNs outages last longer than 3 tries",
+        ),
+        ("How many times is a failed push notification retried?",),
+    ),
+    Rule(
+        "notification-service",
+        "quiet hours",
+        ("decision", "No marketing notifications between 21:00 and 08:00 in the user's local time zone."),
+        (
+            "decision",
+            "Quiet hours change to 22:00-07:00 local time after the product review; reminders are exempt.",
+        ),
+        ("When are marketing notifications held back?", "What are the quiet hours for notifications?"),
+    ),
+    Rule(
+        "warehouse-ops",
+        "label printer format",
+        ("prompt", "shipping labels are 4x6 ZPL, print them straight to the Zebra printers"),
+        (
+            "prompt",
+            "switch the shipping labels to PDF, the new carrier portal only takes PDF and the Zebras can "
+            "print it",
+        ),
+        ("What format are shipping labels printed in?",),
+    ),
+    Rule(
+        "warehouse-ops",
+        "pick list sort order",
+        ("decision", "Pick lists are sorted by aisle, then by shelf, so pickers walk one loop."),
+        (
+            "decision",
+            "Pick lists are sorted by pick zone instead of aisle since the mezzanine opened; zones follow "
+            "the conveyor.",
+        ),
+        ("How are pick lists sorted?",),
+    ),
+    Rule(
+        "warehouse-ops",
+        "stock sync interval",
+        ("note", "inventory syncs to the storefront every 15 minutes"),
+        ("note", "inventory sync runs every 2 minutes now, we oversold during the flash sale"),
+        ("How often does inventory sync to the storefront?",),
+    ),
+)
+
+NEAR_MISSES_HELDOUT2: tuple[NearMiss, ...] = (
+    NearMiss(
+        "notification-service",
+        ("SMS sender id", "email sender address"),
+        (
+            ("decision", "SMS messages go out under the sender id ACMEPAY."),
+            ("decision", "Emails go out from no-reply@acmepay.com with replies routed to support."),
+        ),
+        ("What sender id do SMS messages use?", "Which address are emails sent from?"),
+    ),
+    NearMiss(
+        "notification-service",
+        ("push payload size", "webhook payload size"),
+        (
+            ("note", "push payloads must stay under 4 KB, APNs rejects anything bigger"),
+            ("note", "outgoing webhook payloads are capped at 256 KB"),
+        ),
+        ("How big can a push payload be?", "What is the size limit of an outgoing webhook payload?"),
+    ),
+    NearMiss(
+        "notification-service",
+        ("digest email schedule", "unsubscribe link"),
+        (
+            ("decision", "The weekly digest email goes out on Mondays at 09:00 local time."),
+            ("decision", "Every email has a one-click unsubscribe link in the footer."),
+        ),
+        ("When does the weekly digest go out?", "Do our emails have an unsubscribe link?"),
+    ),
+    NearMiss(
+        "warehouse-ops",
+        ("inbound dock hours", "outbound dock hours"),
+        (
+            ("note", "inbound trucks unload at docks 1-4 between 06:00 and 14:00"),
+            ("note", "outbound parcels leave from docks 7-9, last pickup 18:30"),
+        ),
+        ("When can inbound trucks unload?", "When is the last outbound pickup?"),
+    ),
+    NearMiss(
+        "warehouse-ops",
+        ("cycle count frequency", "full stocktake"),
+        (
+            ("decision", "High-value bins are cycle counted every week."),
+            ("decision", "A full stocktake happens twice a year, in January and July."),
+        ),
+        ("How often are high-value bins counted?", "When is the full stocktake?"),
+    ),
+    NearMiss(
+        "warehouse-ops",
+        ("scanner battery", "forklift battery"),
+        (
+            ("prompt", "handheld scanners get a fresh battery at every shift change"),
+            ("prompt", "forklift batteries charge overnight in bay C, never during a shift"),
+        ),
+        ("When do handheld scanners get a fresh battery?", "When are forklift batteries charged?"),
+    ),
+)
+
 # --------------------------------------------------------------------------------------------------
 # Filler: the other work of each repo (hand-written vocabulary, composed by templates)
 # --------------------------------------------------------------------------------------------------
@@ -2199,6 +2320,8 @@ VOCAB: dict[str, Vocab] = {
     "payments-gateway": GO,
     "docs-site": TS_WEB,
     "feature-store": ML,
+    "notification-service": GO,
+    "warehouse-ops": PYTHON_WEB,
     "identity-service": PYTHON_WEB,
     "rider-app": MOBILE,
     "cluster-config": INFRA,
@@ -2379,7 +2502,11 @@ def _split(index: int, total: int) -> str:
 
 
 def _lay_out(
-    slots: list[_Session], rules: list[Rule], misses: list[NearMiss], rng: random.Random
+    slots: list[_Session],
+    rules: list[Rule],
+    misses: list[NearMiss],
+    rng: random.Random,
+    split: str | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Each rule's decision in an early slot and its amendment at least two slots later; each near-miss
     pair in two slots, the first earlier; at most 3 special memories a session."""
@@ -2395,7 +2522,7 @@ def _lay_out(
             {
                 "id": f"{miss.repo}/nearmiss-{n + 1:02d}",
                 "repo": miss.repo,
-                "split": "dev" if (n + _REPO_ORDER.index(miss.repo)) % 2 == 0 else "heldout",
+                "split": split or ("dev" if (n + _REPO_ORDER.index(miss.repo)) % 2 == 0 else "heldout"),
                 "subjects": list(miss.subjects),
                 "memories": [memory_id(f"{key}/a"), memory_id(f"{key}/b")],
                 "questions": list(miss.questions),
@@ -2412,13 +2539,37 @@ def _lay_out(
                 "id": f"{rule.repo}/rule-{n + 1:02d}",
                 "subject": rule.subject,
                 "repo": rule.repo,
-                "split": _split(n, len(rules)),
+                "split": split or _split(n, len(rules)),
                 "decision": memory_id(f"{key}/decision"),
                 "amendment": memory_id(f"{key}/amendment"),
                 "questions": list(rule.questions),
             }
         )
     return rules_out, near_out
+
+
+def _repo_layout(
+    repo: str,
+    all_rules: tuple[Rule, ...],
+    all_misses: tuple[NearMiss, ...],
+    rng: random.Random,
+    sessions_per_repo: int,
+    special_sessions: int,
+    split: str | None = None,
+) -> tuple[list[_Session], tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+    """A repo's sessions with its rules and near misses laid out in them."""
+    sessions = _sessions(repo, sessions_per_repo, rng)
+    rules = [r for r in all_rules if r.repo == repo]
+    misses = [m for m in all_misses if m.repo == repo]
+    for _attempt in range(100):  # a layout that leaves room for every special memory
+        for session in sessions:
+            session.specials.clear()
+        slots = sorted(rng.sample(sessions, special_sessions), key=lambda s: s.index)
+        try:
+            return sessions, _lay_out(slots, rules, misses, rng, split)
+        except RuntimeError:
+            continue
+    raise RuntimeError(f"no layout for {repo}")
 
 
 def build_supersession(seed: int = SEED) -> dict[str, Any]:
@@ -2429,24 +2580,29 @@ def build_supersession(seed: int = SEED) -> dict[str, Any]:
     near_out: list[dict[str, Any]] = []
     all_sessions: list[_Session] = []
     for repo in repos:
-        sessions = _sessions(repo, sessions_per_repo, rng)
+        sessions, placed = _repo_layout(repo, RULES, NEAR_MISSES, rng, sessions_per_repo, special_sessions)
         all_sessions += sessions
-        rules = [r for r in RULES if r.repo == repo]
-        misses = [m for m in NEAR_MISSES if m.repo == repo]
-        for _attempt in range(100):  # a layout that leaves room for every special memory
-            for session in sessions:
-                session.specials.clear()
-            slots = sorted(rng.sample(sessions, special_sessions), key=lambda s: s.index)
-            try:
-                placed = _lay_out(slots, rules, misses, rng)
-                break
-            except RuntimeError:
-                continue
-        else:
-            raise RuntimeError(f"no layout for {repo}")
         rules_out += placed[0]
         near_out += placed[1]
     memories = _memories(all_sessions, rng, "sup")
+    held_rng = random.Random(seed + 5)  # the second held-out repos: a generator of their own
+    held_sessions: list[_Session] = []
+    for repo in dict.fromkeys(r.repo for r in RULES_HELDOUT2):
+        sessions, placed = _repo_layout(
+            repo,
+            RULES_HELDOUT2,
+            NEAR_MISSES_HELDOUT2,
+            held_rng,
+            sessions_per_repo,
+            special_sessions,
+            "heldout2",
+        )
+        held_sessions += sessions
+        rules_out += placed[0]
+        near_out += placed[1]
+    memories += _memories(held_sessions, held_rng, "sup-heldout2")
+    memories.sort(key=lambda m: (m["created_at"], m["id"]))
+    all_sessions += held_sessions
     rules_out.sort(key=lambda r: (r["split"] != "dev", r["id"]))
     near_out.sort(key=lambda r: (r["split"] != "dev", r["id"]))
     return {
