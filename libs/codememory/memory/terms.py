@@ -204,6 +204,31 @@ def different_subjects(a: str, b: str) -> bool:
     return bool(sa - sb) and bool(sb - sa)
 
 
+def _subject_sequence(text: str) -> list[str]:
+    """The text's tokens as subject-word stems, "" for every other token (stop words, values)."""
+    out = []
+    for raw in _TOKEN.findall(text):
+        token = raw.rstrip(".:-/,;")
+        word = token.lower()
+        subject = token and not _is_value(token) and len(word) >= 3 and word.isalpha() and word not in _STOP
+        out.append(_stem(word) if subject else "")
+    return out
+
+
+def contrasted(a: str, b: str) -> bool:
+    """Whether the two name different kinds of one thing: a subject word both share stands right
+    after a word only ``a`` has in ``a`` and right after another only ``b`` has in ``b`` ("audit logs
+    are kept for 7 years" / "debug logs are kept for 14 days", "the production node pool" / "the CI
+    runner pool", "error toasts" / "success toasts"). Such statements set values of two subjects."""
+    sa, sb = _subject_sequence(a), _subject_sequence(b)
+    only_a, only_b = set(sa) - set(sb) - {""}, set(sb) - set(sa) - {""}
+    if not only_a or not only_b:
+        return False
+    before_a = {w: sa[i - 1] for i, w in enumerate(sa) if w and i and sa[i - 1] in only_a}
+    before_b = {w: sb[i - 1] for i, w in enumerate(sb) if w and i and sb[i - 1] in only_b}
+    return bool(before_a.keys() & before_b.keys())
+
+
 PARALLEL_RATIO = 0.6  # token sequences this alike say the same sentence of another thing (the default)
 
 
@@ -255,11 +280,14 @@ def same_statement(a: str, b: str, parallel_ratio: float, *, strict: bool = True
     not, no values that set one thing differently (``conflicting_values``: ``4 spaces`` / ``2
     spaces``; a value only one names is a detail, not a conflict), and not the same sentence frame
     filled with different things ("the settings page broke" / "the CSV export broke": ``parallel``,
-    each with subject words the other lacks). ``strict``: any value on each side that the other
-    lacks is a conflict, as a merge needs (it takes a memory out of recall, so it must be sure);
+    each with subject words the other lacks). ``strict``, as a merge needs (it takes a memory out of
+    recall, so it must be sure): any value on each side that the other lacks is a conflict, and two
+    kinds of one thing are two subjects (``contrasted``: "error toasts ..." / "success toasts ...");
     recall's ordering, which only moves a hit down, asks for ``conflicting_values``."""
     if is_question(a) != is_question(b):
         return False
     if (new_values(b, a) and new_values(a, b)) if strict else conflicting_values(a, b):
+        return False
+    if strict and contrasted(a, b):
         return False
     return not (parallel(a, b, parallel_ratio) and different_subjects(a, b))

@@ -1,12 +1,14 @@
 from codememory.memory.terms import (
     CHANGE_CUES,
     analyse,
+    contrasted,
     cues_of,
     different_subjects,
     has_cue,
     is_question,
     new_values,
     only_numbers_differ,
+    same_statement,
     subject_overlap,
 )
 
@@ -74,3 +76,14 @@ def test_named_overlap_counts_the_words_of_identifiers() -> None:
     a, b = "Read train.py mlflow.set_tracking_uri", "runs are tracked in mlflow"
     assert subject_overlap(a, b) == 0.0
     assert subject_overlap(a, b, named=True) > 0.0
+
+
+def test_two_kinds_of_one_thing_are_contrasted_and_never_one_statement_for_a_merge() -> None:
+    assert contrasted("the production node pool runs m6i.xlarge", "the CI runner pool runs c6i.2xlarge")
+    assert contrasted(
+        "Error toasts stay on screen until closed.", "Success toasts disappear after 4 seconds."
+    )
+    assert not contrasted("Terraform state lives in S3", "Terraform state moves to Terraform Cloud")
+    assert not contrasted("use ruff for linting", "we lint with ruff")  # nothing stands before a shared word
+    a, b = "Error toasts stay on screen until closed.", "Success toasts stay on screen until closed."
+    assert not same_statement(a, b, 0.6)

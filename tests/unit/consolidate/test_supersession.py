@@ -61,3 +61,15 @@ def test_a_chain_ends_at_the_latest_rule() -> None:
         (first.memory_id, second.memory_id),
         (second.memory_id, third.memory_id),
     }  # each by the next
+
+
+def test_values_of_two_kinds_of_one_thing_supersede_nothing() -> None:
+    audit = memory(
+        "Billing audit logs are kept for 7 years, it's a legal requirement.", unit(1), created_at=1
+    )
+    debug = memory("Billing debug logs are kept for 14 days in Loki.", at_angle(0.9), created_at=2)
+    assert find_supersessions([debug], [audit, debug], POLICY) == []
+    # the same kind with a new value still does
+    later = memory("Billing audit logs are kept for 10 years now.", at_angle(0.9), created_at=3)
+    (found,) = find_supersessions([later], [audit, later], POLICY)
+    assert (found.old, found.new) == (audit, later)

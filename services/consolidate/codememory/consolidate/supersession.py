@@ -22,6 +22,7 @@ from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.similarity import nearest_earlier, similar_pairs
 from codememory.consolidate.view import Remembered
 from codememory.memory.terms import (
+    contrasted,
     cues_of,
     is_question,
     new_values,
@@ -48,6 +49,8 @@ def _changes(earlier: Remembered, later: Remembered, similarity: float, policy: 
     added = cues_of(later.text, cues, ignore) - cues_of(earlier.text, cues, ignore)
     if added and similarity >= policy.cue_similarity:
         return f"says {sorted(added)[0]!r}"
+    if contrasted(earlier.text, later.text):
+        return ""  # values of two kinds of one thing ("audit logs" / "debug logs")
     if parallel(earlier.text, later.text, policy.parallel_ratio):
         if not only_numbers_differ(earlier.text, later.text):
             return ""
