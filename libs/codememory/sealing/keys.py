@@ -52,6 +52,7 @@ class StoredRecord(msgspec.Struct, frozen=True, tag="record"):
     session: str = ""
     tree: bool = False  # a key per event (``tree.py``); False: one data key for the whole record
     epoch: int = 0  # events punctured so far: stored under ``record_name(record, epoch)``
+    sources: tuple[str, ...] = ()  # a derived record: the memories its text repeats (erasing one erases it)
 
 
 Stored = StoredKek | UserPointer | StoredRecord
@@ -257,7 +258,31 @@ class KeyRing:
             wrapped=base64.b64encode(wrapped).decode(),
             session=record.session,
             tree=record.per_event,
+            sources=record.sources,
         )
-        value = self.store.create(tenant, record_name(record.record_id), msgspec.json.encode(entry))
+        name = record_name(record.record_id)
+        value = self.store.create(tenant, name, msgspec.json.encode(entry))
+        # checked after the record exists: an eraser either sees it (and destroys it with its sources)
+        # or had destroyed a source before this check, which then sees that
+        if record.sources and self.sources_erased(tenant, record):
+            self.store.destroy(tenant, name)
+            return None
         stored = decode_stored(value or b"")
         return self._unwrap(tenant, stored) if isinstance(stored, StoredRecord) else None
+
+    def sources_erased(self, tenant: str, record: Record) -> bool:
+        """Whether a memory ``record``'s text repeats was erased: its own record's key, its leaf of the
+        session's tree or the whole session (a derived record names its session)."""
+        if any(self.store.destroyed(tenant, record_name(f"m:{source}")) for source in record.sources):
+            return True
+        if not record.session:
+            return False
+        session = self.live_record(tenant, f"s:{record.session}")
+        if session is None:
+            return self.store.destroyed(tenant, record_name(f"s:{record.session}"))
+        key = self._unwrap(tenant, session)
+        if key is None:  # its user's key is gone (or the entry is damaged: keep nothing)
+            return True
+        return key.frontier is not None and any(
+            key.frontier.leaf(leaf_index(source)) is None for source in record.sources
+        )

@@ -35,8 +35,10 @@ import structlog
 from codememory.events import (
     DataErased,
     Envelope,
+    EventDecodeError,
     EventLog,
     MemoryForgotten,
+    decode_envelope,
     deterministic_id,
     new_envelope,
 )
@@ -46,7 +48,7 @@ from codememory.gateway.errors import InvalidArgument, NotReady
 from codememory.gateway.rpc import rpc
 from codememory.gateway.settings import GatewaySettings
 from codememory.memory import point_id
-from codememory.sealing import ErasePlan, Scope, Sealer, destroy, late, plan
+from codememory.sealing import ErasePlan, Scope, Sealer, companion_leaves, derived, destroy, late, plan
 from codememory.v1 import erasure_pb2 as pb
 from codememory.v1 import erasure_pb2_grpc as pb_grpc
 from codememory.vectorstore import IndexFilter, VectorIndex
@@ -74,12 +76,15 @@ def session_memories(index: VectorIndex, tenant: str, session_ids: Sequence[str]
     return [str(p.payload.get("memory_id", p.id)) for p in index.scroll(flt)]
 
 
-def memory_session(index: VectorIndex, tenant: str, memory_id: str) -> str:
-    """The session a memory of the tenant was recorded in ("" when none, or not the tenant's)."""
+def memory_session(index: VectorIndex, tenant: str, memory_id: str) -> tuple[str, int]:
+    """The session a memory of the tenant was recorded in ("" when none, or not the tenant's), and the
+    LOG position of the event that created it (0 when not known)."""
     found = index.get([point_id(tenant, memory_id)])
     if not found or found[0].payload.get("tenant") != tenant:
-        return ""
-    return str(found[0].payload.get("session_id") or "")
+        return "", 0
+    created = found[0].payload.get("created_seq")
+    seq = int(created) if isinstance(created, int | float) and created > 0 else 0
+    return str(found[0].payload.get("session_id") or ""), seq
 
 
 def subject_digest(tenant: str, scope: Scope, subject: str) -> str:
@@ -116,10 +121,13 @@ class Eraser:
         ring = self._sealer.keys
         async with self._lock:
             index = self._index()
-            session = (
-                await asyncio.to_thread(memory_session, index, tenant, subject) if scope == "memory" else ""
+            session, created = (
+                await asyncio.to_thread(memory_session, index, tenant, subject)
+                if scope == "memory"
+                else ("", 0)
             )
-            planned = await asyncio.to_thread(plan, ring, tenant, scope, subject, session)
+            companions = await self._companions(tenant, subject, created) if session else ()
+            planned = await asyncio.to_thread(plan, ring, tenant, scope, subject, session, companions)
             if planned.refused_session:
                 raise SharesSessionKey(
                     f"memory {subject} was recorded in session {session}, sealed before per-event keys "
@@ -130,6 +138,9 @@ class Eraser:
             memory_ids = set(planned.memory_ids) | set(recorded)
             if scope == "memory":
                 memory_ids.add(subject)  # also one written before sealing was on: still forgotten
+            repeats = await asyncio.to_thread(derived, ring, planned, memory_ids)  # insights, summaries
+            planned = planned.plus(repeats)
+            memory_ids |= set(repeats.memory_ids)
             digest = subject_digest(tenant, scope, subject)
             envelopes = [_forgotten(tenant, memory_id) for memory_id in sorted(memory_ids)]
             erased = DataErased(
@@ -158,6 +169,19 @@ class Eraser:
             seq=seq,
         )
 
+    async def _companions(self, tenant: str, memory_id: str, seq: int) -> tuple[str, ...]:
+        """Leaves of the memory's session that repeat its text, from the event that created it."""
+        if seq <= 0:
+            return ()
+        async for record in self._log.read(seq, until_seq=seq):
+            try:
+                envelope = decode_envelope(record.data)
+            except EventDecodeError:
+                return ()
+            if envelope.tenant == tenant and envelope.event_id == memory_id:
+                return companion_leaves(envelope.payload)
+        return ()
+
     async def _append(self, envelopes: list[Envelope]) -> int:
         appended = await self._log.append(envelopes)
         seq = appended[-1].seq
@@ -169,11 +193,14 @@ class Eraser:
         """What was written under the erased keys while they were being erased: forgotten and destroyed
         too (``memory_ids`` grows by what it finds). Writers see the destroyed keys from now on."""
         ring = self._sealer.keys
-        extra = await asyncio.to_thread(late, ring, planned, subject)
         await self._wait_for(await self._log.last_seq(), self._wait_s)
+        extra = await asyncio.to_thread(late, ring, planned, subject)
         sessions = [*planned.session_ids, *extra.session_ids]
         recorded = await asyncio.to_thread(session_memories, self._index(), tenant, sessions)
-        missed = (set(extra.memory_ids) | set(recorded)) - forgotten
+        every = forgotten | set(extra.memory_ids) | set(recorded)
+        # derived while this ran (a cycle that read a source before it was forgotten)
+        extra = extra.plus(await asyncio.to_thread(derived, ring, planned.plus(extra), every))
+        missed = (every | set(extra.memory_ids)) - forgotten
         if missed:
             await self._append([_forgotten(tenant, memory_id) for memory_id in sorted(missed)])
             forgotten |= missed
