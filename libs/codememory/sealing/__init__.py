@@ -2,6 +2,7 @@
 
 from codememory.sealing.erase import ErasePlan, Scope, derived, destroy, late, plan
 from codememory.sealing.fields import SEALED_FIELDS, Record, companion_leaves, record_of
+from codememory.sealing.ids import keyed_id, text_id
 from codememory.sealing.keys import KeyRing
 from codememory.sealing.keystore import FileKeyStore, KeyStore, KeyStoreError, MemoryKeyStore
 from codememory.sealing.sealer import ERASED, PREFIX, UNAVAILABLE, Sealer, is_token
@@ -27,7 +28,9 @@ __all__ = [
     "destroy",
     "install_sealing",
     "is_token",
+    "keyed_id",
     "late",
     "plan",
     "record_of",
+    "text_id",
 ]

@@ -8,6 +8,8 @@ Names in the store (per tenant):
                           (``erase --session`` finds its records by it). A memory's record (``m:``)
                           wraps one 32-byte data key; an agent session's (``s:``, made since per-event
                           keys) wraps the frontier of a puncturable tree (``tree.py``), a key per event
+  ``idkey``            -> the tenant's key for ids made from a memory's text (``ids.py``); never
+                          destroyed by an erasure (the ids it made must stay the same)
   ``cut<n>:<record>``  -> a session's frontier after its ``n``-th punctured event (``erase --memory``
                           on one of its events): written before ``n - 1`` is destroyed, so a reader
                           always finds one; session records from before per-event keys have no tree
@@ -29,7 +31,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from codememory.sealing.fields import Record
-from codememory.sealing.keystore import KeyStore
+from codememory.sealing.keystore import KeyStore, KeyStoreError
 from codememory.sealing.tree import Frontier, leaf_index
 
 __all__ = ["KeyRing", "RecordKey", "StoredRecord", "record_name"]
@@ -45,6 +47,10 @@ class UserPointer(msgspec.Struct, frozen=True, tag="user"):
     kek: str
 
 
+class StoredIdKey(msgspec.Struct, frozen=True, tag="idkey"):
+    key: str  # base64: the tenant's key for ids derived from what a memory says (``ids.py``)
+
+
 class StoredRecord(msgspec.Struct, frozen=True, tag="record"):
     record: str
     kek: str
@@ -55,7 +61,7 @@ class StoredRecord(msgspec.Struct, frozen=True, tag="record"):
     sources: tuple[str, ...] = ()  # a derived record: the memories its text repeats (erasing one erases it)
 
 
-Stored = StoredKek | UserPointer | StoredRecord
+Stored = StoredKek | UserPointer | StoredRecord | StoredIdKey
 _decoder = msgspec.json.Decoder(Stored)
 
 
@@ -106,6 +112,7 @@ class KeyRing:
         self._keks: dict[tuple[str, str], AESGCM | None] = {}
         self._users: dict[tuple[str, str], str] = {}
         self._records: dict[tuple[str, str], RecordKey | None] = {}
+        self._id_keys: dict[str, bytes] = {}  # never destroyed: not dropped on refresh
 
     def refresh(self) -> None:
         """Drop cached keys when anything was destroyed since they were read."""
@@ -185,6 +192,20 @@ class KeyRing:
                 self.store.destroy(tenant, record_name(record_id, epoch))
         self.refresh()
         return True
+
+    def id_key(self, tenant: str) -> bytes:
+        """The tenant's key for ids derived from text (made on first use, the same in every process)."""
+        cached = self._id_keys.get(tenant)
+        if cached is not None:
+            return cached
+        fresh = StoredIdKey(key=base64.b64encode(os.urandom(32)).decode())
+        stored = decode_stored(self.store.create(tenant, "idkey", msgspec.json.encode(fresh)) or b"")
+        if not isinstance(stored, StoredIdKey):
+            raise KeyStoreError(f"the key store's id key of tenant {tenant!r} is damaged")
+        self.store.sync()  # made here or by another process: durable before an id is made with it
+        key = base64.b64decode(stored.key)
+        self._id_keys[tenant] = key
+        return key
 
     def user_kek(self, tenant: str, user: str) -> str:
         """The id of the key that wraps ``user``'s new records (made on first use)."""
