@@ -1,6 +1,7 @@
 """Erase reaches what repeats the erased text: insights and summaries derived from it (and what was
 derived from those), the ``pre`` event of an erased tool call, a forgetting detection quoting an
-erased prompt, and a lesson written after its source was erased."""
+erased prompt, and a lesson written after its source was erased; and a user is not erased while
+hook messages still wait for ingest."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from codememory.events import (
 )
 from codememory.events.codec import install_sealer
 from codememory.gateway.erasure import Eraser
+from codememory.gateway.errors import NotReady
 from codememory.memory import point_id
 from codememory.sealing import ERASED, MemoryKeyStore, Sealer
 from codememory.vectorstore import IndexFilter, StoredPoint
@@ -187,3 +189,22 @@ async def test_a_lesson_written_after_its_source_was_erased_is_written_erased(se
     assert b"launch code" not in b"".join(data)
     assert decode_envelope(data[0]).payload.title == ERASED  # type: ignore[attr-defined]
     assert decode_envelope(data[1]).payload.title == "make it pass"  # type: ignore[attr-defined]
+
+
+async def test_a_user_is_not_erased_while_hooks_still_hold_messages_for_ingest(sealer: Sealer) -> None:
+    log, points = await _log(
+        [("p1", PromptSubmitted(session_id="s1", agent="claude", user="u", prompt="hi"))]
+    )
+    asked: list[float] = []
+
+    async def lagging(timeout_s: float) -> bool:
+        asked.append(timeout_s)
+        return False
+
+    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points, lagging, 2.5)  # type: ignore[arg-type, return-value]
+    with pytest.raises(NotReady, match="still wait for ingest"):
+        await eraser.erase("t", "user", "u")
+    assert asked == [2.5] and len(log.records) == 1  # nothing appended, nothing destroyed
+    assert _opened(log)["p1"].prompt == "hi"  # type: ignore[attr-defined]
+    await eraser.erase("t", "memory", "p1")  # one memory: nothing in HOOKS is it
+    assert asked == [2.5] and _opened(log)["p1"].prompt == ERASED  # type: ignore[attr-defined]

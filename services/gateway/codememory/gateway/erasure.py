@@ -56,6 +56,7 @@ from codememory.vectorstore import IndexFilter, VectorIndex
 log = structlog.get_logger(__name__)
 
 WaitFor = Callable[[int, float], Awaitable[bool]]
+Drained = Callable[[float], Awaitable[bool]]  # ingest took what HOOKS held (``hooksdrain.HooksDrain``)
 _SCOPES: Mapping[str, Scope] = {"user": "user", "session_id": "session", "memory_id": "memory"}
 MAX_SUBJECT = 512
 
@@ -109,7 +110,11 @@ class Eraser:
         wait_for: WaitFor,
         wait_s: float,
         index: Callable[[], VectorIndex],
+        drained: Drained | None = None,
+        drain_s: float = 30.0,
     ) -> None:
+        self._drained = drained  # None: no HOOKS in front of this log (tests)
+        self._drain_s = drain_s
         self._index = index  # the live memory index (replay swaps it: asked for on every call)
         self._log = event_log
         self._sealer = sealer
@@ -120,6 +125,8 @@ class Eraser:
     async def erase(self, tenant: str, scope: Scope, subject: str) -> pb.EraseResponse:
         ring = self._sealer.keys
         async with self._lock:
+            if scope != "memory":
+                await self._drain()
             index = self._index()
             session, created = (
                 await asyncio.to_thread(memory_session, index, tenant, subject)
@@ -168,6 +175,18 @@ class Eraser:
             keys_destroyed=destroyed,
             seq=seq,
         )
+
+    async def _drain(self) -> None:
+        """Hook messages of this user or session still waiting in HOOKS reach LOG (and the projection)
+        first, so the keys destroyed next cover them; nothing is erased while ingest lags."""
+        if self._drained is None:
+            return
+        if not await self._drained(self._drain_s):
+            raise NotReady(
+                f"hook messages received before this erasure still wait for ingest after {self._drain_s:g} s "
+                "(is the ingest service running?): nothing was erased; erase again once it has caught up"
+            )
+        await self._wait_for(await self._log.last_seq(), self._wait_s)
 
     async def _companions(self, tenant: str, memory_id: str, seq: int) -> tuple[str, ...]:
         """Leaves of the memory's session that repeat its text, from the event that created it."""
@@ -232,12 +251,17 @@ class ErasureServicer(pb_grpc.ErasureServiceServicer):
 
 
 def erasure_servicer(
-    event_log: EventLog, wait_for: WaitFor, index: Callable[[], VectorIndex], settings: GatewaySettings
+    event_log: EventLog,
+    wait_for: WaitFor,
+    index: Callable[[], VectorIndex],
+    settings: GatewaySettings,
+    drained: Drained | None = None,
 ) -> ErasureServicer:
     """The servicer, erasing with the sealer this process installed (none: Erase says sealing is off)."""
     sealer = installed_sealer()
+    wait_s, drain_s = settings.write_wait_ms / 1000, settings.erase_hooks_wait_s
     eraser = (
-        Eraser(event_log, sealer, wait_for, settings.write_wait_ms / 1000, index)
+        Eraser(event_log, sealer, wait_for, wait_s, index, drained, drain_s)
         if isinstance(sealer, Sealer)
         else None
     )
