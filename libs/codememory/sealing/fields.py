@@ -17,6 +17,14 @@ session it came from (``erase --session`` erases both); empty means unknown (the
 the session's user, or the tenant's default user). A ``MemoryEmbedded`` names the record of the text
 it embeds (set by the embed service), so erasing that text erases its vector too.
 
+What repeats another event's text goes with it when that event is erased:
+- an insight or a session summary names its ``sources`` (its evidence, the steps it quotes): its key
+  remembers them, erasing any of them destroys it (``erase.derived``), and one written after a source
+  was erased is written ``[erased]`` (``KeyRing.sources_erased``);
+- a forgetting detection is sealed with the leaf of the prompt it quotes (``instruction_id``), a
+  ``pre``-phase tool event with the leaf of its call (``tool_leaf``), which erasing the call's outcome
+  punctures too (``companion_leaves``).
+
 Not sealed, deliberately: ``CommitRecorded`` author and message (they are a copy of the repository's
 history, which erasure cannot reach), ``MemoryStored.metadata`` and ``tags`` (labels an API caller
 chooses), ``cwd`` and paths, and vectors of texts that are not sealed themselves (a commit's).

@@ -7,7 +7,14 @@ the session's key tree (``codememory.sealing.tree``): that event's text and vect
 the session stays. A session sealed before per-event keys has one key for all its events: erasing
 one of its memories is refused with the session to erase instead.
 
+What repeats an erased text goes too: insights and summaries drawn from an erased memory (the key
+store knows their sources: ``codememory.sealing.erase.derived``) are forgotten and their keys
+destroyed, and erasing a tool call's outcome punctures its ``pre`` event's leaf (read from the event
+that created the memory).
+
 Order matters and is chosen so that a crash at any point can be finished by erasing again:
+0. a user or a session: every hook message HOOKS held is taken by ingest first (``hooksdrain``), so
+   what the user typed just before is in LOG under the keys about to go; refused while ingest lags;
 1. the key store says which records the erasure covers (nothing is destroyed yet);
 2. one ``MemoryForgotten`` per memory covered, then a ``DataErased``, are appended to LOG (ids are
    deterministic, so a retry is stored once), and the call waits for the memory projection to fold
