@@ -5,12 +5,14 @@ hook messages still wait for ingest."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from codememory.events import (
+    DataErased,
     Envelope,
     Event,
     ForgettingDetected,
@@ -25,7 +27,7 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.events.codec import install_sealer
-from codememory.gateway.erasure import Eraser
+from codememory.gateway.erasure import Eraser, subject_digest
 from codememory.gateway.errors import NotReady
 from codememory.memory import point_id
 from codememory.sealing import ERASED, MemoryKeyStore, Sealer
@@ -208,3 +210,15 @@ async def test_a_user_is_not_erased_while_hooks_still_hold_messages_for_ingest(s
     assert _opened(log)["p1"].prompt == "hi"  # type: ignore[attr-defined]
     await eraser.erase("t", "memory", "p1")  # one memory: nothing in HOOKS is it
     assert asked == [2.5] and _opened(log)["p1"].prompt == ERASED  # type: ignore[attr-defined]
+
+
+async def test_what_data_erased_says_was_erased_confirms_no_guessed_user_name(sealer: Sealer) -> None:
+    log, points = await _log(
+        [("p1", PromptSubmitted(session_id="s1", agent="claude", user="alice", prompt="x"))]
+    )
+    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    await eraser.erase("t", "user", "alice")
+    (erased,) = [p for p in _opened(log).values() if isinstance(p, DataErased)]
+    guess = hashlib.sha256(b"t\0user\0alice").hexdigest()  # what LOG held before: a name's plain digest
+    assert erased.subject_digest != guess
+    assert erased.subject_digest == subject_digest(sealer.keys.id_key("t"), "t", "user", "alice")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 
 import grpc
@@ -95,8 +96,11 @@ def memory_session(index: VectorIndex, tenant: str, memory_id: str) -> tuple[str
     return str(found[0].payload.get("session_id") or ""), seq
 
 
-def subject_digest(tenant: str, scope: Scope, subject: str) -> str:
-    return hashlib.sha256("\0".join((tenant, scope, subject)).encode("utf-8", "surrogatepass")).hexdigest()
+def subject_digest(key: bytes, tenant: str, scope: Scope, subject: str) -> str:
+    """What ``DataErased`` says was erased: an HMAC under the tenant's id key, so LOG alone does not
+    confirm a guessed user name (a plain digest of a name is as good as the name)."""
+    message = "\0".join((tenant, scope, subject)).encode("utf-8", "surrogatepass")
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
 def _forgotten(tenant: str, memory_id: str) -> Envelope:
@@ -155,7 +159,8 @@ class Eraser:
             repeats = await asyncio.to_thread(derived, ring, planned, memory_ids)  # insights, summaries
             planned = planned.plus(repeats)
             memory_ids |= set(repeats.memory_ids)
-            digest = subject_digest(tenant, scope, subject)
+            key = await asyncio.to_thread(ring.id_key, tenant)
+            digest = subject_digest(key, tenant, scope, subject)
             envelopes = [_forgotten(tenant, memory_id) for memory_id in sorted(memory_ids)]
             erased = DataErased(
                 scope=scope,
