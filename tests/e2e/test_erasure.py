@@ -1,5 +1,8 @@
 """Erasure end to end on a real stack: two users' memories, one user and one memory erased, and one
-prompt of an agent session erased while the session's other prompts stay.
+prompt of an agent session erased while the session's other prompts stay. In a third session the
+consolidate service draws a lesson and a summary from a correcting prompt and a tool call (sent
+before and after it ran); erasing that prompt and that call erases the lesson, the summary and the
+call's ``pre`` event too.
 
 After ``codememory erase`` nothing that can be read holds the erased text: not recall, export or
 ``codememory log``, not a raw read of LOG's messages, not the bytes of the NATS store directory (what a
@@ -40,10 +43,14 @@ BOB_PROMPTS = [
     f"Rename the parser module to grammar {RUN}",
 ]
 BOB_PROMPT_GONE = BOB_PROMPTS[1]
+ZEBRA, OCELOT = f"zebra{RUN}", f"ocelot{RUN}"  # in the correcting prompt and the tool call: each erased
+CORRECTION = f"No, don't read my files; instead ask me for the {ZEBRA} password each time"
+COMMAND = f"cat ~/notes/{OCELOT}.txt"
 
 
-def _hook(stack: Stack, session: str, prompt: str, user: str) -> None:
+def _hook(stack: Stack, session: str, prompt: str, user: str, **fields: object) -> None:
     hook = {"session_id": session, "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    hook |= fields
     subprocess.run(
         [str(BIN / "codememory"), "hook", "--agent", "claude"],
         input=json.dumps(hook).encode(),
@@ -80,10 +87,40 @@ def erased(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, di
         one = json.loads(stack.cli("erase", "--memory", ids[BOB_PROMPT_GONE], "--yes", "--json").stdout)
         assert one["memory_ids"] == [ids[BOB_PROMPT_GONE]] and one["keys_destroyed"] == 1
         assert one["session_ids"] == []  # the session itself stays
+        ids |= _derive_and_erase(stack)
         stack.wait_caught_up(timeout=60)
         yield stack, ids
     finally:
         shutdown(stack)
+
+
+def _derive_and_erase(stack: Stack) -> dict[str, str]:
+    """A session with a tool call and a correction, consolidated into a lesson and a summary; then the
+    prompt and the call are erased (each by its memory id) and what repeats them goes too."""
+    call = {"tool_name": "Bash", "tool_input": {"command": COMMAND}, "tool_use_id": f"toolu_{RUN}"}
+    _hook(stack, "sc-hook", "", "bob", hook_event_name="PreToolUse", **call)
+    done = {"stdout": "three lines", "stderr": "", "interrupted": False}
+    _hook(stack, "sc-hook", "", "bob", hook_event_name="PostToolUse", tool_response=done, **call)
+    _hook(stack, "sc-hook", CORRECTION, "bob")
+    _hook(stack, "sc-hook", "", "bob", hook_event_name="SessionEnd", reason="exit")
+    stack.wait_caught_up(timeout=60)
+    stub, meta = stack.stub(), (("authorization", f"Bearer {stack.token()}"),)
+    report = stack.cli_json("consolidate")
+    assert report["insights"] >= 1 and report["summaries"] >= 1, report
+    mine = [
+        m
+        for m in stub.Export(pb.ExportRequest(), metadata=meta, timeout=30)
+        if m.scope.session_id == "sc-hook"
+    ]
+    derived = {m.type: m.id for m in mine if m.type in ("insight", "summary") and ZEBRA in m.text}
+    assert set(derived) == {"insight", "summary"}, [(m.type, m.text) for m in mine]
+    prompt = next(m.id for m in mine if m.text == CORRECTION)
+    tool = next(m.id for m in mine if m.type == "observation" and OCELOT in m.text)
+    erased = json.loads(stack.cli("erase", "--memory", prompt, "--yes", "--json").stdout)
+    assert set(erased["memory_ids"]) == {prompt, *derived.values()}, erased  # the lesson and summary too
+    erased = json.loads(stack.cli("erase", "--memory", tool, "--yes", "--json").stdout)
+    assert erased["memory_ids"] == [tool] and erased["keys_destroyed"] == 2  # its leaf and its pre event's
+    return {CORRECTION: prompt, COMMAND: tool, **derived}
 
 
 def _wait_embedded(stack: Stack, text: str) -> None:
@@ -98,7 +135,7 @@ def _wait_embedded(stack: Stack, text: str) -> None:
 
 
 def _erased_texts() -> list[str]:
-    return [*ALICE, BOB_GONE, ALICE_PROMPT, BOB_PROMPT_GONE]
+    return [*ALICE, BOB_GONE, ALICE_PROMPT, BOB_PROMPT_GONE, ZEBRA, OCELOT]
 
 
 def _kept_texts() -> list[str]:
@@ -119,13 +156,15 @@ def test_recall_export_and_log_hold_only_what_was_kept(erased: tuple[Stack, dict
     stack, _ = erased
     stub, meta = stack.stub(), (("authorization", f"Bearer {stack.token()}"),)
     exported = [m.text for m in stub.Export(pb.ExportRequest(), metadata=meta, timeout=30)]
-    assert set(_kept_texts()) <= set(exported) and not set(_erased_texts()) & set(exported)
+    assert set(_kept_texts()) <= set(exported) and not [
+        t for t in _erased_texts() for e in exported if t in e
+    ]
     for text in _kept_texts():  # the rest of the erased prompt's session is still recalled
         hits = stub.Recall(pb.RecallRequest(query=text, limit=5), metadata=meta, timeout=10).hits
         assert hits and hits[0].memory.text == text
     for text in _erased_texts():
         hits = stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta, timeout=10).hits
-        assert all(h.memory.text != text for h in hits)
+        assert all(text not in h.memory.text for h in hits)
     log = stack.cli("log", "--json").stdout.decode()
     assert all(t in log for t in _kept_texts()) and ERASED in log
     assert not [t for t in _erased_texts() if t in log]

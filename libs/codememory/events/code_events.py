@@ -139,3 +139,4 @@ class ForgettingDetected(_AgentEvent, frozen=True, kw_only=True, tag="forgetting
     undone: tuple[str, ...] = ()
     tool_use_id: str = ""
     edit_seq: int = 0  # the LOG position of the edit that undid it
+    instruction_id: str = ""  # the event id of the prompt ``instruction`` quotes (its key seals it)

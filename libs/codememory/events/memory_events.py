@@ -57,9 +57,10 @@ class MemoryForgotten(_Event, frozen=True, kw_only=True, tag="memory.forgotten")
 class DataErased(_Event, frozen=True, kw_only=True, tag="data.erased"):
     """Keys were destroyed (``codememory erase``): the text of these records is gone from LOG for good.
 
-    ``scope`` says what was erased (a user, a session, a memory); ``subject_digest`` is a digest of its
-    id, never the id (a user's name is itself personal); each memory it covers is also forgotten by a
-    ``MemoryForgotten`` appended just before, which is what projections fold.
+    ``scope`` says what was erased (a user, a session, a memory); ``subject_digest`` is a keyed digest
+    of its id (HMAC under the tenant's id key), never the id (a user's name is itself personal); each
+    memory it covers is also forgotten by a ``MemoryForgotten`` appended just before, which is what
+    projections fold.
     """
 
     scope: Literal["user", "session", "memory"]

@@ -1,7 +1,7 @@
 """Turn one hook invocation (agent name + raw stdin bytes) into the HOOKS message.
 
-The message is stamped once, at receipt: ``received_at`` and the ``dedupe_key`` derived from it
-travel with the message into the spool, so a re-publish after a failure carries the same
+The message is stamped once, at receipt: ``received_at`` and a random ``dedupe_key`` travel with
+the message into the spool, so a re-publish after a failure carries the same
 ``Nats-Msg-Id`` and JetStream stores it once. Redaction happens here, before the message exists
 anywhere else (stream or spool). Repository (its identity, see ``gitrepo``) and branch are read
 from ``.git`` directly, without a ``git`` subprocess: a fork+exec would cost more than the whole
@@ -33,18 +33,6 @@ __all__ = [
 
 MAX_MESSAGE_BYTES = 900_000  # leaves headroom under NATS' default 1 MB max_payload
 _FALLBACK_CAPS = (2048, 256)
-TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing costs the hook ~8 ms
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
-
-_sha256: Callable[[bytes], Any]
-try:  # the builtin module skips loading OpenSSL through hashlib (~4 ms per hook process)
-    _sha256 = __import__("_sha256").sha256
-except ImportError:  # pragma: no cover - interpreters without the builtin module
-    import hashlib
-
-    _sha256 = hashlib.sha256
 
 
 class HookMessage:
@@ -92,10 +80,15 @@ def format_received_at(now: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{micros:06d}Z"
 
 
-def dedupe_key(agent: str, received_at: str, raw: bytes) -> str:
-    """First 32 hex chars of sha256(agent NUL received_at NUL raw stdin)."""
-    hexdigest: str = _sha256(agent.encode() + b"\0" + received_at.encode() + b"\0" + raw).hexdigest()
-    return hexdigest[:32]
+def dedupe_key() -> str:
+    """32 random hex characters, stamped once per hook invocation.
+
+    The key only has to stay the same for one message (it travels with it into the spool, so a
+    re-publish carries the same ``Nats-Msg-Id``); it never recognised two invocations as one (it
+    used to be a digest of the raw payload and its microsecond receipt time). Random, it says nothing
+    about the payload: a digest of it would confirm a guess of an erased prompt to anyone reading LOG,
+    where every event id of the message derives from this key (``docs/security.md``, erasure)."""
+    return os.urandom(16).hex()
 
 
 def _working_dir(payload: dict[str, object]) -> str:
@@ -143,7 +136,7 @@ def build_message(
 ) -> HookMessage:
     """The redacted, trimmed message for one hook invocation; always under MAX_MESSAGE_BYTES."""
     received_at = format_received_at(time.time() if now is None else now)
-    key = dedupe_key(agent, received_at, raw)
+    key = dedupe_key()
     try:
         # NaN, Infinity and 1e999 are kept as their text: re-encoded as numbers they would not be JSON
         parsed = json.loads(raw, parse_constant=str, parse_float=_finite) if raw.strip() else None

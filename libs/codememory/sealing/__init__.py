@@ -1,7 +1,8 @@
 """Encryption at rest of personal text in LOG, and its erasure by destroying keys (docs/security.md)."""
 
-from codememory.sealing.erase import ErasePlan, Scope, destroy, late, plan
-from codememory.sealing.fields import SEALED_FIELDS, Record, record_of
+from codememory.sealing.erase import ErasePlan, Scope, derived, destroy, late, plan
+from codememory.sealing.fields import SEALED_FIELDS, Record, companion_leaves, record_of
+from codememory.sealing.ids import keyed_id, text_id
 from codememory.sealing.keys import KeyRing
 from codememory.sealing.keystore import FileKeyStore, KeyStore, KeyStoreError, MemoryKeyStore
 from codememory.sealing.sealer import ERASED, PREFIX, UNAVAILABLE, Sealer, is_token
@@ -22,10 +23,14 @@ __all__ = [
     "Scope",
     "Sealer",
     "SealingSettings",
+    "companion_leaves",
+    "derived",
     "destroy",
     "install_sealing",
     "is_token",
+    "keyed_id",
     "late",
     "plan",
     "record_of",
+    "text_id",
 ]

@@ -17,6 +17,14 @@ session it came from (``erase --session`` erases both); empty means unknown (the
 the session's user, or the tenant's default user). A ``MemoryEmbedded`` names the record of the text
 it embeds (set by the embed service), so erasing that text erases its vector too.
 
+What repeats another event's text goes with it when that event is erased:
+- an insight or a session summary names its ``sources`` (its evidence, the steps it quotes): its key
+  remembers them, erasing any of them destroys it (``erase.derived``), and one written after a source
+  was erased is written ``[erased]`` (``KeyRing.sources_erased``);
+- a forgetting detection is sealed with the leaf of the prompt it quotes (``instruction_id``), a
+  ``pre``-phase tool event with the leaf of its call (``tool_leaf``), which erasing the call's outcome
+  punctures too (``companion_leaves``).
+
 Not sealed, deliberately: ``CommitRecorded`` author and message (they are a copy of the repository's
 history, which erasure cannot reach), ``MemoryStored.metadata`` and ``tags`` (labels an API caller
 chooses), ``cwd`` and paths, and vectors of texts that are not sealed themselves (a commit's).
@@ -42,7 +50,7 @@ from codememory.events import (
     ToolObserved,
 )
 
-__all__ = ["SEALED_FIELDS", "SEALED_VECTORS", "Record", "record_of"]
+__all__ = ["SEALED_FIELDS", "SEALED_VECTORS", "Record", "companion_leaves", "record_of", "tool_leaf"]
 
 SEALED_FIELDS: dict[type[Event], tuple[str, ...]] = {
     PromptSubmitted: ("prompt",),
@@ -71,6 +79,7 @@ class Record:
     session: str = ""
     user_known: bool = True  # False: take the user of ``session``'s record when there is one
     leaf: str = ""  # a session's record: the leaf whose key seals the event (empty: the event's id)
+    sources: tuple[str, ...] = ()  # a derived record: the memories whose text its text repeats
 
     @property
     def per_event(self) -> bool:
@@ -86,9 +95,16 @@ def record_of(event: Event) -> Record | None:
         case MemoryRefined():
             return Record(f"m:{event.memory_id}", user_known=False)
         case InsightDerived():
-            return Record(f"m:{event.insight_id}", session=event.session_id, user_known=False)
+            record = f"m:{event.insight_id}"
+            return Record(record, session=event.session_id, user_known=False, sources=event.evidence_ids)
         case SessionSummarized():
-            return Record(f"m:{event.summary_id}", session=event.session_id, user_known=False)
+            record = f"m:{event.summary_id}"
+            return Record(record, session=event.session_id, user_known=False, sources=event.memory_ids)
+        case ForgettingDetected():  # it quotes the prompt: sealed with that prompt's leaf
+            return Record(f"s:{event.session_id}", event.user, event.session_id, leaf=event.instruction_id)
+        case ToolObserved(phase="pre") if event.tool_use_id:  # repeats the call its post event records
+            leaf = tool_leaf(event.tool_use_id)
+            return Record(f"s:{event.session_id}", event.user, event.session_id, leaf=leaf)
         case (
             PromptSubmitted()
             | ToolObserved()
@@ -96,7 +112,6 @@ def record_of(event: Event) -> Record | None:
             | SubagentCompleted()
             | CompactionCheckpointed()
             | ObservationRecorded()
-            | ForgettingDetected()
         ):
             return Record(f"s:{event.session_id}", event.user, event.session_id)
         case MemoryEmbedded() if event.record.startswith("s:"):
@@ -106,3 +121,20 @@ def record_of(event: Event) -> Record | None:
             return Record(event.record, user_known=False)
         case _:
             return None
+
+
+def tool_leaf(tool_use_id: str) -> str:
+    """The leaf a ``pre``-phase ``ToolObserved`` is sealed with: named by its call, which the events
+    recording the call's outcome name too (its own id is not known to them)."""
+    return f"tool:{tool_use_id}"
+
+
+def companion_leaves(event: Event) -> tuple[str, ...]:
+    """Other leaves of the event's session whose text repeats the event's: erasing the event (a memory)
+    punctures them too. A tool call's outcome (``post``, or its failure) and the ``pre`` event of the
+    same call; a forgetting detection needs none (it is sealed with its prompt's own leaf)."""
+    match event:
+        case ToolObserved(phase="post") | ToolFailed() if event.tool_use_id:
+            return (tool_leaf(event.tool_use_id),)
+        case _:
+            return ()

@@ -8,6 +8,8 @@ Names in the store (per tenant):
                           (``erase --session`` finds its records by it). A memory's record (``m:``)
                           wraps one 32-byte data key; an agent session's (``s:``, made since per-event
                           keys) wraps the frontier of a puncturable tree (``tree.py``), a key per event
+  ``idkey``            -> the tenant's key for ids made from a memory's text (``ids.py``); never
+                          destroyed by an erasure (the ids it made must stay the same)
   ``cut<n>:<record>``  -> a session's frontier after its ``n``-th punctured event (``erase --memory``
                           on one of its events): written before ``n - 1`` is destroyed, so a reader
                           always finds one; session records from before per-event keys have no tree
@@ -29,7 +31,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from codememory.sealing.fields import Record
-from codememory.sealing.keystore import KeyStore
+from codememory.sealing.keystore import KeyStore, KeyStoreError
 from codememory.sealing.tree import Frontier, leaf_index
 
 __all__ = ["KeyRing", "RecordKey", "StoredRecord", "record_name"]
@@ -45,6 +47,10 @@ class UserPointer(msgspec.Struct, frozen=True, tag="user"):
     kek: str
 
 
+class StoredIdKey(msgspec.Struct, frozen=True, tag="idkey"):
+    key: str  # base64: the tenant's key for ids derived from what a memory says (``ids.py``)
+
+
 class StoredRecord(msgspec.Struct, frozen=True, tag="record"):
     record: str
     kek: str
@@ -52,9 +58,10 @@ class StoredRecord(msgspec.Struct, frozen=True, tag="record"):
     session: str = ""
     tree: bool = False  # a key per event (``tree.py``); False: one data key for the whole record
     epoch: int = 0  # events punctured so far: stored under ``record_name(record, epoch)``
+    sources: tuple[str, ...] = ()  # a derived record: the memories its text repeats (erasing one erases it)
 
 
-Stored = StoredKek | UserPointer | StoredRecord
+Stored = StoredKek | UserPointer | StoredRecord | StoredIdKey
 _decoder = msgspec.json.Decoder(Stored)
 
 
@@ -105,6 +112,7 @@ class KeyRing:
         self._keks: dict[tuple[str, str], AESGCM | None] = {}
         self._users: dict[tuple[str, str], str] = {}
         self._records: dict[tuple[str, str], RecordKey | None] = {}
+        self._id_keys: dict[str, bytes] = {}  # never destroyed: not dropped on refresh
 
     def refresh(self) -> None:
         """Drop cached keys when anything was destroyed since they were read."""
@@ -185,6 +193,20 @@ class KeyRing:
         self.refresh()
         return True
 
+    def id_key(self, tenant: str) -> bytes:
+        """The tenant's key for ids derived from text (made on first use, the same in every process)."""
+        cached = self._id_keys.get(tenant)
+        if cached is not None:
+            return cached
+        fresh = StoredIdKey(key=base64.b64encode(os.urandom(32)).decode())
+        stored = decode_stored(self.store.create(tenant, "idkey", msgspec.json.encode(fresh)) or b"")
+        if not isinstance(stored, StoredIdKey):
+            raise KeyStoreError(f"the key store's id key of tenant {tenant!r} is damaged")
+        self.store.sync()  # made here or by another process: durable before an id is made with it
+        key = base64.b64decode(stored.key)
+        self._id_keys[tenant] = key
+        return key
+
     def user_kek(self, tenant: str, user: str) -> str:
         """The id of the key that wraps ``user``'s new records (made on first use)."""
         cached = self._users.get((tenant, user))
@@ -257,7 +279,31 @@ class KeyRing:
             wrapped=base64.b64encode(wrapped).decode(),
             session=record.session,
             tree=record.per_event,
+            sources=record.sources,
         )
-        value = self.store.create(tenant, record_name(record.record_id), msgspec.json.encode(entry))
+        name = record_name(record.record_id)
+        value = self.store.create(tenant, name, msgspec.json.encode(entry))
+        # checked after the record exists: an eraser either sees it (and destroys it with its sources)
+        # or had destroyed a source before this check, which then sees that
+        if record.sources and self.sources_erased(tenant, record):
+            self.store.destroy(tenant, name)
+            return None
         stored = decode_stored(value or b"")
         return self._unwrap(tenant, stored) if isinstance(stored, StoredRecord) else None
+
+    def sources_erased(self, tenant: str, record: Record) -> bool:
+        """Whether a memory ``record``'s text repeats was erased: its own record's key, its leaf of the
+        session's tree or the whole session (a derived record names its session)."""
+        if any(self.store.destroyed(tenant, record_name(f"m:{source}")) for source in record.sources):
+            return True
+        if not record.session:
+            return False
+        session = self.live_record(tenant, f"s:{record.session}")
+        if session is None:
+            return self.store.destroyed(tenant, record_name(f"s:{record.session}"))
+        key = self._unwrap(tenant, session)
+        if key is None:  # its user's key is gone (or the entry is damaged: keep nothing)
+            return True
+        return key.frontier is not None and any(
+            key.frontier.leaf(leaf_index(source)) is None for source in record.sources
+        )

@@ -64,6 +64,11 @@ def test_a_cycle_supersedes_merges_and_learns_from_the_session() -> None:
     assert "pytest -q" in fix.title and fix.paths == ("shop/cart.py",)
     (summary,) = [e for e in events if isinstance(e, SessionSummarized)]
     assert "shop/cart.py" in summary.summary and "pytest -q" in summary.summary
+    # what it quotes (the prompt, both runs of the command) comes first: erasing one erases the summary
+    quoted = {e.event_id for _, e in log.records if isinstance(e.payload, PromptSubmitted | ToolFailed)}
+    quoted |= {e.event_id for _, e in log.records if getattr(e.payload, "command", "")}
+    edit = next(e.event_id for _, e in log.records if getattr(e.payload, "kind", "") == "edit")
+    assert len(quoted) == 3 and set(summary.memory_ids[:3]) == quoted and summary.memory_ids[3:] == (edit,)
     assert isinstance(events[-1], ConsolidationCompleted) and events[-1].superseded == 1
 
 

@@ -13,6 +13,7 @@ from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
 from codememory.bus import Delivery
 from codememory.embed.handler import EmbedHandler
 from codememory.events import InMemoryEventLog, MemoryScope, MemoryStored, decode_envelope
+from codememory.events.codec import install_sealer
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.importing import ImportedMemory, ImportRun, imported_id
@@ -22,6 +23,7 @@ from codememory.memory import MemoryProjection, Position, point_ids
 from codememory.projection import LiveProjection, poll
 from codememory.recall import RecallQuery
 from codememory.redaction import clean_text
+from codememory.sealing import FileKeyStore, Sealer
 from codememory.vectorstore import EdgeVectorIndex
 
 
@@ -73,6 +75,29 @@ async def test_importing_twice_stores_once(core: GatewayCore) -> None:
     assert len(core.event_log.records) == 30  # type: ignore[attr-defined]
     ids = {decode_envelope(r.data).payload.memory_id for r in core.event_log.records}  # type: ignore[attr-defined,union-attr]
     assert ids == {imported_id("t1", m.memory) for m in memories}
+
+
+async def test_with_sealing_on_derived_ids_are_keyed_and_importing_twice_still_stores_once(
+    core: GatewayCore, tmp_path: Path
+) -> None:
+    memories = _memories(10)
+    plain = {imported_id("t1", m.memory) for m in memories}  # unkeyed: what a guess could confirm
+    previous = install_sealer(Sealer(FileKeyStore(tmp_path / "keys")))
+    try:
+        for _ in range(2):
+            run = _run(core)
+            await run.add(memories)
+            await run.finish(wait_embedded=False, timeout_s=10)
+        keyed = {imported_id("t1", m.memory) for m in memories}
+        install_sealer(Sealer(FileKeyStore(tmp_path / "keys")))  # another process, the same key store
+        assert {imported_id("t1", m.memory) for m in memories} == keyed
+        assert imported_id("t2", memories[0].memory) not in keyed  # another tenant's key
+        install_sealer(Sealer(FileKeyStore(tmp_path / "other")))  # without the key store: nothing matches
+        assert not {imported_id("t1", m.memory) for m in memories} & keyed
+    finally:
+        install_sealer(previous)
+    ids = {decode_envelope(r.data).payload.memory_id for r in core.event_log.records}  # type: ignore[attr-defined,union-attr]
+    assert ids == keyed and not ids & plain and len(core.event_log.records) == 10  # type: ignore[attr-defined]
 
 
 async def test_ids_are_kept_or_derived_and_state_and_agent_survive(core: GatewayCore) -> None:

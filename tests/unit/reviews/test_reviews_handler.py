@@ -70,6 +70,7 @@ def test_an_edit_undoing_an_earlier_turn_is_recorded_with_a_deterministic_id() -
     (found,) = appended
     assert isinstance(found, ForgettingDetected)
     assert found.instruction == "rename get_user to fetch_user" and found.instructed_turn == 1
+    assert found.instruction_id == "e-1"  # the prompt it quotes: sealed with that prompt's key
     assert found.detection_id == detection_id(TENANT, SESSION, 4) and found.edit_seq == 4
 
 

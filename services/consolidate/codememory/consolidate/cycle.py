@@ -10,11 +10,19 @@ and last ``consolidation.completed`` with the counts and the LOG position the cy
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from codememory.consolidate.decay import adjustments, expiries
 from codememory.consolidate.duplicates import Merge, find_merges, merge_reason
-from codememory.consolidate.insights import Lesson, corrections, finished, fixes, summary
+from codememory.consolidate.insights import (
+    Lesson,
+    corrections,
+    finished,
+    fixes,
+    summary,
+    summary_sources,
+)
 from codememory.consolidate.links import find_links
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.supersession import find_supersessions
@@ -228,11 +236,19 @@ def _session_events(
             summary=text,
             repo=session.repo,
             paths=paths,
-            memory_ids=tuple(s.event_id for s in session.steps)[:200],
+            # what it quotes first (erasing one of those erases it), then the rest of its steps
+            memory_ids=_capped(summary_sources(session, policy), (s.event_id for s in session.steps)),
             cycle_id=out.cycle_id,
             ended_at=session.last_at,
         )
         out.add(summary_id, summarized, "summaries")
+
+
+def _capped(quoted: tuple[str, ...], steps: Iterable[str], cap: int = 200) -> tuple[str, ...]:
+    """Every quoted id, then the other steps' up to ``cap`` in all."""
+    named = set(quoted)
+    rest = [s for s in steps if s not in named]
+    return (*quoted, *rest[: max(0, cap - len(quoted))])
 
 
 def run_cycle(

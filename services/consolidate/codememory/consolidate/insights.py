@@ -100,14 +100,31 @@ def corrections(steps: list[Step], policy: ConsolidationPolicy) -> list[Lesson]:
     return out
 
 
+def _quoted(session: SessionLog, policy: ConsolidationPolicy) -> tuple[list[Step], list[str], list[str]]:
+    """The prompts, failed and passed commands a summary names."""
+    n = policy.summary_items
+    steps = session.steps
+    asked = [s for s in steps if s.kind == "prompt" and len(_first_line(s.text, 100)) >= _SAYS_SOMETHING]
+    failed = list(dict.fromkeys(s.command for s in session.steps if s.kind == "run_failed" and s.command))
+    passed = list(dict.fromkeys(s.command for s in session.steps if s.kind == "run_ok" and s.command))
+    return asked[:n], failed[:n], passed[:n]  # not "thanks", "looks good"
+
+
+def summary_sources(session: SessionLog, policy: ConsolidationPolicy) -> tuple[str, ...]:
+    """The memories whose text the summary repeats (its prompts, and every run of a command it names):
+    erasing any of them erases the summary (``codememory.sealing``)."""
+    prompts, failed, passed = _quoted(session, policy)
+    commands = {*failed, *passed}
+    runs = [s for s in session.steps if s.kind in ("run_ok", "run_failed") and s.command in commands]
+    return tuple(dict.fromkeys(s.event_id for s in (*prompts, *runs)))
+
+
 def summary(session: SessionLog, policy: ConsolidationPolicy) -> str:
     """What the session did, in a few lines."""
     n = policy.summary_items
-    asked = (_first_line(s.text, 100) for s in session.steps if s.kind == "prompt")
-    prompts = [p for p in asked if len(p) >= _SAYS_SOMETHING][:n]  # not "thanks", "looks good"
+    quoted, failed, passed = _quoted(session, policy)
+    prompts = [_first_line(s.text, 100) for s in quoted]
     files = list(dict.fromkeys(p for s in session.steps if s.kind == "edit" for p in s.paths))
-    failed = list(dict.fromkeys(s.command for s in session.steps if s.kind == "run_failed" and s.command))
-    passed = list(dict.fromkeys(s.command for s in session.steps if s.kind == "run_ok" and s.command))
     day = datetime.fromtimestamp(session.last_at, UTC).strftime("%Y-%m-%d") if session.last_at else ""
     name = session.repo.rstrip("/").rsplit("/", 1)[-1]  # the repository's name, not its path or host
     head = ["Session", f"of {day}" if day else "", f"in {name}" if name else ""]
@@ -117,7 +134,7 @@ def summary(session: SessionLog, policy: ConsolidationPolicy) -> str:
     if files:
         lines.append(f"changed {len(files)} file(s): " + ", ".join(files[:n]))
     if failed:
-        lines.append("failed: " + ", ".join(failed[:n]))
+        lines.append("failed: " + ", ".join(failed))
     if passed:
-        lines.append("passed: " + ", ".join(passed[:n]))
+        lines.append("passed: " + ", ".join(passed))
     return "\n".join(lines) if len(lines) > 1 else ""

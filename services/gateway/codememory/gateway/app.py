@@ -29,6 +29,7 @@ from codememory.gateway.core import Consolidation, GatewayCore
 from codememory.gateway.deadletters import LogDeadLetters
 from codememory.gateway.erasure import erasure_servicer
 from codememory.gateway.errors import NotReady
+from codememory.gateway.hooksdrain import HooksDrain
 from codememory.gateway.indexes import IndexGenerations, code_projection, drop_unscoped_points
 from codememory.gateway.logpages import TenantLog
 from codememory.gateway.modelsrpc import ModelServicer
@@ -138,7 +139,7 @@ class GatewayApp:
         self.status = StatusSource(js, self.core, self.watchdog)
         self.browse = BrowseServicer(lambda: self.live.projection.index, TenantLog(js), settings.tokens)
         self.erasure = erasure_servicer(
-            self.event_log, self.live.wait_for, lambda: self.live.projection.index, settings
+            self.event_log, self.live.wait_for, lambda: self.live.projection.index, settings, HooksDrain(js)
         )
         self.port = 0
         self._tasks: list[asyncio.Task[None]] = []

@@ -6,7 +6,8 @@ thread, checked against the index in one read, and appended to LOG in one call; 
 after the last batch, for the projection (and, if asked, for every new memory's dense vector).
 
 Ids are derived, so importing the same memories twice stores each once: a memory keeps the id it was
-exported with, or gets one derived from what it says (tenant, text, time, type, scope); the event id
+exported with, or gets one derived from what it says (tenant, text, time, type, scope; keyed by the
+tenant's id key when sealing is on, ``codememory.sealing.ids``); the event id
 is the one ``Store`` gives the same memory (LOG dedupes a retried batch); a memory already in the
 index, or earlier in the same stream, is skipped and counted as existing.
 """
@@ -31,6 +32,7 @@ from codememory.gateway.errors import InvalidArgument, NotReady
 from codememory.gateway.writes import MAX_TEXT, NewMemory
 from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection, memory_id_of, point_ids
 from codememory.projection import LiveProjection
+from codememory.sealing import text_id
 
 STATES = ("", ACTIVE, DEPRECATED)
 EMBED_CHECK = 2000  # pending memories read per look at the index while waiting for vectors
@@ -61,7 +63,8 @@ def imported_id(tenant: str, memory: NewMemory) -> str:
         except ValueError as exc:
             raise InvalidArgument("memory_id must be a UUID") from exc
     s = memory.scope
-    return deterministic_id(
+    # keyed (the tenant's id key): an id made from the text must not confirm a guess of an erased text
+    return text_id(
         tenant, "imported", memory.text, memory.created_at, memory.memory_type, s.repo, s.session_id
     )
 

@@ -48,6 +48,7 @@ class GatewaySettings:
     tls_key: str = ""
     health_listen: str = ""  # a plain listener for grpc.health.v1 only (probes of a TLS gateway); "": none
     write_wait_ms: int = 5000
+    erase_hooks_wait_s: float = 30.0  # erase of a user or session: ingest takes what HOOKS holds first
     context_budget_tokens: int = 1500
     weights: Weights = field(default_factory=Weights)
     code_weights: CodeWeights = field(default_factory=CodeWeights)  # recall with a working set
@@ -82,6 +83,7 @@ class GatewaySettings:
             tls_key=env_str(SERVICE, "tls_key", "", environ),
             health_listen=env_str(SERVICE, "health_listen", "", environ),
             write_wait_ms=env_int(SERVICE, "write_wait_ms", cls.write_wait_ms, environ),
+            erase_hooks_wait_s=env_float(SERVICE, "erase_hooks_wait_s", cls.erase_hooks_wait_s, environ),
             context_budget_tokens=env_int(
                 SERVICE, "context_budget_tokens", cls.context_budget_tokens, environ
             ),

@@ -56,6 +56,7 @@ class Turn:
     index: int
     prompt: str
     edits: tuple[Edit, ...]
+    prompt_id: str = ""  # the prompt's event id (a finding quoting it is sealed with its key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,7 @@ class Finding:
     instruction: str
     path: str
     undone: tuple[str, ...]
+    instruction_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +172,7 @@ def detect(history: Sequence[Turn], prompt: str, edit: Edit, since: Sequence[Edi
                 continue
             undone = _undone(_change(earlier), change, later_added)
             if undone and (best is None or len(undone) >= len(best.undone)):
-                best = Finding(turn=turn.index, instruction=turn.prompt, path=edit.path, undone=tuple(undone))
+                best = Finding(turn.index, turn.prompt, edit.path, tuple(undone), turn.prompt_id)
     return best
 
 

@@ -71,6 +71,7 @@ class Reviewer:
             undone=finding.undone,
             tool_use_id=event.tool_use_id,
             edit_seq=seq,
+            instruction_id=finding.instruction_id,
         )
 
     async def commit(

@@ -58,7 +58,10 @@ class SessionTurns:
         if not turns:
             return [], "", []
         current = turns[-1]
-        history = [Turn(t.index, t.prompt, tuple(e for s, e, _ in t.edits if s < seq)) for t in turns[:-1]]
+        history = [
+            Turn(t.index, t.prompt, tuple(e for s, e, _ in t.edits if s < seq), t.prompt_id)
+            for t in turns[:-1]
+        ]
         return history, current.prompt, [e for s, e, _ in current.edits if s < seq]
 
 
