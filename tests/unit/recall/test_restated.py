@@ -2,81 +2,61 @@
 
 from __future__ import annotations
 
-import numpy as np
+from rankedkit import hit, order, plane_vectors  # type: ignore[import-not-found]
 
-from codememory.recall.restated import one_per_fact, same_fact, unit_vectors, window_ids
-from codememory.recall.scoring import Candidate, ScoreParts
-
-
-def _hit(
-    mid: str, text: str, total: float, *, kind: str = "prompt", state: str = "active", evidence: str = ""
-) -> tuple[Candidate, ScoreParts]:
-    payload: dict[str, object] = {"text": text, "type": kind, "state": state}
-    if evidence:
-        payload["metadata"] = {"evidence": evidence}
-    parts = ScoreParts(dense=total, lexical=0.0, recency=0.0, importance=0.5, scope=0.0, total=total)
-    return Candidate(memory_id=mid, payload=payload, dense=total, lexical=None), parts
-
-
-def _vectors(**angles: float) -> dict[str, np.ndarray]:
-    """Unit vectors in a plane: cosine between two is the cosine of their angle difference."""
-    return unit_vectors([(k, (float(np.cos(a)), float(np.sin(a)))) for k, a in angles.items()])
-
-
-def _order(ranked: list[tuple[Candidate, ScoreParts]]) -> list[str]:
-    return [c.memory_id for c, _ in ranked]
+from codememory.recall.restated import one_per_fact, same_fact, window_ids
 
 
 def test_a_restatement_gives_its_place_to_the_next_fact_and_totals_stay_in_order() -> None:
     ranked = [
-        _hit("a", "use pnpm, not npm", 0.9),
-        _hit("b", "it's pnpm here, don't run npm install", 0.8),
-        _hit("c", "commit messages follow conventional commits", 0.7),
+        hit("a", "use pnpm, not npm", 0.9),
+        hit("b", "it's pnpm here, don't run npm install", 0.8),
+        hit("c", "commit messages follow conventional commits", 0.7),
     ]
-    vectors = _vectors(a=0.0, b=0.5, c=1.5)  # a~b 0.88, c far from both
+    vectors = plane_vectors(a=0.0, b=0.5, c=1.5)  # a~b 0.88, c far from both
     out = one_per_fact(ranked, vectors, 0.5, 20)
-    assert _order(out) == ["a", "c", "b"]
+    assert order(out) == ["a", "c", "b"]
     totals = [p.total for _, p in out]
     assert totals == sorted(totals, reverse=True)
 
 
 def test_different_values_an_amendment_and_another_subject_keep_their_places() -> None:
     ranked = [
-        _hit("rate", "Rate limit the public search endpoint to 100 requests per minute", 0.9),
-        _hit("admin", "Admin endpoints are rate limited to 20 requests per minute", 0.8),
-        _hit("old", "The pipeline loads into Redshift, schema analytics.", 0.7),
-        _hit("new", "The load target is Snowflake now, schema analytics.", 0.6),
-        _hit("error", "Error toasts stay on screen until the user closes them.", 0.5),
-        _hit("success", "Success toasts disappear after a while.", 0.4),
+        hit("rate", "Rate limit the public search endpoint to 100 requests per minute", 0.9),
+        hit("admin", "Admin endpoints are rate limited to 20 requests per minute", 0.8),
+        hit("old", "The pipeline loads into Redshift, schema analytics.", 0.7),
+        hit("new", "The load target is Snowflake now, schema analytics.", 0.6),
+        hit("error", "Error toasts stay on screen until the user closes them.", 0.5),
+        hit("success", "Success toasts disappear after a while.", 0.4),
     ]
-    vectors = _vectors(rate=0.0, admin=0.1, old=1.0, new=1.1, error=2.0, success=2.1)
-    assert _order(one_per_fact(ranked, vectors, 0.5, 20)) == _order(ranked)
+    vectors = plane_vectors(rate=0.0, admin=0.1, old=1.0, new=1.1, error=2.0, success=2.1)
+    assert order(one_per_fact(ranked, vectors, 0.5, 20)) == order(ranked)
 
 
 def test_the_statement_takes_the_place_of_the_insight_drawn_from_it() -> None:
     ranked = [
-        _hit("lesson", "use pnpm, not npm\nSituation: 6 sessions", 0.9, kind="insight", evidence="r"),
-        _hit("other", "seed everything with 42", 0.8),
-        _hit("r", "use pnpm, not npm", 0.7),
+        hit("lesson", "use pnpm, not npm\nSituation: 6 sessions", 0.9, kind="insight", evidence="r"),
+        hit("other", "seed everything with 42", 0.8),
+        hit("r", "use pnpm, not npm", 0.7),
     ]
-    vectors = _vectors(lesson=0.0, other=1.5, r=0.0)
+    vectors = plane_vectors(lesson=0.0, other=1.5, r=0.0)
     out = one_per_fact(ranked, vectors, 0.5, 20)
-    assert _order(out) == ["r", "other", "lesson"]
+    assert order(out) == ["r", "other", "lesson"]
     assert out[0][1].total == 0.9  # in the insight's place
 
 
 def test_conversation_history_and_an_off_switch_are_left_alone() -> None:
     ranked = [
-        _hit("t1", "we use pnpm here", 0.9, kind="dialog"),
-        _hit("t2", "yes, pnpm here", 0.8, kind="dialog"),
-        _hit("s1", "use pnpm, not npm", 0.7),
-        _hit("s2", "use pnpm, not npm please", 0.6, state="superseded"),
+        hit("t1", "we use pnpm here", 0.9, kind="dialog"),
+        hit("t2", "yes, pnpm here", 0.8, kind="dialog"),
+        hit("s1", "use pnpm, not npm", 0.7),
+        hit("s2", "use pnpm, not npm please", 0.6, state="superseded"),
     ]
-    vectors = _vectors(t1=0.0, t2=0.0, s1=0.0, s2=0.0)
-    assert _order(one_per_fact(ranked, vectors, 0.5, 20)) == ["t1", "t2", "s1", "s2"]
+    vectors = plane_vectors(t1=0.0, t2=0.0, s1=0.0, s2=0.0)
+    assert order(one_per_fact(ranked, vectors, 0.5, 20)) == ["t1", "t2", "s1", "s2"]
     assert window_ids(ranked, 20) == ["s1"]
-    flooded = [_hit("a", "use pnpm", 0.9), _hit("b", "use pnpm", 0.8)]
-    assert _order(one_per_fact(flooded, _vectors(a=0.0, b=0.0), 0.0, 20)) == ["a", "b"]
+    flooded = [hit("a", "use pnpm", 0.9), hit("b", "use pnpm", 0.8)]
+    assert order(one_per_fact(flooded, plane_vectors(a=0.0, b=0.0), 0.0, 20)) == ["a", "b"]
 
 
 def test_same_fact_needs_a_shared_value_or_subject() -> None:
@@ -88,30 +68,30 @@ def test_same_fact_needs_a_shared_value_or_subject() -> None:
 
 def test_an_observation_gives_way_to_a_statement_at_a_lower_similarity() -> None:
     ranked = [
-        _hit("rule", "we lint with ruff, not flake8", 0.9),
-        _hit("other", "seed everything with 42", 0.8),
-        _hit("seen", "Read Makefile\nlint:\n\truff check app tests", 0.7, kind="observation"),
-        _hit("said", "ruff does the linting", 0.6),
+        hit("rule", "we lint with ruff, not flake8", 0.9),
+        hit("other", "seed everything with 42", 0.8),
+        hit("seen", "Read Makefile\nlint:\n\truff check app tests", 0.7, kind="observation"),
+        hit("said", "ruff does the linting", 0.6),
     ]
-    vectors = _vectors(rule=0.0, other=1.5, seen=1.1, said=-1.1)  # cos(rule, .) = 0.45
-    assert _order(one_per_fact(ranked, vectors, 0.5, 20, 0.4)) == ["rule", "other", "said", "seen"]
-    assert _order(one_per_fact(ranked, vectors, 0.5, 20)) == ["rule", "other", "seen", "said"]
+    vectors = plane_vectors(rule=0.0, other=1.5, seen=1.1, said=-1.1)  # cos(rule, .) = 0.45
+    assert order(one_per_fact(ranked, vectors, 0.5, 20, 0.4)) == ["rule", "other", "said", "seen"]
+    assert order(one_per_fact(ranked, vectors, 0.5, 20)) == ["rule", "other", "seen", "said"]
 
 
 def test_a_statement_takes_the_place_of_an_observation_of_the_same_fact() -> None:
     ranked = [
-        _hit(
+        hit(
             "seen",
             "Bash: sbatch -p a100 scripts/train.sbatch\nSubmitted batch job 882134",
             0.9,
             kind="observation",
         ),
-        _hit("other", "seed everything with 42", 0.8),
-        _hit("said", "submit gpu jobs with sbatch -p a100, never on the login node", 0.7),
+        hit("other", "seed everything with 42", 0.8),
+        hit("said", "submit gpu jobs with sbatch -p a100, never on the login node", 0.7),
     ]
-    vectors = _vectors(seen=0.0, other=1.5, said=0.9)  # cos(seen, said) = 0.62
+    vectors = plane_vectors(seen=0.0, other=1.5, said=0.9)  # cos(seen, said) = 0.62
     out = one_per_fact(ranked, vectors, 0.5, 20, 0.45)
-    assert _order(out) == ["said", "other", "seen"] and out[0][1].total == 0.9
+    assert order(out) == ["said", "other", "seen"] and out[0][1].total == 0.9
 
 
 def test_values_named_for_different_things_are_details_values_for_one_thing_conflict() -> None:
@@ -141,14 +121,14 @@ def test_an_identifier_shares_its_words_with_the_prose_that_names_them() -> None
 
 def test_an_insight_is_compared_by_its_lesson_not_by_where_it_was_learnt() -> None:
     ranked = [
-        _hit("s", "use seed 42 everywhere, runs are compared across 3 teams", 0.9),
-        _hit(
+        hit("s", "use seed 42 everywhere, runs are compared across 3 teams", 0.9),
+        hit(
             "i",
             "pin the random seed to 42\nSituation: stated in 5 sessions",
             0.8,
             kind="insight",
         ),
-        _hit("c", "commit messages follow conventional commits", 0.7),
+        hit("c", "commit messages follow conventional commits", 0.7),
     ]
-    out = one_per_fact(ranked, _vectors(s=0.0, i=0.3, c=1.5), 0.5, 20)
-    assert _order(out) == ["s", "c", "i"]  # "5 sessions" is no value of the fact
+    out = one_per_fact(ranked, plane_vectors(s=0.0, i=0.3, c=1.5), 0.5, 20)
+    assert order(out) == ["s", "c", "i"]  # "5 sessions" is no value of the fact
