@@ -143,19 +143,20 @@ class RepoIndex(RepoNames):
         if depth > MAX_DEPTH or qualname in seen:
             return None  # too deep, or a cycle of re-exports (``from a import *`` in b and back)
         seen.add(qualname)
-        parts = qualname.split(".")
-        for i in range(len(parts) - 1, 0, -1):
-            prefix, rest = ".".join(parts[:i]), parts[i:]
+        prefix = qualname
+        while (cut := prefix.rfind(".")) >= 0:  # the longest prefix first
+            prefix, rest = prefix[:cut], qualname[cut + 1 :]
             fact = self.symbols.get(prefix)
+            head, dot, tail = rest.partition(".")
             if fact is not None and fact.kind in CLASSLIKE:
-                return self._member(prefix, rest[0]) if len(rest) == 1 else None
+                return None if dot else self._member(prefix, rest)
             if prefix in self.modules:
                 path = self.modules[prefix]
-                binding = self.bindings.get(path, {}).get(rest[0])
+                binding = self.bindings.get(path, {}).get(head)
                 if binding is not None and binding != qualname:
-                    return self._find(".".join([binding, *rest[1:]]), depth + 1, seen)
+                    return self._find(f"{binding}.{tail}" if dot else binding, depth + 1, seen)
                 for star in self.stars.get(path, []):
-                    if hit := self._find(".".join([star, *rest]), depth + 1, seen):
+                    if hit := self._find(f"{star}.{rest}", depth + 1, seen):
                         return hit
                 return None
         return None
