@@ -123,6 +123,7 @@ class GatewayApp:
             self.code_live,
             data_dir=settings.data_dir,
             dense_size=embedder.dim,
+            indexing_threads=settings.rebuild_indexing_threads,
         )
         self.models = ModelSwitch(
             self.live,
