@@ -12,7 +12,11 @@ symbols, and resolves each ``CodeRef`` in this order (the first hit wins):
    ``from m import n as a`` (relative imports arrive absolute); JS/TS specifiers resolved as paths
    (``./m`` -> ``m.ts``, ``m/index.ts`` ...); Go import paths and Java/Rust paths by exact module or by
    their longest known suffix. A binding to a module re-exporting a name (``from .api import get`` in
-   ``pkg/__init__.py``) is followed, as are ``from m import *`` imports.
+   ``pkg/__init__.py``) is followed, as are ``from m import *`` imports: in Python only into a module
+   the repository has (an external or not yet folded module exports nothing; its names, when they
+   come, wake the references waiting for them). Following a package's ``from .sub import *`` of a
+   submodule not folded yet climbed back into the package and through all its star imports again,
+   up to ``MAX_DEPTH``: one lookup cost up to 28,000 steps, most of folding Django's references.
 4. Java and Go: the same package (sibling files share it: the file's module, then its parent).
 5. Last resort, only for attribute uses whose receiver is neither an import nor a name defined in
    scope (``resp.json()``, not ``Builder.make()`` when ``Builder`` is ours): the one live
@@ -155,7 +159,10 @@ class RepoIndex(RepoNames):
                 binding = self.bindings.get(path, {}).get(head)
                 if binding is not None and binding != qualname:
                     return self._find(f"{binding}.{tail}" if dot else binding, depth + 1, seen)
+                python = self.file_lang.get(path) == "python"
                 for star in self.stars.get(path, []):
+                    if python and star not in self.modules:
+                        continue  # exports nothing yet (see the module docstring)
                     if hit := self._find(f"{star}.{rest}", depth + 1, seen):
                         return hit
                 return None
