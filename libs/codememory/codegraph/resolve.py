@@ -210,12 +210,13 @@ class RepoIndex(RepoNames):
         if len(name) < 4 or name.startswith("__") or builtin_member(name, lang):
             return None
         wanted = FALLBACK_KINDS[kind]
-        found = [
-            q
-            for q in self.by_name.get(name, ())
-            if self.symbols[q].kind in wanted and not self._in_function(q)
-        ]
-        return found[0] if len(found) == 1 else None
+        found = None
+        for q in self.by_name.get(name, ()):
+            if self.symbols[q].kind in wanted and not self._in_function(q):
+                if found is not None:
+                    return None  # a second one: no guess (stop here, a common name has thousands)
+                found = q
+        return found
 
     def _in_function(self, qualname: str) -> bool:
         parent = self.symbols[qualname].parent
