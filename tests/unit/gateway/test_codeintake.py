@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
@@ -148,3 +149,16 @@ async def test_files_the_intake_prepared_are_taken_by_the_fold_and_index_the_sam
     live, refolded = points(code_stack.core), points(other)
     assert len(live) == 150 and live == refolded  # one point a symbol: no code text
     assert all(str(payload["tenant"]) == "t1" for payload, *_ in live.values())  # type: ignore[index]
+
+
+async def test_warm_starts_the_workers_before_the_first_stream() -> None:
+    intake = CodeIntake(workers=2)
+    try:
+        before = len(multiprocessing.active_children())
+        intake.warm()
+        intake.warm()  # once
+        assert len(multiprocessing.active_children()) == before + 2
+        envelopes = await intake.envelopes("t1", _stream(_files(3)))
+        assert [e.payload.path for e in envelopes] == ["f0.py", "f1.py", "f2.py"]  # type: ignore[union-attr]
+    finally:
+        intake.close()

@@ -78,12 +78,28 @@ def prepare_chunk(
     return envelopes
 
 
+def _started() -> bool:
+    """Runs in a worker once: starting the process and importing this module is the point."""
+    return True
+
+
 class CodeIntake:
-    """Turns a RecordCode stream into envelopes; one per gateway, its worker pool started on first use."""
+    """Turns a RecordCode stream into envelopes; one per gateway, its worker pool started on first use
+    (or by ``warm``)."""
 
     def __init__(self, *, workers: int = INTAKE_WORKERS) -> None:
         self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._warmed = False
+
+    def warm(self) -> None:
+        """Start the worker processes now, in the background: ``codememory index`` asks IndexedFiles
+        before its first RecordCode, and a spawned worker takes about half a second to import."""
+        executor = self._executor()
+        if executor is not None and not self._warmed:
+            self._warmed = True
+            for _ in range(self._workers):
+                executor.submit(_started)
 
     def _executor(self) -> Executor | None:
         if self._workers <= 0:
