@@ -9,8 +9,8 @@ sets the hybrid scoring. ``stall_after_s``: health turns NOT_SERVING when a proj
 and has not moved for that long (or LOG cannot be reached for that long). ``reuse_port``: replicas on
 one host may listen on the same address (SO_REUSEPORT, the kernel spreads connections); ``codememory up``
 turns it off so a second stack never shares a port (and its tenants) with the first.
-``rebuild_indexing_threads``: threads a replay's HNSW build may use (0: Qdrant Edge's choice, one on
-a 2-core machine); the live shard's own builds keep the engine's choice.
+``rebuild_indexing_threads``: threads a replay's HNSW build may use (0, the default: Qdrant Edge's
+choice, one on a 2-core machine); the live shard's own builds keep the engine's choice.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class GatewaySettings:
     model_cache: Path = field(default_factory=lambda: default_home() / "models")
     query_threads: int = 2  # ONNX Runtime threads per query (2 measured 6.0 -> 3.8 ms p50 on 2 cores)
     payload_cache: int = 20_000  # memory payloads kept in process for recall (Qdrant Edge only; 0: off)
-    rebuild_indexing_threads: int = 2  # threads of a replay's HNSW build (bench_replay measures 1 and 2)
+    rebuild_indexing_threads: int = 0  # threads of a replay's HNSW build (0: Qdrant Edge's choice)
     stall_after_s: float = 30.0  # behind LOG without progress this long: NOT_SERVING, follower restarted
     reuse_port: bool = True  # replicas on one host share the listen address
     stream_replicas: int = 1  # replicas of the streams this service creates when missing (3 on a cluster)
