@@ -5,10 +5,11 @@ services write them. Replay reads LOG in order and applies every event; no model
 run, on the same LOG, interleaved: reading LOG alone (decode included); the rebuild as it was before
 (``rebuild_memory(apart=False)``: the fold and the shard's writes in the gateway's process, lexical
 vectors on two worker processes); and the rebuild as the gateway runs it now (``rebuild_memory``: the
-shard written by a ``ShardBuilder`` child while the gateway folds). Every rebuilt projection must
-have the same digest.
+shard written by a ``ShardBuilder`` child while the gateway folds), its HNSW built on the engine's
+choice of threads (one on 2 cores, the gateway's default) and on 2 (``REBUILD_INDEXING_THREADS=2``).
+Every rebuilt projection must have the same digest. ``--paths`` picks some of them (a shorter run).
 
-    .venv/bin/python benchmarks/bench_replay.py [--memories 50000] [--runs 3]
+    .venv/bin/python benchmarks/bench_replay.py [--memories 50000] [--runs 3] [--paths before,now,now2]
 """
 
 from __future__ import annotations
@@ -67,14 +68,22 @@ def _fresh(path: Path) -> MemoryProjection:
     return MemoryProjection(EdgeVectorIndex(path, 384), SparseEncoder(), Position(None))
 
 
+PATHS = {  # key: (row, apart, HNSW build threads)
+    "before": ("before: fold and shard writes in one process", False, 0),
+    "now": ("now: shard written by a child (`ShardBuilder`), HNSW on the engine's threads", True, 0),
+    "now2": ("now, HNSW on 2 threads (`REBUILD_INDEXING_THREADS=2`)", True, 2),
+}
+
+
 async def _rebuild(
-    live: LiveProjection[MemoryProjection], log: JetStreamEventLog, path: Path, *, apart: bool
+    live: LiveProjection[MemoryProjection], log: JetStreamEventLog, path: Path, *, apart: bool, threads: int
 ) -> tuple[Rebuilt[MemoryProjection], str]:
-    rebuilt = await rebuild_memory(live, log, _fresh(path), readers_s=0, apart=apart)
+    fresh = _fresh(path)
+    rebuilt = await rebuild_memory(live, log, fresh, readers_s=0, apart=apart, indexing_threads=threads)
     return rebuilt, index_digest(live.projection.index, IndexFilter())
 
 
-async def _run(memories: int, runs: int) -> dict[str, float]:
+async def _run(memories: int, runs: int, paths: list[str]) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp, NatsServer(Path(tmp) / "nats") as server:
         nc = await nats.connect(server.url)
         js = nc.jetstream()
@@ -95,8 +104,10 @@ async def _run(memories: int, runs: int) -> dict[str, float]:
         timings: dict[str, list[float]] = {}
         digests = set()
         for run in range(runs):
-            for key, apart in (("before", False), ("now", True)):
-                rebuilt, digest = await _rebuild(live, log, Path(tmp) / f"{key}-{run}", apart=apart)
+            for key in paths:
+                _, apart, threads = PATHS[key]
+                where = Path(tmp) / f"{key}-{run}"
+                rebuilt, digest = await _rebuild(live, log, where, apart=apart, threads=threads)
                 shutil.rmtree(rebuilt.old.index.path, ignore_errors=True)  # type: ignore[attr-defined]
                 assert rebuilt.events == events, (rebuilt.events, events)
                 digests.add(digest)
@@ -115,26 +126,33 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-write", action="store_true", help="print only (while iterating)")
+    parser.add_argument("--paths", default="before,now,now2", help=f"some of {','.join(PATHS)}")
     args = parser.parse_args()
-    r = asyncio.run(_run(args.memories, args.runs))
+    paths = [p for p in args.paths.split(",") if p]
+    if not paths or set(paths) - set(PATHS):
+        parser.error(f"--paths: some of {', '.join(PATHS)}")
+    r = asyncio.run(_run(args.memories, args.runs, paths))
     events = r["events"]
     rows = [
         "| rebuild | events | fold s | fold events/s | + HNSW build s | events/s incl. HNSW |",
         "|---|---|---|---|---|---|",
     ]
-    paths = (
-        ("before: fold and shard writes in one process", "before"),
-        ("now: shard written by a child (`ShardBuilder`)", "now"),
-    )
-    for name, key in paths:
+    for key in paths:
+        name = PATHS[key][0]
         fold_s, hnsw_s = r[f"{key}_fold_s"], r[f"{key}_hnsw_s"]
         rows.append(
             f"| {name} | {events:,.0f} | {fold_s:.2f} | {events / fold_s:,.0f} | {hnsw_s:.2f} "
             f"| {events / (fold_s + hnsw_s):,.0f} |"
         )
         print(rows[-1], flush=True)
+    ratios = []
+    if "before" in paths and "now" in paths:
+        ratios.append(f"Fold now / before: {r['before_fold_s'] / r['now_fold_s']:.2f}x faster")
+    if "now2" in paths and "now" in paths:
+        one, two = r["now_hnsw_s"], r["now2_hnsw_s"]
+        ratios.append(f"HNSW build on 2 threads / the engine's: {one / two:.2f}x faster")
     body = "\n".join(rows) + (
-        f"\n\nFold now / before: {r['before_fold_s'] / r['now_fold_s']:.2f}x faster; medians of {args.runs} "
+        f"\n\n{'; '.join(ratios)}; medians of {args.runs} "
         f"interleaved runs; every rebuilt projection has the same digest. {args.memories:,} memories as "
         "stored + embedded pairs (384-d); no model runs. "
         f"Reading LOG alone (batched, decode included): {events / r['read_s']:,.0f} events/s. "

@@ -12,7 +12,11 @@ symbols, and resolves each ``CodeRef`` in this order (the first hit wins):
    ``from m import n as a`` (relative imports arrive absolute); JS/TS specifiers resolved as paths
    (``./m`` -> ``m.ts``, ``m/index.ts`` ...); Go import paths and Java/Rust paths by exact module or by
    their longest known suffix. A binding to a module re-exporting a name (``from .api import get`` in
-   ``pkg/__init__.py``) is followed, as are ``from m import *`` imports.
+   ``pkg/__init__.py``) is followed, as are ``from m import *`` imports: in Python only into a module
+   the repository has (an external or not yet folded module exports nothing; its names, when they
+   come, wake the references waiting for them). Following a package's ``from .sub import *`` of a
+   submodule not folded yet climbed back into the package and through all its star imports again,
+   up to ``MAX_DEPTH``: one lookup cost up to 28,000 steps, most of folding Django's references.
 4. Java and Go: the same package (sibling files share it: the file's module, then its parent).
 5. Last resort, only for attribute uses whose receiver is neither an import nor a name defined in
    scope (``resp.json()``, not ``Builder.make()`` when ``Builder`` is ours): the one live
@@ -143,19 +147,23 @@ class RepoIndex(RepoNames):
         if depth > MAX_DEPTH or qualname in seen:
             return None  # too deep, or a cycle of re-exports (``from a import *`` in b and back)
         seen.add(qualname)
-        parts = qualname.split(".")
-        for i in range(len(parts) - 1, 0, -1):
-            prefix, rest = ".".join(parts[:i]), parts[i:]
+        prefix = qualname
+        while (cut := prefix.rfind(".")) >= 0:  # the longest prefix first
+            prefix, rest = prefix[:cut], qualname[cut + 1 :]
             fact = self.symbols.get(prefix)
+            head, dot, tail = rest.partition(".")
             if fact is not None and fact.kind in CLASSLIKE:
-                return self._member(prefix, rest[0]) if len(rest) == 1 else None
+                return None if dot else self._member(prefix, rest)
             if prefix in self.modules:
                 path = self.modules[prefix]
-                binding = self.bindings.get(path, {}).get(rest[0])
+                binding = self.bindings.get(path, {}).get(head)
                 if binding is not None and binding != qualname:
-                    return self._find(".".join([binding, *rest[1:]]), depth + 1, seen)
+                    return self._find(f"{binding}.{tail}" if dot else binding, depth + 1, seen)
+                python = self.file_lang.get(path) == "python"
                 for star in self.stars.get(path, []):
-                    if hit := self._find(".".join([star, *rest]), depth + 1, seen):
+                    if python and star not in self.modules:
+                        continue  # exports nothing yet (see the module docstring)
+                    if hit := self._find(f"{star}.{rest}", depth + 1, seen):
                         return hit
                 return None
         return None
@@ -202,12 +210,13 @@ class RepoIndex(RepoNames):
         if len(name) < 4 or name.startswith("__") or builtin_member(name, lang):
             return None
         wanted = FALLBACK_KINDS[kind]
-        found = [
-            q
-            for q in self.by_name.get(name, ())
-            if self.symbols[q].kind in wanted and not self._in_function(q)
-        ]
-        return found[0] if len(found) == 1 else None
+        found = None
+        for q in self.by_name.get(name, ()):
+            if self.symbols[q].kind in wanted and not self._in_function(q):
+                if found is not None:
+                    return None  # a second one: no guess (stop here, a common name has thousands)
+                found = q
+        return found
 
     def _in_function(self, qualname: str) -> bool:
         parent = self.symbols[qualname].parent

@@ -16,7 +16,6 @@ path, which is what the benchmark compares against.
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +23,18 @@ from typing import Any
 
 import msgspec
 
-from codememory.codesearch.documents import REPRESENTATIONS, symbol_document
+from codememory.codesearch.documents import REPRESENTATIONS
 from codememory.codesearch.errors import CodeIndexError, InvalidCodeInputError
 from codememory.codesearch.fusion import FusionConfig, FusionParts
+from codememory.codesearch.prepared import (
+    EncoderSettings,
+    PreparedSymbol,
+    encoder_settings,
+    point_id,
+    prepare_symbols,
+)
 from codememory.codesearch.search import CodeSearch, SearchMode
-from codememory.events import Symbol, deterministic_id
+from codememory.events import Symbol
 from codememory.lexical import SparseEncoder
 from codememory.vectorstore import (
     EdgeVectorIndex,
@@ -74,8 +80,9 @@ def _prefixes(path: str) -> list[str]:
     return ["/".join(segments[: i + 1]) for i in range(len(segments))]
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
+def _with(point: IndexPoint, shared: Mapping[str, Any]) -> IndexPoint:
+    payload = {**shared, **point.payload}
+    return IndexPoint(id=point.id, payload=payload, dense=point.dense, sparse=point.sparse)
 
 
 def _require(**values: str) -> None:
@@ -95,6 +102,11 @@ class CodeIndex:
         self.config = config or FusionConfig()
         self._files: dict[FileKey, set[str]] | None = None  # loaded on the first write, see ``_points_of``
 
+    @property
+    def encoder_settings(self) -> EncoderSettings:
+        """The BM25 settings of this index's sparse vectors (``prepared`` ones must match)."""
+        return encoder_settings(self._encoder)
+
     def _points_of(self) -> dict[FileKey, set[str]]:
         """Each file's point ids, kept as this object writes them (one scroll of the index on first use).
 
@@ -112,7 +124,7 @@ class CodeIndex:
         return self._files
 
     def _id(self, tenant: str, repo: str, qualname: str, rep: str) -> str:
-        return deterministic_id("code", tenant, repo, qualname, rep)
+        return point_id(tenant, repo, qualname, rep)
 
     def upsert_file(
         self,
@@ -121,12 +133,16 @@ class CodeIndex:
         path: str,
         symbols: Sequence[Symbol],
         vectors: Mapping[str, Vectors] | None = None,
+        *,
+        prepared: Sequence[PreparedSymbol] | None = None,
     ) -> int:
         """Make ``symbols`` the file's whole content in the index; returns the number of points written.
 
         ``vectors[qualname]`` holds one vector per dense text of the symbol's document, in order (a
         shorter list leaves the rest to ``set_vectors``). Without a vector, a point keeps the vector it had
         if its text did not change, so re-indexing an unchanged symbol needs no new embedding.
+        ``prepared``: the symbols as ``prepare_symbols`` made them for this tenant, repository, path and
+        this index's encoder (by a worker, ahead of the fold); without it they are prepared here.
         """
         _require(tenant=tenant, repo=repo, path=path)
         qualnames = [s.qualname for s in symbols]
@@ -135,26 +151,28 @@ class CodeIndex:
         unknown = set(vectors or {}) - set(qualnames)
         if unknown:
             raise InvalidCodeInputError(f"vectors for symbols not in {path}: {sorted(unknown)[:5]}")
-        points: list[IndexPoint] = []
         for symbol in symbols:
             _require(qualname=symbol.qualname)
-            doc = symbol_document(symbol, path)
+        if prepared is None or len(prepared) != len(symbols):
+            prepared = prepare_symbols(tenant, repo, path, symbols, self._encoder)
+        points: list[IndexPoint] = []
+        for symbol, ready in zip(symbols, prepared, strict=True):
             given = (vectors or {}).get(symbol.qualname, ())
-            if len(given) > len(doc.dense_texts):
+            if len(given) > len(ready.ids):
                 raise InvalidCodeInputError(
-                    f"{symbol.qualname}: {len(given)} vectors for {len(doc.dense_texts)} dense texts"
+                    f"{symbol.qualname}: {len(given)} vectors for {len(ready.ids)} dense texts"
                 )
-            for i, text in enumerate(doc.dense_texts):
-                rep = REPRESENTATIONS[i]
-                payload = self._payload(tenant, repo, path, symbol, rep, _digest(text))
+            for i, (pid, described) in enumerate(zip(ready.ids, ready.described, strict=True)):
+                payload = {"qualname": symbol.qualname, "rep": REPRESENTATIONS[i], DESCRIBED: described}
                 points.append(
                     IndexPoint(
-                        id=self._id(tenant, repo, symbol.qualname, rep),
+                        id=pid,
                         payload=payload,
                         dense=tuple(given[i]) if i < len(given) else None,
-                        sparse=self._encoder.encode_document(doc.lexical_text) if i == 0 else None,
+                        sparse=ready.sparse if i == 0 else None,
                     )
                 )
+        shared = {"tenant": tenant, "repo": repo, "path": path, "dirs": _prefixes(path)}
         try:
             files = self._points_of()
             had = files.get((tenant, repo, path), set())
@@ -162,7 +180,7 @@ class CodeIndex:
             now = {p.id for p in points}
             if stale := had - now:
                 self._index.delete(sorted(stale))
-            self._index.upsert(points)
+            self._write(points, had, shared)
         except VectorIndexError as exc:
             raise CodeIndexError(f"cannot index {repo}:{path}: {exc}") from exc
         if now:
@@ -171,20 +189,23 @@ class CodeIndex:
             files.pop((tenant, repo, path), None)
         return len(points)
 
-    @staticmethod
-    def _payload(tenant: str, repo: str, path: str, s: Symbol, rep: str, digest: str) -> dict[str, Any]:
-        """The filtered fields as themselves; the rest packed in one string (``_described``)."""
-        docstring = s.docstring.strip().split("\n", 1)[0][:200]
-        described = (s.kind, s.signature, docstring, s.start_line, s.end_line, digest)
-        return {
-            "tenant": tenant,
-            "repo": repo,
-            "path": path,
-            "dirs": _prefixes(path),
-            "qualname": s.qualname,
-            "rep": rep,
-            DESCRIBED: _json.encode(described).decode(),
-        }
+    def _write(self, points: list[IndexPoint], had: set[str], shared: dict[str, Any]) -> None:
+        """Upsert ``points`` with the file's ``shared`` payload fields (tenant, repo, path, dirs).
+
+        A point new to the index gets them by one ``set_payload`` over the file's new points, so the
+        engine converts each value once per file, not once per point (qdrant-edge converts a string
+        value through failed numeric parses, ~9 us, and ``dirs`` is a list of them: they were half of
+        a point's cost). Between the two updates a reader would see the new points without ``tenant``:
+        no search finds them (every search filters by tenant), as before they existed. A point the
+        index had gets them in its upsert, so it never drops out of a search while it is rewritten.
+        """
+        if not isinstance(self._index, EdgeVectorIndex):
+            self._index.upsert([_with(p, shared) for p in points])
+            return
+        new = [p.id for p in points if p.id not in had]
+        self._index.upsert([_with(p, shared) if p.id in had else p for p in points])
+        if new:
+            self._index.upsert_shared([], [(shared, new)])
 
     def _keep_unchanged_vectors(self, points: list[IndexPoint], had: set[str]) -> list[IndexPoint]:
         missing = [p.id for p in points if p.dense is None and p.id in had]  # a new point has no old vector

@@ -10,6 +10,9 @@ One known degradation is not poison: an event recorded before code facts refused
 (code search refuses it as input) is folded into the graph, and code search keeps what it had for
 that file (logged). A failing index is: a vector of the wrong size is poison, an index that cannot be
 reached is transient (the runner retries).
+
+``prepared``: files RecordCode's intake workers made ready for code search ahead of the fold
+(``codesearch.prepared``); a file not there is prepared here, the same way.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import structlog
 from codememory.codegraph import TenantGraphs
 from codememory.codegraph.digest import graph_digest
 from codememory.codesearch import CodeIndex, CodeIndexError, InvalidCodeInputError
+from codememory.codesearch.prepared import PreparedFiles, PreparedSymbol
 from codememory.events import Envelope, FileDeleted, SymbolsEmbedded, SymbolsExtracted
 from codememory.projection.port import Decoded
 from codememory.projection.position import InMemoryPosition
@@ -31,11 +35,19 @@ log = structlog.get_logger(__name__)
 
 class CodeProjection(InMemoryPosition):
     def __init__(
-        self, graphs: TenantGraphs, code_index: CodeIndex, *, shard: VectorIndex, generation: int = 0
+        self,
+        graphs: TenantGraphs,
+        code_index: CodeIndex,
+        *,
+        shard: VectorIndex,
+        generation: int = 0,
+        prepared: PreparedFiles | None = None,
     ) -> None:
         super().__init__()
         self.graphs = graphs
         self.code_index = code_index
+        same_encoder = prepared is not None and prepared.settings == code_index.encoder_settings
+        self.prepared = prepared if same_encoder else None
         self.shard = shard  # the index under code_index: closed when a replay swaps this projection out
         self.generation = generation
 
@@ -56,7 +68,8 @@ class CodeProjection(InMemoryPosition):
         event, tenant = envelope.payload, envelope.tenant
         try:
             if isinstance(event, SymbolsExtracted):
-                self.code_index.upsert_file(tenant, event.repo, event.path, event.symbols)
+                ready = self._prepared(envelope.event_id, event)
+                self.code_index.upsert_file(tenant, event.repo, event.path, event.symbols, prepared=ready)
             elif isinstance(event, SymbolsEmbedded):
                 self.code_index.set_vectors(tenant, event.repo, event.path, event.qualnames, event.vectors)
             elif isinstance(event, FileDeleted):
@@ -69,6 +82,11 @@ class CodeProjection(InMemoryPosition):
             if isinstance(exc.__cause__, IndexUnavailableError):
                 raise IndexUnavailableError(str(exc)) from exc
             raise
+
+    def _prepared(self, event_id: str, event: SymbolsExtracted) -> tuple[PreparedSymbol, ...] | None:
+        if self.prepared is None:
+            return None
+        return self.prepared.take(event_id, event.path, len(event.symbols))
 
     def digest(self) -> str:
         """One digest over every tenant's graph (replay compares the rebuilt graphs to the live ones)."""

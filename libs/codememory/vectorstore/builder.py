@@ -69,11 +69,14 @@ class ShardBuilder:
         float_fields: Sequence[str] = DEFAULT_FLOAT_FIELDS,
         tracked: Sequence[str] = ("session_id",),
         recent: int = 2,
+        indexing_threads: int = 0,
     ) -> None:
+        """``indexing_threads``: what the child's HNSW build may use (``EdgeVectorIndex``; 0: the
+        engine's choice); the shard opened in process afterwards states its own again."""
         self.path = path
         self.dense_size = dense_size
         command = [sys.executable, "-m", "codememory.vectorstore.builder_worker", str(path), str(dense_size)]
-        command += [",".join(keyword_fields), ",".join(float_fields)]
+        command += [",".join(keyword_fields), ",".join(float_fields), str(indexing_threads)]
         self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )

@@ -146,14 +146,19 @@ def _fields(text: str) -> tuple[str, ...]:
 
 
 def main(argv: list[str]) -> int:
-    path, dense_size, keywords, floats = argv
+    path, dense_size, keywords, floats, *rest = argv
+    threads = int(rest[0]) if rest else 0
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a stray print must not corrupt the replies
     encoder = _encoder
     source = sys.stdin.buffer
     try:
         index = EdgeVectorIndex(
-            Path(path), int(dense_size), keyword_fields=_fields(keywords), float_fields=_fields(floats)
+            Path(path),
+            int(dense_size),
+            keyword_fields=_fields(keywords),
+            float_fields=_fields(floats),
+            indexing_threads=threads,
         )
     except Exception as exc:  # reported to every request, so the parent says why
         opened: Exception | None = exc

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from graphfeed import Feed, calls, edges, imp, sym
 
 from codememory.codegraph.resolve import RepoIndex, SymFact
@@ -156,3 +157,20 @@ def test_a_known_receiver_missing_the_member_does_not_fall_back(feed: Feed) -> N
         ],
     )
     assert {d for s, d in edges(feed.graph, "calls") if s == "b.make"} == {"ctx.Ctx.from_env"}
+
+
+def test_star_imports_of_submodules_not_folded_yet_cost_little_and_resolve_when_they_come(
+    feed: Feed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pkg/__init__.py`` star-imports eight submodules folded after it. A name looked up through
+    ``pkg`` meanwhile used to climb back into ``pkg`` and through its eight stars again, five deep."""
+    steps = []
+    find = RepoIndex._find
+    monkeypatch.setattr(RepoIndex, "_find", lambda self, *a: steps.append(1) or find(self, *a))
+    feed.file("pkg/__init__.py", "pkg", [], imports=[imp(f"pkg.s{i}", "*") for i in range(8)])
+    feed.file(
+        "app.py", "app", [sym("app.run")], imports=[imp("pkg", "Widget")], refs=[calls("app.run", "Widget")]
+    )
+    assert not edges(feed.graph, "calls") and len(steps) < 50
+    feed.file("pkg/s3.py", "pkg.s3", [sym("pkg.s3.Widget", "class")])
+    assert edges(feed.graph, "calls") == {("app.run", "pkg.s3.Widget")}

@@ -21,6 +21,7 @@ from codememory.codefacts import CodeFact, encode_fact
 from codememory.codegraph import TenantGraphs
 from codememory.codesearch import CodeIndex
 from codememory.codesearch.index import open_code_index
+from codememory.codesearch.prepared import PreparedFiles
 from codememory.events import CommitRecorded, FileChange, InMemoryEventLog
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.coderpc import CodeServicer
@@ -93,13 +94,17 @@ class CodeStack:
 
 def code_core(tmp_path: Path, log: InMemoryEventLog) -> CodeCore:
     shard = open_code_index(tmp_path / "code", DIM)
-    projection = CodeProjection(TenantGraphs(), CodeIndex(shard, encoder=SparseEncoder()), shard=shard)
+    encoder = SparseEncoder()
+    prepared = PreparedFiles(encoder)  # as the gateway wires it: the intake prepares, the fold takes
+    index = CodeIndex(shard, encoder=encoder)
+    projection = CodeProjection(TenantGraphs(), index, shard=shard, prepared=prepared)
     return CodeCore(
         LiveProjection(projection, name="code"),
         log,
         WordHashEmbedder(),
         clean_text=clean_text,
         write_wait_s=5.0,
+        prepared=prepared,
     )
 
 

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+from typing import Any
 
 import pytest
-from codestack import CodeStack  # type: ignore[import-not-found]
+from codestack import CodeStack, code_core  # type: ignore[import-not-found]
 
 from codememory.codefacts import encode_fact
 from codememory.events import Envelope, Symbol, SymbolsExtracted, decode_envelope
 from codememory.gateway import codeintake
+from codememory.gateway.codecore import CodeCore
 from codememory.gateway.codeintake import CHUNK_FACTS, CodeIntake
 from codememory.gateway.errors import InvalidArgument
+from codememory.vectorstore import IndexFilter
 
 SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -97,9 +102,9 @@ async def test_concurrent_streams_append_in_the_order_they_arrived(code_stack: C
         intake = codeintake.shared_intake()
         prepare = intake.envelopes
 
-        async def then_signal(tenant: str, facts: AsyncIterator[bytes]) -> list[Envelope]:
+        async def then_signal(tenant: str, facts: AsyncIterator[bytes], *rest: object) -> list[Envelope]:
             try:
-                return await prepare(tenant, facts)
+                return await prepare(tenant, facts, *rest)  # type: ignore[arg-type]
             finally:
                 second_checked.set()
 
@@ -114,3 +119,46 @@ async def test_concurrent_streams_append_in_the_order_they_arrived(code_stack: C
     assert await asyncio.gather(first, record_second()) == [(70, 70), (10, 80)]
     paths = [decode_envelope(r.data).payload.path for r in code_stack.log.records]  # type: ignore[union-attr]
     assert paths == [f"f{i}.py" for i in range(80)]
+
+
+async def test_files_the_intake_prepared_are_taken_by_the_fold_and_index_the_same(
+    code_stack: CodeStack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers make each file ready for code search; the fold takes it (nothing left behind) and
+    the index holds the same points as a fold that prepared every file itself (a replay)."""
+    prepared = code_stack.core.prepared
+    assert prepared is not None
+    taken: list[bool] = []
+    take = prepared.take
+
+    def counted(*args: Any) -> Any:
+        found = take(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(prepared, "take", counted)
+    await codeintake.record(code_stack.core, "t1", _stream(_files(150)))
+    assert taken == [True] * 150 and len(prepared) == 0
+    other = code_core(tmp_path / "refold", code_stack.log)
+    await other.live.apply([r async for r in code_stack.log.read(1)])
+
+    def points(core: CodeCore) -> dict[str, tuple[object, ...]]:
+        index = core.live.projection.shard
+        return {p.id: (p.payload, p.sparse, p.dense) for p in index.scroll(IndexFilter(), with_vectors=True)}
+
+    live, refolded = points(code_stack.core), points(other)
+    assert len(live) == 150 and live == refolded  # one point a symbol: no code text
+    assert all(str(payload["tenant"]) == "t1" for payload, *_ in live.values())  # type: ignore[index]
+
+
+async def test_warm_starts_the_workers_before_the_first_stream() -> None:
+    intake = CodeIntake(workers=2)
+    try:
+        before = {p.pid for p in multiprocessing.active_children()}  # other tests' pools may be ending
+        intake.warm()
+        intake.warm()  # once
+        assert len({p.pid for p in multiprocessing.active_children()} - before) == 2
+        envelopes = await intake.envelopes("t1", _stream(_files(3)))
+        assert [e.payload.path for e in envelopes] == ["f0.py", "f1.py", "f2.py"]  # type: ignore[union-attr]
+    finally:
+        intake.close()

@@ -36,6 +36,14 @@ def test_payload_cache_defaults_on_and_zero_turns_it_off() -> None:
         GatewaySettings.from_env({"CODEMEMORY_GATEWAY_PAYLOAD_CACHE": "-1"})
 
 
+def test_rebuild_indexing_threads_default_to_the_engines_choice() -> None:
+    assert GatewaySettings.from_env({}).rebuild_indexing_threads == 0
+    env = {"CODEMEMORY_GATEWAY_REBUILD_INDEXING_THREADS": "2"}
+    assert GatewaySettings.from_env(env).rebuild_indexing_threads == 2
+    with pytest.raises(SettingsError, match="REBUILD_INDEXING_THREADS"):
+        GatewaySettings.from_env({"CODEMEMORY_GATEWAY_REBUILD_INDEXING_THREADS": "-1"})
+
+
 def test_query_threads_default_to_two_and_must_be_positive() -> None:
     assert GatewaySettings.from_env({}).query_threads == 2
     assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_QUERY_THREADS": "1"}).query_threads == 1

@@ -3,6 +3,7 @@ for the child, exactly; a write the child fails reported by the next call; the s
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import msgspec
@@ -16,6 +17,7 @@ from codememory.vectorstore import (
     IndexUnavailableError,
     ShardBuilder,
     StoredPoint,
+    index_digest,
 )
 from codememory.vectorstore.builder_worker import _ARGS, split_shared
 
@@ -99,6 +101,32 @@ def test_closed_the_shard_opens_in_process_with_every_write(tmp_path: Path) -> N
         assert edge.count(IndexFilter(equals={"tenant": "a"})) == 3
     finally:
         edge.close()
+
+
+def _persisted_threads(shard: Path) -> int:
+    """The HNSW build threads the shard persisted (Qdrant Edge's ``edge_config.json``)."""
+    config = json.loads((shard / "edge_config.json").read_text())
+    return int(config["hnsw_config"]["max_indexing_threads"])
+
+
+def test_a_rebuild_builds_on_its_threads_and_the_shard_reopens_with_the_live_setting(tmp_path: Path) -> None:
+    """A replay's child may build the HNSW on more threads; the shard persists that with its HNSW
+    parameters, so opening it in process afterwards states the live setting again (same points)."""
+    builder = _builder(tmp_path / "shard", indexing_threads=2)
+    builder.upsert([_point(n, tenant="a") for n in range(1, 6)])
+    assert builder.optimize() in (True, False)
+    assert _persisted_threads(tmp_path / "shard") == 2
+    built = index_digest(builder, IndexFilter())
+    builder.close()
+    edge = EdgeVectorIndex(tmp_path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS)
+    try:
+        assert _persisted_threads(tmp_path / "shard") == 0
+        assert index_digest(edge, IndexFilter()) == built and edge.count(IndexFilter()) == 5
+        assert edge.optimize() is False  # nothing to build again: the thread count is not a graph parameter
+    finally:
+        edge.close()
+    with pytest.raises(ValueError, match="indexing_threads"):
+        EdgeVectorIndex(tmp_path / "other", DIM, indexing_threads=-1)
 
 
 def test_shared_payload_values_are_split_off_and_merge_back_to_each_point() -> None:

@@ -20,6 +20,7 @@ from nats.js.client import JetStreamContext
 from codememory.bus import JetStreamEventLog
 from codememory.bus.follower import Follower
 from codememory.bus.tasks import cancelling, stop_task
+from codememory.codesearch.prepared import PreparedFiles
 from codememory.embedding import Embedder
 from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.browse import BrowseServicer
@@ -102,7 +103,8 @@ class GatewayApp:
             consolidation=consolidation,
             accesses=self.accesses,
         )
-        fresh_code = code_projection(settings.data_dir, 0, embedder.dim, self.encoder)
+        prepared = PreparedFiles(self.encoder)  # RecordCode's intake -> the code projection's fold
+        fresh_code = code_projection(settings.data_dir, 0, embedder.dim, self.encoder, prepared)
         self.code_live = LiveProjection(fresh_code, name="code", poison=self.dead_letters)
         self.code = CodeCore(
             self.code_live,
@@ -111,6 +113,7 @@ class GatewayApp:
             clean_text=clean_text,
             write_wait_s=max(30.0, settings.write_wait_ms / 1000),
             code_weights=settings.code_weights,
+            prepared=prepared,
         )
         self.followers = [Follower(js, self.live), Follower(js, self.code_live)]
         self.replayer = Replayer(
@@ -121,6 +124,7 @@ class GatewayApp:
             self.code_live,
             data_dir=settings.data_dir,
             dense_size=embedder.dim,
+            indexing_threads=settings.rebuild_indexing_threads,
         )
         self.models = ModelSwitch(
             self.live,

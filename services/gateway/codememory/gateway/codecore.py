@@ -20,6 +20,7 @@ from codememory.codegraph import CodeGraph, queries
 from codememory.codegraph.centrality import Centrality
 from codememory.codegraph.relevance import GraphRelevance
 from codememory.codesearch import CodeHit
+from codememory.codesearch.prepared import PreparedFiles
 from codememory.embedding import Embedder
 from codememory.events import Envelope, EventLog
 from codememory.gateway.errors import InvalidArgument, NotReady
@@ -42,8 +43,10 @@ class CodeCore:
         clean_text: Callable[[str], str],
         write_wait_s: float = 30.0,
         code_weights: CodeWeights | None = None,
+        prepared: PreparedFiles | None = None,
     ) -> None:
         self.live = live
+        self.prepared = prepared  # files RecordCode's intake made ready for the code projection's fold
         self._log = event_log
         self._embedder = embedder
         self._clean = clean_text

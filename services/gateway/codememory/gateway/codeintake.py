@@ -7,7 +7,8 @@ arrives, each chunk is decoded, checked and redacted in a worker process (``INTA
 the envelopes come back ready to append. RecordCode stays all or nothing: every chunk is checked
 before anything is appended, so one bad fact, even the last, records nothing; the error names the
 fact's place in the stream. Without worker processes (``workers=0``, or a pool that broke) the same
-work runs in a thread, still off the loop.
+work runs in a thread, still off the loop. Given BM25 settings, the workers also make each file ready
+for code search (``codesearch.prepared``), which the fold then takes instead of doing it under the GIL.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 
 from codememory.codefacts import InvalidCodeFactError, decode_fact, fact_envelope, redact_fact
-from codememory.events import Envelope
+from codememory.codesearch.prepared import EncoderSettings, PreparedFiles, PreparedSymbol, prepare_symbols
+from codememory.events import Envelope, SymbolsExtracted
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.errors import InvalidArgument, NotReady
+from codememory.lexical import SparseEncoder
 from codememory.redaction import clean_text
 
 CHUNK_FACTS = 64  # facts per worker job: small enough to spread a stream over the workers
@@ -39,24 +42,64 @@ class FactRefused(InvalidCodeFactError):
         self.reason = reason
 
 
-def prepare_chunk(datas: list[bytes], tenant: str, observed_at: datetime) -> list[Envelope]:
-    """Decode, check and redact each fact; the envelopes to append (runs in a worker process)."""
+Prepared = tuple[PreparedSymbol, ...] | None  # a file ready for code search, or None (not a file)
+_encoders: dict[EncoderSettings, SparseEncoder] = {}
+
+
+def _prepared(envelope: Envelope, settings: EncoderSettings | None) -> Prepared:
+    """The file's symbols ready for code search; None when there is nothing to prepare or it cannot be
+    prepared (the fold then prepares it, and refuses it there if it must, as without workers)."""
+    fact = envelope.payload
+    if settings is None or not isinstance(fact, SymbolsExtracted) or not fact.symbols:
+        return None
+    encoder = _encoders.get(settings)
+    if encoder is None:
+        k, b, avg_len, language = settings
+        encoder = _encoders[settings] = SparseEncoder(k=k, b=b, avg_len=avg_len, language=language)
+    try:
+        return prepare_symbols(envelope.tenant, fact.repo, fact.path, fact.symbols, encoder)
+    except Exception:  # an optimisation only: the fold prepares the file again, and reports
+        return None
+
+
+def prepare_chunk(
+    datas: list[bytes], tenant: str, observed_at: datetime, settings: EncoderSettings | None = None
+) -> list[tuple[Envelope, Prepared]]:
+    """Decode, check and redact each fact; the envelopes to append, each with its file made ready for
+    code search when ``settings`` (BM25) are given (runs in a worker process)."""
     envelopes = []
     for index, data in enumerate(datas):
         try:
             fact = decode_fact(data)
         except InvalidCodeFactError as exc:
             raise FactRefused(index, str(exc)) from None
-        envelopes.append(fact_envelope(redact_fact(fact, clean_text), tenant=tenant, observed_at=observed_at))
+        envelope = fact_envelope(redact_fact(fact, clean_text), tenant=tenant, observed_at=observed_at)
+        envelopes.append((envelope, _prepared(envelope, settings)))
     return envelopes
 
 
+def _started() -> bool:
+    """Runs in a worker once: starting the process and importing this module is the point."""
+    return True
+
+
 class CodeIntake:
-    """Turns a RecordCode stream into envelopes; one per gateway, its worker pool started on first use."""
+    """Turns a RecordCode stream into envelopes; one per gateway, its worker pool started on first use
+    (or by ``warm``)."""
 
     def __init__(self, *, workers: int = INTAKE_WORKERS) -> None:
         self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._warmed = False
+
+    def warm(self) -> None:
+        """Start the worker processes now, in the background: ``codememory index`` asks IndexedFiles
+        before its first RecordCode, and a spawned worker takes about half a second to import."""
+        executor = self._executor()
+        if executor is not None and not self._warmed:
+            self._warmed = True
+            for _ in range(self._workers):
+                executor.submit(_started)
 
     def _executor(self) -> Executor | None:
         if self._workers <= 0:
@@ -66,20 +109,28 @@ class CodeIntake:
             self._pool = ProcessPoolExecutor(self._workers, mp_context=context)
         return self._pool
 
-    async def _run(self, datas: list[bytes], tenant: str, observed_at: datetime) -> list[Envelope]:
+    async def _run(
+        self, datas: list[bytes], tenant: str, observed_at: datetime, settings: EncoderSettings | None
+    ) -> list[tuple[Envelope, Prepared]]:
         loop = asyncio.get_running_loop()
         executor = self._executor()
+        args = (datas, tenant, observed_at, settings)
         if executor is not None:
             try:
-                return await loop.run_in_executor(executor, prepare_chunk, datas, tenant, observed_at)
+                return await loop.run_in_executor(executor, prepare_chunk, *args)
             except BrokenProcessPool:
                 self._pool, self._workers = None, 0  # a worker died: go on in a thread
-        return await asyncio.to_thread(prepare_chunk, datas, tenant, observed_at)
+        return await asyncio.to_thread(prepare_chunk, *args)
 
-    async def envelopes(self, tenant: str, facts: AsyncIterator[bytes]) -> list[Envelope]:
-        """Every fact of the stream as an envelope, in stream order; ``InvalidArgument`` if any is bad."""
+    async def envelopes(
+        self, tenant: str, facts: AsyncIterator[bytes], prepared: PreparedFiles | None = None
+    ) -> list[Envelope]:
+        """Every fact of the stream as an envelope, in stream order; ``InvalidArgument`` if any is bad.
+
+        With ``prepared``, each file's symbols made ready for code search are put there by event id."""
         observed_at = datetime.now(UTC)
-        jobs: list[asyncio.Future[list[Envelope]]] = []
+        settings = prepared.settings if prepared is not None else None
+        jobs: list[asyncio.Future[list[tuple[Envelope, Prepared]]]] = []
         chunk: list[bytes] = []
         size = 0
         try:
@@ -91,18 +142,22 @@ class CodeIntake:
                     )
                 chunk.append(data)
                 if len(chunk) >= CHUNK_FACTS:
-                    jobs.append(asyncio.ensure_future(self._run(chunk, tenant, observed_at)))
+                    jobs.append(asyncio.ensure_future(self._run(chunk, tenant, observed_at, settings)))
                     chunk = []
             if chunk:
-                jobs.append(asyncio.ensure_future(self._run(chunk, tenant, observed_at)))
-            prepared: list[Envelope] = []
+                jobs.append(asyncio.ensure_future(self._run(chunk, tenant, observed_at, settings)))
+            done: list[tuple[Envelope, Prepared]] = []
             for number, job in enumerate(jobs):
                 try:
-                    prepared += await job
+                    done += await job
                 except FactRefused as exc:
                     place = number * CHUNK_FACTS + exc.index + 1
                     raise InvalidArgument(f"fact {place}: {exc.reason} (nothing was recorded)") from None
-            return prepared
+            if prepared is not None:  # only once the whole stream is valid: a refused one appends nothing
+                for envelope, ready in done:
+                    if ready is not None and isinstance(envelope.payload, SymbolsExtracted):
+                        prepared.put(envelope.event_id, envelope.payload.path, ready)
+            return [envelope for envelope, _ in done]
         finally:
             for job in jobs:
                 job.cancel()  # a refused stream: what is still queued need not run
@@ -162,7 +217,7 @@ async def record(core: CodeCore, tenant: str, facts: AsyncIterator[bytes]) -> tu
     Streams of a tenant append in the order they arrived (``AppendOrder``), each after the last."""
     before, mine = _order.turn(tenant)  # before any await: the order streams reached the gateway
     try:
-        envelopes = await shared_intake().envelopes(tenant, facts)
+        envelopes = await shared_intake().envelopes(tenant, facts, core.prepared)
         if before is not None:
             await asyncio.wait([before])  # its outcome is its own caller's
         last_seq = 0

@@ -90,6 +90,7 @@ class CodeServicer(cpb_grpc.CodeServiceServicer):
     async def IndexedFiles(
         self, tenant: str, request: cpb.IndexedFilesRequest, context: Any
     ) -> cpb.IndexedFilesResponse:
+        codeintake.shared_intake().warm()  # RecordCode streams follow: its workers start meanwhile
         hashes = await asyncio.to_thread(self.core.indexed_files, tenant, request.repo)
         return cpb.IndexedFilesResponse(content_hashes=hashes)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from codememory.codegraph import TenantGraphs
 from codememory.codesearch import CodeIndex, open_code_index
+from codememory.codesearch.prepared import PreparedFiles
 from codememory.lexical import SparseEncoder
 from codememory.memory import POINT_IDS, MemoryProjection, Position
 from codememory.projection import CodeProjection
@@ -139,12 +140,16 @@ def drop_unscoped_points(projection: MemoryProjection) -> int:
 
 
 def code_projection(
-    data_dir: Path, generation: int, dense_size: int, encoder: SparseEncoder
+    data_dir: Path,
+    generation: int,
+    dense_size: int,
+    encoder: SparseEncoder,
+    prepared: PreparedFiles | None = None,
 ) -> CodeProjection:
-    """A fresh, empty code projection: graphs in memory and a new code-search shard on disk."""
+    """A fresh, empty code projection: graphs in memory and a new code-search shard on disk;
+    ``prepared``: where RecordCode's intake leaves files it made ready for code search."""
     directory = data_dir / f"code-{generation}"
     shutil.rmtree(directory, ignore_errors=True)
     shard = open_code_index(directory, dense_size)
-    return CodeProjection(
-        TenantGraphs(), CodeIndex(shard, encoder=encoder), shard=shard, generation=generation
-    )
+    index = CodeIndex(shard, encoder=encoder)
+    return CodeProjection(TenantGraphs(), index, shard=shard, generation=generation, prepared=prepared)

@@ -9,6 +9,8 @@ sets the hybrid scoring. ``stall_after_s``: health turns NOT_SERVING when a proj
 and has not moved for that long (or LOG cannot be reached for that long). ``reuse_port``: replicas on
 one host may listen on the same address (SO_REUSEPORT, the kernel spreads connections); ``codememory up``
 turns it off so a second stack never shares a port (and its tenants) with the first.
+``rebuild_indexing_threads``: threads a replay's HNSW build may use (0, the default: Qdrant Edge's
+choice, one on a 2-core machine); the live shard's own builds keep the engine's choice.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class GatewaySettings:
     model_cache: Path = field(default_factory=lambda: default_home() / "models")
     query_threads: int = 2  # ONNX Runtime threads per query (2 measured 6.0 -> 3.8 ms p50 on 2 cores)
     payload_cache: int = 20_000  # memory payloads kept in process for recall (Qdrant Edge only; 0: off)
+    rebuild_indexing_threads: int = 0  # threads of a replay's HNSW build (0: Qdrant Edge's choice)
     stall_after_s: float = 30.0  # behind LOG without progress this long: NOT_SERVING, follower restarted
     reuse_port: bool = True  # replicas on one host share the listen address
     stream_replicas: int = 1  # replicas of the streams this service creates when missing (3 on a cluster)
@@ -99,6 +102,9 @@ class GatewaySettings:
             model_cache=Path(env_str(SERVICE, "model_cache", str(home / "models"), environ)),
             query_threads=_threads(env_int(SERVICE, "query_threads", cls.query_threads, environ)),
             payload_cache=_cache_size(env_int(SERVICE, "payload_cache", cls.payload_cache, environ)),
+            rebuild_indexing_threads=_indexing_threads(
+                env_int(SERVICE, "rebuild_indexing_threads", cls.rebuild_indexing_threads, environ)
+            ),
             stall_after_s=_stall(env_float(SERVICE, "stall_after_s", cls.stall_after_s, environ)),
             reuse_port=env_bool(SERVICE, "reuse_port", cls.reuse_port, environ),
             stream_replicas=stream_replicas(environ),
@@ -124,6 +130,12 @@ def _stall(value: float) -> float:
 def _cache_size(value: int) -> int:
     if value < 0:
         raise SettingsError(f"CODEMEMORY_GATEWAY_PAYLOAD_CACHE must be 0 or more, got {value}")
+    return value
+
+
+def _indexing_threads(value: int) -> int:
+    if value < 0:
+        raise SettingsError(f"CODEMEMORY_GATEWAY_REBUILD_INDEXING_THREADS must be 0 or more, got {value}")
     return value
 
 
