@@ -44,7 +44,10 @@ def test_supersession_shape(sup: dict[str, Any]) -> None:
     assert len(special) < len(sessions) / 2  # most sessions are unrelated
     for rule in sup["rules"]:
         decision, amendment = memories[rule["decision"]], memories[rule["amendment"]]
-        assert decision["type"] in ("decision", "prompt") and amendment["created_at"] > decision["created_at"]
+        assert (
+            decision["type"] in ("decision", "prompt", "note")
+            and amendment["created_at"] > decision["created_at"]
+        )
         assert decision["session_id"] != amendment["session_id"]
         assert decision["repo"] == amendment["repo"] == rule["repo"]
         assert decision["text"] != amendment["text"] and 1 <= len(rule["questions"]) <= 2
@@ -53,7 +56,7 @@ def test_supersession_shape(sup: dict[str, Any]) -> None:
         assert len(pair["questions"]) == 2
     for items in (sup["rules"], sup["near_misses"]):
         splits = Counter(r["split"] for r in items)
-        assert set(splits) == {"dev", "heldout"} and abs(splits["dev"] - splits["heldout"]) <= 2
+        assert set(splits) == {"dev", "heldout", "heldout2"} and abs(splits["dev"] - splits["heldout"]) <= 2
 
 
 def test_duplicates_shape(dup: dict[str, Any]) -> None:
