@@ -107,6 +107,7 @@ def _code_hit(ranked: CodeAwareHit) -> pb.Hit:
     message = hit_message(ranked.hit)
     message.score.graph = ranked.graph
     message.score.centrality = ranked.centrality
+    message.score.named = ranked.named
     message.suspect = ranked.suspect
     return message
 
