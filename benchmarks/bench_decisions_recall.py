@@ -14,7 +14,14 @@ commit is among the first five hits. Target: at least 90%.
 
 Baseline in the same run: the same recalls without a working set (what the code-aware ranking adds).
 
-    .venv/bin/python benchmarks/bench_decisions_recall.py [--functions 30] [--no-write]
+    .venv/bin/python benchmarks/bench_decisions_recall.py [--functions 30] [--offset N] [--no-write]
+        [--keep HOME] [--dump FILE.json] [--explain]
+
+``--keep HOME`` indexes into HOME once (the planted functions and shas saved beside it) and later runs
+only restart the stack on it, so other weights (``CODEMEMORY_GATEWAY_CODE_WEIGHTS``, ``..._CODE_POOL``)
+or other ranking code are measured in minutes; ``--dump`` keeps every recall's hits with their parts
+(and a wider recall of 30 per report, to see where a missed commit stood); ``--explain`` prints each
+miss's top 5 with every part.
 """
 
 from __future__ import annotations
