@@ -66,13 +66,20 @@ def reports_for(name: str) -> list[str]:
 
 def _wait_settled(home: Path, deadline_s: float = 900) -> float:
     """Seconds until every projection is level with LOG and no consumer has anything pending."""
+    import grpc
+
     from codememory.cli.client import connect
     from codememory.v1 import memory_pb2 as pb
 
     started = time.monotonic()
     with connect(home, timeout=60) as conn:
         while time.monotonic() - started < deadline_s:
-            status = conn.stub.Status(pb.StatusRequest(), metadata=conn.metadata, timeout=60)
+            try:
+                status = conn.stub.Status(pb.StatusRequest(), metadata=conn.metadata, timeout=60)
+            except grpc.RpcError as exc:  # a busy machine: the stack is still folding, ask again
+                if exc.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+                    raise
+                continue
             if status.caught_up and not any(status.consumer_pending.values()):
                 return time.monotonic() - started
             time.sleep(1.0)
