@@ -67,7 +67,7 @@ def test_a_working_set_recall_re_ranks_the_pool_and_answers_the_limit() -> None:
 
 
 def test_the_code_pool_setting() -> None:
-    assert GatewaySettings.from_env({}).code_pool == 30
+    assert GatewaySettings.from_env({}).code_pool == 50
     assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_CODE_POOL": "0"}).code_pool == 0
     with pytest.raises(SettingsError):
         GatewaySettings.from_env({"CODEMEMORY_GATEWAY_CODE_POOL": "-1"})

@@ -127,7 +127,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         replay: Callable[[], Awaitable[pb.ReplayResponse]],
         code_rank: CodeRank | None = None,
         admin_tokens: Collection[str] = frozenset(),
-        code_pool: int = 30,
+        code_pool: int = 50,
     ) -> None:
         self.core = core
         self._code_pool = code_pool

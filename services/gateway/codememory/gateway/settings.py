@@ -51,9 +51,9 @@ class GatewaySettings:
     context_budget_tokens: int = 1500
     weights: Weights = field(default_factory=Weights)
     code_weights: CodeWeights = field(default_factory=CodeWeights)  # recall with a working set
-    # recall with a working set re-ranks at least this many hits by their code (and 3x the limit):
-    # the code parts can lift only what they see (0: 3x the limit only)
-    code_pool: int = 30
+    # recall with a working set re-ranks at least this many hits by their code (and 3x the limit; 50:
+    # as many as each search of the recaller brings): the code parts lift only what they see (0: 3x)
+    code_pool: int = 50
     optimize_after_events: int = 2000
     optimize_every_s: float = 5.0
     centrality_every_s: float = 2.0
