@@ -39,7 +39,9 @@ class CodeRelevance(Protocol):
 class CodeWeights:
     graph: float = 0.15  # closeness of a memory's code to the working set, in [0, 1]
     centrality: float = 0.05  # normalised PageRank of its code, in [0, 1]
-    named: float = 0.15  # the memory is about a working-set symbol the query names, in [0, 1]
+    # the memory is about a working-set symbol the query names, in [0, 1] (0.15 -> 0.2 with the gateway's
+    # wider code pool: benchmarks/RESULTS.md, decisions recall)
+    named: float = 0.2
     suspect_factor: float = 0.7  # a suspect memory's total is multiplied by this
 
 

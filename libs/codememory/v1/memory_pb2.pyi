@@ -170,6 +170,7 @@ class ScoreParts(_message.Message):
     GRAPH_FIELD_NUMBER: _builtins.int
     CENTRALITY_FIELD_NUMBER: _builtins.int
     AUTHOR_FIELD_NUMBER: _builtins.int
+    NAMED_FIELD_NUMBER: _builtins.int
     dense: _builtins.float
     lexical: _builtins.float
     recency: _builtins.float
@@ -183,6 +184,8 @@ class ScoreParts(_message.Message):
     centrality: _builtins.float
     author: _builtins.float
     """1 when the query names the person the memory came from (its scope's user), else 0."""
+    named: _builtins.float
+    """With a working set: how specifically the memory concerns a working-set symbol the query names."""
     def __init__(
         self,
         *,
@@ -196,10 +199,11 @@ class ScoreParts(_message.Message):
         graph: _builtins.float = ...,
         centrality: _builtins.float = ...,
         author: _builtins.float = ...,
+        named: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["author", b"author", "centrality", b"centrality", "dense", b"dense", "graph", b"graph", "importance", b"importance", "lexical", b"lexical", "link", b"link", "recency", b"recency", "scope", b"scope", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["author", b"author", "centrality", b"centrality", "dense", b"dense", "graph", b"graph", "importance", b"importance", "lexical", b"lexical", "link", b"link", "named", b"named", "recency", b"recency", "scope", b"scope", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

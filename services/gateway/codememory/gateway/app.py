@@ -173,6 +173,7 @@ class GatewayApp:
             self.replay,
             self.code.rank,
             admin_tokens=self.settings.admin_tokens,
+            code_pool=self.settings.code_pool,
         )
         code_servicer = CodeServicer(self.code, self.settings.tokens)
         try:

@@ -107,6 +107,7 @@ def _code_hit(ranked: CodeAwareHit) -> pb.Hit:
     message = hit_message(ranked.hit)
     message.score.graph = ranked.graph
     message.score.centrality = ranked.centrality
+    message.score.named = ranked.named
     message.suspect = ranked.suspect
     return message
 
@@ -126,8 +127,10 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         replay: Callable[[], Awaitable[pb.ReplayResponse]],
         code_rank: CodeRank | None = None,
         admin_tokens: Collection[str] = frozenset(),
+        code_pool: int = 50,
     ) -> None:
         self.core = core
+        self._code_pool = code_pool
         self.admin_tokens = admin_tokens
         self._code_rank = code_rank
         self.tokens = tokens
@@ -142,7 +145,8 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         query = recall_query(tenant, request)
         working_set = list(request.working_set)
         if working_set:  # re-ranking by code can lift memories from below the cut: ask for more
-            query = msgspec.structs.replace(query, limit=min(MAX_RECALL, query.limit * 3))
+            pool = max(query.limit * 3, self._code_pool)
+            query = msgspec.structs.replace(query, limit=min(MAX_RECALL, pool))
         code_rank = self._code_rank
 
         def rank(hits: list[RecallHit]) -> list[pb.Hit]:

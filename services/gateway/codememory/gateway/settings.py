@@ -54,6 +54,9 @@ class GatewaySettings:
     context_budget_tokens: int = 1500
     weights: Weights = field(default_factory=Weights)
     code_weights: CodeWeights = field(default_factory=CodeWeights)  # recall with a working set
+    # recall with a working set re-ranks at least this many hits by their code (and 3x the limit; 50:
+    # as many as each search of the recaller brings): the code parts lift only what they see (0: 3x)
+    code_pool: int = 50
     optimize_after_events: int = 2000
     optimize_every_s: float = 5.0
     centrality_every_s: float = 2.0
@@ -97,6 +100,7 @@ class GatewaySettings:
             centrality_every_s=env_float(SERVICE, "centrality_every_s", cls.centrality_every_s, environ),
             weights=parse_weights(env_str(SERVICE, "weights", "", environ)),
             code_weights=parse_code_weights(env_str(SERVICE, "code_weights", "", environ)),
+            code_pool=_code_pool(env_int(SERVICE, "code_pool", cls.code_pool, environ)),
             log_level=env_str(SERVICE, "log_level", cls.log_level, environ),
             query_runtime=_runtime(env_str(SERVICE, "query_runtime", cls.query_runtime, environ)),
             model_cache=Path(env_str(SERVICE, "model_cache", str(home / "models"), environ)),
@@ -118,6 +122,12 @@ def _model(value: str) -> str:
         parse_model(value)
     except EmbeddingError as exc:
         raise SettingsError(f"CODEMEMORY_GATEWAY_MODEL: {exc}") from exc
+    return value
+
+
+def _code_pool(value: int) -> int:
+    if not 0 <= value <= 500:
+        raise SettingsError(f"CODEMEMORY_GATEWAY_CODE_POOL must be within 0-500, got {value}")
     return value
 
 
