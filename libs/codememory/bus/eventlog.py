@@ -19,6 +19,8 @@ from codememory.bus.streams import LOG
 from codememory.events import Appended, Envelope, LogRecord, log_subject
 from codememory.events.codec import encode_envelopes
 
+OFF_LOOP = 64  # envelopes from which an append is encoded off the event loop
+
 
 class JetStreamEventLog:
     """EventLog on the LOG stream."""
@@ -29,7 +31,12 @@ class JetStreamEventLog:
         self._read_batch = read_batch
 
     async def append(self, envelopes: Sequence[Envelope]) -> list[Appended]:
-        encoded = encode_envelopes(envelopes)  # sealed; their keys durable before LOG has them
+        # sealed, their keys durable before LOG has them: a large batch (an import) in a worker
+        # thread, so the event loop keeps serving while its keys are written and synced
+        if len(envelopes) >= OFF_LOOP:
+            encoded = await asyncio.to_thread(encode_envelopes, envelopes)
+        else:
+            encoded = encode_envelopes(envelopes)
         futures = [
             self._js.publish(
                 log_subject(envelope),
