@@ -45,6 +45,13 @@ class KeyStore(Protocol):
         """Store ``value`` unless ``name`` exists (then return what is stored); None if destroyed."""
         ...
 
+    def _make(self, directory: str) -> None:
+        if not os.path.isdir(directory):
+            Path(directory).mkdir(mode=0o700, exist_ok=True)
+            with self._lock:
+                self._unsynced.add(self.root)
+        self._made.add(directory)
+
     def destroy(self, tenant: str, name: str) -> bool:
         """Forget the value and leave a tombstone; True when there was a value."""
         ...
@@ -82,6 +89,13 @@ class MemoryKeyStore:
                 return None
             return self._values.setdefault((tenant, name), value)
 
+    def _make(self, directory: str) -> None:
+        if not os.path.isdir(directory):
+            Path(directory).mkdir(mode=0o700, exist_ok=True)
+            with self._lock:
+                self._unsynced.add(self.root)
+        self._made.add(directory)
+
     def destroy(self, tenant: str, name: str) -> bool:
         with self._lock:
             self._tombs.add((tenant, name))
@@ -109,7 +123,7 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _fsync_file(path: Path) -> None:
+def _fsync_file(path: str) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:  # destroyed before it was synced: nothing to keep
@@ -143,50 +157,77 @@ class FileKeyStore:
             raise KeyStoreError(f"cannot use key store {root}: {exc.strerror}") from exc
         self._generation_file = root / "generation"
         self._unsynced: set[Path] = set()  # directories with names not yet made durable
-        self._unsynced_files: set[Path] = set()  # values written but not yet fsynced
+        self._unsynced_files: set[str] = set()  # values written but not yet fsynced
+        self._tenants: dict[str, str] = {}  # tenant -> its directory (digests are hashed once)
+        self._made: set[str] = set()  # tenant directories known to exist
         self._lock = threading.Lock()
         self._syncing = threading.Lock()  # a sync returns once what another sync took is durable too
 
     def _path(self, tenant: str, name: str, suffix: str) -> Path:
-        return self.root / _digest(tenant) / f"{_digest(name)}{suffix}"
+        return Path(self._base(tenant, name)[1] + suffix)
+
+    def _base(self, tenant: str, name: str) -> tuple[str, str]:
+        """The tenant's directory and the name's path without its suffix (plain strings: a key is
+        looked up several times per sealed memory, and pathlib costs more than the syscalls)."""
+        directory = self._tenants.get(tenant)
+        if directory is None:
+            directory = self._tenants[tenant] = os.path.join(self.root, _digest(tenant))
+        return directory, os.path.join(directory, _digest(name))
 
     def get(self, tenant: str, name: str) -> bytes | None:
+        return self._read(self._base(tenant, name)[1] + ".key")
+
+    @staticmethod
+    def _read(path: str) -> bytes | None:
         try:
-            return self._path(tenant, name, ".key").read_bytes()
+            with open(path, "rb") as handle:
+                return handle.read()
         except FileNotFoundError:
             return None
         except OSError as exc:
             raise KeyStoreError(f"cannot read a key: {exc.strerror}") from exc
 
     def create(self, tenant: str, name: str, value: bytes) -> bytes | None:
-        final = self._path(tenant, name, ".key")
-        if self.destroyed(tenant, name):
+        directory, base = self._base(tenant, name)
+        final = base + ".key"
+        if os.path.exists(base + ".erased"):
             return None
-        existing = self.get(tenant, name)
+        existing = self._read(final)
         if existing is not None:
             return existing
         try:
-            if not final.parent.is_dir():
-                final.parent.mkdir(mode=0o700, exist_ok=True)
-                self._unsynced.add(self.root)
-            temporary = final.parent / f".{uuid.uuid4().hex}.tmp"
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            temporary = os.path.join(directory, f".{uuid.uuid4().hex}.tmp")
+            if directory not in self._made:
+                self._make(directory)
+            try:
+                fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileNotFoundError:  # the directory went away since we made it
+                self._make(directory)
+                fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
                 os.write(fd, value)
             finally:
                 os.close(fd)
             try:
                 os.link(temporary, final)  # atomic: the first of two racing writers wins
+                stored: bytes | None = value
             except FileExistsError:
-                pass
+                stored = None
             finally:
-                temporary.unlink(missing_ok=True)
+                os.unlink(temporary)
             with self._lock:  # made durable by ``sync``, before LOG gets the events
                 self._unsynced_files.add(final)  # (the racing winner's too: it may not have synced yet)
-                self._unsynced.add(final.parent)
+                self._unsynced.add(Path(directory))
         except OSError as exc:
             raise KeyStoreError(f"cannot write a key: {exc.strerror}") from exc
-        return self.get(tenant, name)
+        return stored if stored is not None else self._read(final)
+
+    def _make(self, directory: str) -> None:
+        if not os.path.isdir(directory):
+            Path(directory).mkdir(mode=0o700, exist_ok=True)
+            with self._lock:
+                self._unsynced.add(self.root)
+        self._made.add(directory)
 
     def destroy(self, tenant: str, name: str) -> bool:
         path = self._path(tenant, name, ".key")
@@ -208,7 +249,7 @@ class FileKeyStore:
             raise KeyStoreError(f"cannot destroy a key: {exc.strerror}") from exc
 
     def destroyed(self, tenant: str, name: str) -> bool:
-        return self._path(tenant, name, ".erased").exists()
+        return os.path.exists(self._base(tenant, name)[1] + ".erased")
 
     def generation(self) -> int:
         now, destroys = time.monotonic(), self._destroys
