@@ -45,13 +45,6 @@ class KeyStore(Protocol):
         """Store ``value`` unless ``name`` exists (then return what is stored); None if destroyed."""
         ...
 
-    def _make(self, directory: str) -> None:
-        if not os.path.isdir(directory):
-            Path(directory).mkdir(mode=0o700, exist_ok=True)
-            with self._lock:
-                self._unsynced.add(self.root)
-        self._made.add(directory)
-
     def destroy(self, tenant: str, name: str) -> bool:
         """Forget the value and leave a tombstone; True when there was a value."""
         ...
@@ -88,13 +81,6 @@ class MemoryKeyStore:
             if (tenant, name) in self._tombs:
                 return None
             return self._values.setdefault((tenant, name), value)
-
-    def _make(self, directory: str) -> None:
-        if not os.path.isdir(directory):
-            Path(directory).mkdir(mode=0o700, exist_ok=True)
-            with self._lock:
-                self._unsynced.add(self.root)
-        self._made.add(directory)
 
     def destroy(self, tenant: str, name: str) -> bool:
         with self._lock:
