@@ -161,7 +161,8 @@ def main() -> None:
             f"| | {rate:,.0f} |\n"
         )
     del new_s
-    write_section("bench_import_rate", "Bulk import until recallable (`bench_import_rate.py`)", body)
+    title = f"Bulk import of {n:,} memories until recallable (`bench_import_rate.py`)"
+    write_section(f"bench_import_rate_{n}", title, body)
 
 
 if __name__ == "__main__":
