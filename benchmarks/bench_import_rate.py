@@ -68,11 +68,16 @@ def _recallable(conn: Any, memories: list[Any], check: int) -> int:
     return found
 
 
-def one_import(tree: Path | None, memories: int, check: int, run: int, dense: int = 0) -> dict[str, Any]:
+def one_import(
+    tree: Path | None, memories: int, check: int, run: int, dense: int = 0, switch_s: float = 0.0
+) -> dict[str, Any]:
     from codememory.cli.client import connect
     from codememory.cli.transfer import import_memories
 
     saved = os.environ.get("PYTHONPATH")
+    os.environ.pop("CODEMEMORY_UP_SWITCH_INTERVAL_S", None)
+    if switch_s:
+        os.environ["CODEMEMORY_UP_SWITCH_INTERVAL_S"] = str(switch_s)
     if tree is not None:
         os.environ["PYTHONPATH"] = os.pathsep.join(str(tree / r) for r in ROOTS)
     try:
@@ -86,6 +91,7 @@ def one_import(tree: Path | None, memories: int, check: int, run: int, dense: in
                 result["dense"] = import_memories(conn, _imported("dense", dense), wait_embedded=True)  # type: ignore[arg-type]
             return result
     finally:
+        os.environ.pop("CODEMEMORY_UP_SWITCH_INTERVAL_S", None)
         if saved is None:
             os.environ.pop("PYTHONPATH", None)
         else:
@@ -113,23 +119,31 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--baseline-tree", default="", help="source tree of the old path (skipped if empty)")
     parser.add_argument("--dense", type=int, default=0, help="also import this many until vectors applied")
+    parser.add_argument(
+        "--switch-interval", type=float, default=0.0005, help="also run new with this GIL switch interval"
+    )
     args = parser.parse_args()
     old: list[dict[str, Any]] = []
     new: list[dict[str, Any]] = []
+    switched: list[dict[str, Any]] = []
     for run in range(args.runs):
         if args.baseline_tree:
             old.append(one_import(Path(args.baseline_tree), args.memories, args.check, run))
             print("old", old[-1], flush=True)
         new.append(one_import(None, args.memories, args.check, run, args.dense if run == 0 else 0))
         print("new", new[-1], flush=True)
-    for result in old + new:
+        if args.switch_interval:
+            switched.append(one_import(None, args.memories, args.check, run, switch_s=args.switch_interval))
+            print("switched", switched[-1], flush=True)
+    for result in old + new + switched:
         assert result["found"] == result["checked"], f"not every sampled memory is recallable: {result}"
         assert result["again"]["stored"] == 0, f"a second import stored again: {result['again']}"
     n = args.memories
     rows = []
     new_s = median([r["seconds"] for r in new])
     old_s = median([r["seconds"] for r in old]) if old else 0.0
-    for name, results in (("old (baseline tree)", old), ("new (this tree)", new)):
+    switch_name = f"new, `CODEMEMORY_UP_SWITCH_INTERVAL_S={args.switch_interval}`"
+    for name, results in (("old (baseline tree)", old), ("new (this tree)", new), (switch_name, switched)):
         if not results:
             continue
         seconds = median([r["seconds"] for r in results])
