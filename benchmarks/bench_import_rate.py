@@ -135,9 +135,12 @@ def main() -> None:
         if args.switch_interval:
             switched.append(one_import(None, args.memories, args.check, run, switch_s=args.switch_interval))
             print("switched", switched[-1], flush=True)
-    for result in old + new + switched:
-        assert result["found"] == result["checked"], f"not every sampled memory is recallable: {result}"
-        assert result["again"]["stored"] == 0, f"a second import stored again: {result['again']}"
+    # reported, not asserted: a run that breaks either promise still leaves its figures behind
+    broken = [
+        f"a run found {r['found']} of {r['checked']} and stored {r['again']['stored']} again"
+        for r in old + new + switched
+        if r["found"] != r["checked"] or r["again"]["stored"] != 0
+    ]
     n = args.memories
     rows = []
     new_s = median([r["seconds"] for r in new])
@@ -160,7 +163,8 @@ def main() -> None:
         f"Medians of {args.runs} run(s), old and new alternating, each in a fresh `codememory up` "
         '(sealing on). "Found by Recall": memories spread over the import, each recalled over gRPC by '
         "the one made-up word its text holds, in its repo, must be among the top 10 hits. A second "
-        "import of the same file stored 0 in every run. "
+        "import of the same file must store 0: "
+        f"{'; '.join(broken) if broken else 'every run found all and stored none again'}. "
         f"Baseline tree: {args.baseline_tree or 'none'}. Target: 1,000 memories/s.\n"
     )
     if new and "dense" in new[0]:
