@@ -158,7 +158,8 @@ class ImportRun:
     async def _wait_embedded(self) -> bool:
         """Until every memory this run stored has its vector: a window of ``EMBED_CHECK`` pending ids
         read at a time (2,000 payloads every 0.1 s, at about 25 us each in Qdrant Edge, is up to half
-        a core taken from the embedder it waits for); a window with nothing new moves on, so one memory stuck does not hide the rest."""
+        a core taken from the embedder it waits for); a window with nothing new moves on, so one
+        memory stuck does not hide the rest."""
         pending = list(self._new)
         at = 0
         last_progress = time.monotonic()
