@@ -2,7 +2,9 @@
 
 Sealing is on unless ``CODEMEMORY_SEALING=0``. The key store is a directory, ``<home>/keys`` by
 default (``codememory up``); in a deployment it is a volume mounted into every service at the same
-path (compose: the ``keys`` volume; Kubernetes: the ``codememory-keys`` claim). ``install`` puts a
+path (compose: the ``keys`` volume; Kubernetes: the ``codememory-keys`` claim).
+``CODEMEMORY_KEYSTORE_RECHECK_S`` (0.05): how long this process may go on using a key that another
+process has destroyed (it reads the store's erasure generation at most that often). ``install`` puts a
 ``Sealer`` into the codec for the whole process; every program calls it once at start.
 """
 
