@@ -53,6 +53,7 @@ def stream_configs(settings: StreamSettings) -> list[StreamConfig]:
             deny_delete=True,
             deny_purge=True,
             num_replicas=settings.replicas,
+            allow_atomic=True,  # an import's appends go as atomic batches (``eventlog``)
         ),
         StreamConfig(
             name=DLQ,
