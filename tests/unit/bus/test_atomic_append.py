@@ -74,3 +74,15 @@ async def test_a_stream_without_atomic_batches_takes_the_append_one_by_one(serve
     assert not log._atomic  # not tried again on this stream
     assert await _texts(log) == [f"m{i}" for i in range(100)]
     await nc.close()
+
+
+async def test_ensure_streams_lets_a_log_made_before_atomic_appends_take_them(server: NatsServer) -> None:
+    nc = await nats.connect(server.url)
+    js: JetStreamContext = nc.jetstream()
+    config = next(c for c in stream_configs(StreamSettings()) if c.name == LOG)
+    await js.add_stream(StreamConfig.from_response({**config.as_dict(), "allow_atomic": False}))
+    await ensure_streams(js)
+    assert (await js.stream_info(LOG)).config.allow_atomic
+    log = JetStreamEventLog(js)
+    assert [a.seq for a in await log.append(_envelopes(100))] == list(range(1, 101)) and log._atomic
+    await nc.close()
