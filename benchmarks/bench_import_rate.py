@@ -120,7 +120,7 @@ def main() -> None:
     parser.add_argument("--baseline-tree", default="", help="source tree of the old path (skipped if empty)")
     parser.add_argument("--dense", type=int, default=0, help="also import this many until vectors applied")
     parser.add_argument(
-        "--switch-interval", type=float, default=0.0005, help="also run new with this GIL switch interval"
+        "--switch-interval", type=float, default=0.0, help="also run new with this GIL switch interval"
     )
     args = parser.parse_args()
     old: list[dict[str, Any]] = []
