@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -48,7 +49,7 @@ from codememory.runtime.home import Runtime, clear_runtime, local_token, write_r
 from codememory.runtime.natsd import NatsServer, nats_server_from_env
 from codememory.runtime.observe import start_observers
 from codememory.runtime.supervisor import processes_file, write_processes
-from codememory.settings import default_home, env_bool, env_int, env_str, stream_replicas
+from codememory.settings import default_home, env_bool, env_float, env_int, env_str, stream_replicas
 from codememory.topology import CONSOLIDATE, EMBED, GATEWAY, GRAPH, INGEST, REVIEWS, SERVICES, parse_scale
 
 log = structlog.get_logger(__name__)
@@ -65,6 +66,9 @@ class StackSettings:
     sync_always: bool = True  # the embedded server's sync_interval: always
     hook_tenants: tuple[str, ...] = ()  # more tenants to make hook credentials for (secrets/hook-<t>.json)
     tls: bool = False  # the embedded server speaks TLS only (a local CA under <home>/tls)
+    # every service shares one GIL here: how long a busy thread (the projection folding an import)
+    # may hold it before the event loop gets a turn (0: Python's default, 5 ms)
+    switch_interval_s: float = 0.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, *, scale: str = "") -> StackSettings:
@@ -80,12 +84,15 @@ class StackSettings:
                 t.strip() for t in env_str("up", "hook_tenants", "", environ).split(",") if t.strip()
             ),
             tls=env_bool("up", "tls", False, environ),
+            switch_interval_s=env_float("up", "switch_interval_s", 0.0, environ),
         )
 
 
 async def run_stack(settings: StackSettings) -> None:
     configure_logging("up")
     settings.home.mkdir(parents=True, exist_ok=True)
+    if settings.switch_interval_s > 0:
+        sys.setswitchinterval(settings.switch_interval_s)
     if settings.scale:
         from codememory.runtime.cluster import run_supervised
 

@@ -1,13 +1,21 @@
 """The event log on JetStream: the real implementation of ``codememory.events.EventLog``.
 
 Every service appends through ``EventLog.append``; the deterministic event id goes out as
-``Nats-Msg-Id`` so JetStream stores a retried append once. ``read`` walks LOG in sequence order with
-an ephemeral pull consumer fetching large batches: that is what replay and ``codememory log`` use.
+``Nats-Msg-Id`` so JetStream stores a retried append once. A large append (an import's batch) goes
+as JetStream atomic batches (``Nats-Batch-Id``, nats-server 2.12+, LOG's ``allow_atomic``): the
+server stores a batch of up to ``ATOMIC_MAX`` at once, with one fsync under ``sync_interval: always``
+instead of one per message (27,000 against 4,700 messages/s here). A batch is all or nothing, and
+one holding an id already in LOG (a retried append) is refused whole: then, as on a server or
+stream without atomic batches, the append goes one message at a time, which dedupes per id.
+``read`` walks LOG in sequence order with an ephemeral pull consumer fetching large batches: that
+is what replay and ``codememory log`` use.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import uuid
 from collections.abc import AsyncIterator, Sequence
 
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
@@ -19,6 +27,14 @@ from codememory.bus.streams import LOG
 from codememory.events import Appended, Envelope, LogRecord, log_subject
 from codememory.events.codec import encode_envelopes
 
+OFF_LOOP = 64  # envelopes from which an append is encoded off the event loop
+ATOMIC_MIN = 64  # envelopes from which an append goes as atomic batches
+ATOMIC_MAX = 500  # envelopes per atomic batch (the server's default limit is 1,000)
+
+
+class _NotAtomic(Exception):
+    """The server did not store the batch as one (refused, or not supported): append one by one."""
+
 
 class JetStreamEventLog:
     """EventLog on the LOG stream."""
@@ -27,9 +43,49 @@ class JetStreamEventLog:
         self._js = js
         self._timeout = timeout
         self._read_batch = read_batch
+        self._atomic = True  # False once the server or stream has said it takes no atomic batches
 
     async def append(self, envelopes: Sequence[Envelope]) -> list[Appended]:
-        encoded = encode_envelopes(envelopes)  # sealed; their keys durable before LOG has them
+        # sealed, their keys durable before LOG has them: a large batch (an import) in a worker
+        # thread, so the event loop keeps serving while its keys are written and synced
+        if len(envelopes) >= OFF_LOOP:
+            encoded = await asyncio.to_thread(encode_envelopes, envelopes)
+        else:
+            encoded = encode_envelopes(envelopes)
+        if self._atomic and len(envelopes) >= ATOMIC_MIN:
+            appended: list[Appended] = []
+            pairs = list(zip(envelopes, encoded, strict=True))
+            for start in range(0, len(pairs), ATOMIC_MAX):
+                chunk = pairs[start : start + ATOMIC_MAX]
+                try:
+                    appended += await self._append_atomic(chunk)
+                except _NotAtomic:
+                    appended += await self._append_each([e for e, _ in chunk], [d for _, d in chunk])
+            return appended
+        return await self._append_each(envelopes, encoded)
+
+    async def _append_atomic(self, chunk: list[tuple[Envelope, bytes]]) -> list[Appended]:
+        nc = self._js._nc  # atomic batches have no JetStreamContext call in nats-py yet
+        batch = uuid.uuid4().hex
+        for number, (envelope, data) in enumerate(chunk[:-1], 1):
+            headers = _batch_headers(envelope, batch, number)
+            await nc.publish(log_subject(envelope), data, headers=headers)
+        envelope, data = chunk[-1]
+        headers = {**_batch_headers(envelope, batch, len(chunk)), "Nats-Batch-Commit": "1"}
+        try:
+            reply = await nc.request(log_subject(envelope), data, headers=headers, timeout=self._timeout)
+            ack = json.loads(reply.data)
+        except Exception as exc:  # no reply, or not JSON: stored or not, one by one dedupes it
+            raise _NotAtomic from exc
+        if not isinstance(ack, dict) or "error" in ack or ack.get("count") != len(chunk):
+            error = ack.get("error") if isinstance(ack, dict) else None
+            if not (isinstance(error, dict) and "duplicate" in str(error.get("description", ""))):
+                self._atomic = False  # disabled on this stream, or an older server: stop trying
+            raise _NotAtomic
+        last = int(ack["seq"])
+        return [Appended(seq=last - len(chunk) + 1 + i, duplicate=False) for i in range(len(chunk))]
+
+    async def _append_each(self, envelopes: Sequence[Envelope], encoded: list[bytes]) -> list[Appended]:
         futures = [
             self._js.publish(
                 log_subject(envelope),
@@ -77,6 +133,15 @@ class JetStreamEventLog:
         end = until_seq if until_seq is not None else await self.last_seq()
         async for records in read_batches(self._js, from_seq, end, batch=batch):
             yield records
+
+
+def _batch_headers(envelope: Envelope, batch: str, number: int) -> dict[str, str]:
+    return {
+        "Nats-Msg-Id": envelope.event_id,
+        "Nats-Expected-Stream": LOG,
+        "Nats-Batch-Id": batch,
+        "Nats-Batch-Sequence": str(number),
+    }
 
 
 async def follow(js: JetStreamContext, from_seq: int, *, batch: int = 1024) -> AsyncIterator[list[LogRecord]]:

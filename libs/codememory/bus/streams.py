@@ -11,14 +11,17 @@ the server's ``sync_interval: always`` (see ``runtime.natsd``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import structlog
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 from nats.js.client import JetStreamContext
 from nats.js.errors import NotFoundError
 
 from codememory import subjects
 from codememory.topology import DLQ, HOOKS, LOG, REDRIVE
+
+log = structlog.get_logger(__name__)
 
 __all__ = ["DLQ", "HOOKS", "LOG", "REDRIVE", "StreamSettings", "ensure_streams", "stream_configs"]
 
@@ -53,6 +56,7 @@ def stream_configs(settings: StreamSettings) -> list[StreamConfig]:
             deny_delete=True,
             deny_purge=True,
             num_replicas=settings.replicas,
+            allow_atomic=True,  # an import's appends go as atomic batches (``eventlog``)
         ),
         StreamConfig(
             name=DLQ,
@@ -73,10 +77,17 @@ def stream_configs(settings: StreamSettings) -> list[StreamConfig]:
 
 
 async def ensure_streams(js: JetStreamContext, settings: StreamSettings | None = None) -> None:
-    """Create the streams that are missing; leave existing ones as they are."""
+    """Create the streams that are missing; leave existing ones as they are, except that LOG takes
+    atomic batches (``eventlog``) from now on."""
     for config in stream_configs(settings or StreamSettings()):
         assert config.name is not None
         try:
-            await js.stream_info(config.name)
+            info = await js.stream_info(config.name)
         except NotFoundError:
             await js.add_stream(config)
+            continue
+        if config.allow_atomic and not info.config.allow_atomic:  # a LOG made before atomic appends
+            try:
+                await js.update_stream(replace(info.config, allow_atomic=True))
+            except Exception as exc:  # an older server: appends go one by one, as before
+                log.warning("log_atomic_not_enabled", stream=config.name, error=repr(exc))

@@ -2,7 +2,9 @@
 
 Sealing is on unless ``CODEMEMORY_SEALING=0``. The key store is a directory, ``<home>/keys`` by
 default (``codememory up``); in a deployment it is a volume mounted into every service at the same
-path (compose: the ``keys`` volume; Kubernetes: the ``codememory-keys`` claim). ``install`` puts a
+path (compose: the ``keys`` volume; Kubernetes: the ``codememory-keys`` claim).
+``CODEMEMORY_KEYSTORE_RECHECK_S`` (0.05): how long this process may go on using a key that another
+process has destroyed (it reads the store's erasure generation at most that often). ``install`` puts a
 ``Sealer`` into the codec for the whole process; every program calls it once at start.
 """
 
@@ -15,7 +17,7 @@ from pathlib import Path
 from codememory.events.codec import install_sealer
 from codememory.sealing.keystore import FileKeyStore
 from codememory.sealing.sealer import Sealer
-from codememory.settings import default_home, env_bool, env_str
+from codememory.settings import default_home, env_bool, env_float, env_str
 
 __all__ = ["SealingSettings", "install_sealing"]
 
@@ -24,6 +26,7 @@ __all__ = ["SealingSettings", "install_sealing"]
 class SealingSettings:
     enabled: bool = True
     keystore_dir: Path
+    recheck_s: float = 0.05  # how stale this process's view of erasures by another process may be
 
     @classmethod
     def from_env(cls, service: str = "sealing", environ: Mapping[str, str] | None = None) -> SealingSettings:
@@ -31,6 +34,7 @@ class SealingSettings:
         return cls(
             enabled=env_bool(service, "sealing", True, environ),
             keystore_dir=Path(env_str(service, "keystore_dir", default, environ)).expanduser(),
+            recheck_s=env_float(service, "keystore_recheck_s", 0.05, environ),
         )
 
 
@@ -39,6 +43,6 @@ def install_sealing(settings: SealingSettings) -> Sealer | None:
     if not settings.enabled:
         install_sealer(None)
         return None
-    sealer = Sealer(FileKeyStore(settings.keystore_dir))
+    sealer = Sealer(FileKeyStore(settings.keystore_dir, recheck_s=settings.recheck_s))
     install_sealer(sealer)
     return sealer

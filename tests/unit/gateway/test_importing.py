@@ -146,3 +146,39 @@ async def test_waits_for_every_dense_vector(core: GatewayCore) -> None:
     assert tally.embedded
     points = await asyncio.to_thread(core.live.projection.index.get, point_ids("t1", run._new), True)
     assert len(points) == 40 and all(p.dense is not None for p in points)
+
+
+async def test_vectors_are_waited_for_a_window_at_a_time_and_one_stuck_memory_hides_nothing(
+    core: GatewayCore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codememory.gateway import importing
+
+    monkeypatch.setattr(importing, "EMBED_CHECK", 4)
+    monkeypatch.setattr(importing, "EMBED_STALL_S", 1.0)
+    read: list[int] = []
+    index = core.live.projection.index
+    real_get = index.get
+    monkeypatch.setattr(index, "get", lambda ids, *a: (read.append(len(ids)), real_get(ids, *a))[1])
+    run = _run(core)
+    await run.add(_memories(20))
+    await run._appended()  # the batch is in the log (``add`` returns while it is appended)
+    log = core.event_log
+    embedder = EmbedHandler(log, WordHashEmbedder())
+    records = [r async for r in log.read(1)]
+    first = run._new[0]
+    # every memory but the first gets its vector, a little later
+    rest = [r for r in records if getattr(decode_envelope(r.data).payload, "memory_id", "") != first]
+    assert len(rest) == 19
+
+    async def embed_later() -> None:
+        await asyncio.sleep(0.3)
+        await embedder([Delivery(seq=r.seq, subject=r.subject, data=r.data, attempt=1) for r in rest])
+
+    task = asyncio.create_task(embed_later())
+    read.clear()  # the import's own check for existing memories read all 20 at once
+    tally = await run.finish(wait_embedded=True, timeout_s=10)
+    await task
+    assert not tally.embedded  # the stuck one: given up on after the stall, not waited on forever
+    assert read and max(read) <= 4  # never more than a window per look
+    points = await asyncio.to_thread(real_get, point_ids("t1", run._new[1:]))
+    assert all(p.payload["embedded_digest"] == p.payload["text_digest"] for p in points)

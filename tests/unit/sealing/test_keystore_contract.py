@@ -79,3 +79,38 @@ def test_file_store_that_cannot_be_made_is_a_typed_error(tmp_path: Path) -> None
     (tmp_path / "file").write_text("x")
     with pytest.raises(KeyStoreError):
         FileKeyStore(tmp_path / "file" / "keys")
+
+
+def test_file_store_fsyncs_a_batch_of_keys_at_sync_not_at_create(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    store = FileKeyStore(tmp_path / "keys")
+    for i in range(20):
+        store.create("t", f"k{i}", b"v")
+    assert synced == []  # nothing fsynced one key at a time
+    store.destroy("t", "k3")  # destroyed before the sync: nothing to keep, and no error
+    synced.clear()
+    store.sync()
+    assert len(synced) >= 19 + 2  # the 19 keys left, then the tenant directory and the root
+    synced.clear()
+    store.sync()
+    assert synced == []  # each once
+    assert [store.get("t", f"k{i}") for i in (0, 3, 19)] == [b"v", None, b"v"]
+
+
+def test_file_store_sees_its_own_destroy_at_once_and_another_process_within_recheck(tmp_path: Path) -> None:
+    mine = FileKeyStore(tmp_path / "keys", recheck_s=3600.0)
+    other = FileKeyStore(tmp_path / "keys", recheck_s=3600.0)
+    fresh = FileKeyStore(tmp_path / "keys", recheck_s=0.0)
+    mine.create("t", "a", b"one")
+    before = mine.generation()
+    assert other.generation() == before and fresh.generation() == before
+    mine.destroy("t", "a")
+    assert mine.generation() != before  # a destroy through this object: at once
+    assert fresh.generation() != before  # another store that rechecks every time
+    assert other.generation() == before  # another store within its recheck interval: not yet
