@@ -59,6 +59,7 @@ class GatewaySettings:
     model_cache: Path = field(default_factory=lambda: default_home() / "models")
     query_threads: int = 2  # ONNX Runtime threads per query (2 measured 6.0 -> 3.8 ms p50 on 2 cores)
     payload_cache: int = 20_000  # memory payloads kept in process for recall (Qdrant Edge only; 0: off)
+    hnsw_ef: int = 0  # candidates an HNSW search keeps (Qdrant Edge; 0: the engine's default, 100)
     stall_after_s: float = 30.0  # behind LOG without progress this long: NOT_SERVING, follower restarted
     reuse_port: bool = True  # replicas on one host share the listen address
     stream_replicas: int = 1  # replicas of the streams this service creates when missing (3 on a cluster)
@@ -97,6 +98,7 @@ class GatewaySettings:
             model_cache=Path(env_str(SERVICE, "model_cache", str(home / "models"), environ)),
             query_threads=_threads(env_int(SERVICE, "query_threads", cls.query_threads, environ)),
             payload_cache=_cache_size(env_int(SERVICE, "payload_cache", cls.payload_cache, environ)),
+            hnsw_ef=_hnsw_ef(env_int(SERVICE, "hnsw_ef", cls.hnsw_ef, environ)),
             stall_after_s=_stall(env_float(SERVICE, "stall_after_s", cls.stall_after_s, environ)),
             reuse_port=env_bool(SERVICE, "reuse_port", cls.reuse_port, environ),
             stream_replicas=stream_replicas(environ),
@@ -122,6 +124,12 @@ def _stall(value: float) -> float:
 def _cache_size(value: int) -> int:
     if value < 0:
         raise SettingsError(f"CODEMEMORY_GATEWAY_PAYLOAD_CACHE must be 0 or more, got {value}")
+    return value
+
+
+def _hnsw_ef(value: int) -> int:
+    if not 0 <= value <= 4096:
+        raise SettingsError(f"CODEMEMORY_GATEWAY_HNSW_EF must be between 0 and 4096, got {value}")
     return value
 
 
