@@ -317,6 +317,7 @@ def main() -> None:
         "--variant", action="append", default=[], help="NAME:KEY=VALUE,...: also serve with these settings"
     )
     parser.add_argument("--rounds", type=int, default=2, help="turns of the configured and each variant")
+    parser.add_argument("--profile", type=Path, help="then serve once more under py-spy, stacks here")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -381,9 +382,9 @@ def compare(data_dir: Path, asked: list[str], variants: list[str], rounds: int) 
     print("|---|---|---|---|---|---|")
     for name, done in runs.items():
         cells = [median([m[k] for m in done]) for k in ("p50", "p99", "server_p50", "open_s", "peak_gib")]
-        env = ", ".join(f"{k}={v}" for k, v in configs[name].items()) or name
+        label = ", ".join(f"{k}={v}" for k, v in configs[name].items()) or name
         p50, p99, server, open_s, peak = cells
-        print(f"| {env} | {p50:.1f} | {p99:.1f} | {server:.1f} | {open_s:.2f} | {peak:.2f} |")
+        print(f"| {label} | {p50:.1f} | {p99:.1f} | {server:.1f} | {open_s:.2f} | {peak:.2f} |")
 
 
 def kept(
@@ -411,15 +412,19 @@ def kept(
         print(f"filled {filled(data_dir):,} of {size:,}: {json.dumps(f)}", flush=True)
         if filled(data_dir) < size:
             return
+    if not args.variant or totals.get("measured") != filled(data_dir):
+        m = measure(data_dir, asked)
+        print(json.dumps(m), flush=True)
+        row = _row(filled(data_dir), m, totals) if totals else json.dumps(m)
+        print(row, flush=True)
+        if not args.no_write and totals:
+            _write(args, [*rows, row], texts, embed_s, [], totals.get("fill_peak_gib"))
+            totals_file.write_text(json.dumps({**totals, "measured": filled(data_dir), "row": row}))
     if args.variant:
         compare(data_dir, asked, args.variant, args.rounds)
-        return
-    m = measure(data_dir, asked)
-    print(json.dumps(m), flush=True)
-    row = _row(filled(data_dir), m, totals) if totals else json.dumps(m)
-    print(row, flush=True)
-    if not args.no_write and totals:
-        _write(args, [*rows, row], texts, embed_s, [], totals.get("fill_peak_gib"))
+    if args.profile:
+        os.environ["BENCH_PYSPY"] = str(args.profile)
+        print("profiled:", json.dumps(measure(data_dir, asked)), flush=True)
 
 
 def _write(
