@@ -249,7 +249,7 @@ def measure(data_dir: Path, queries: list[str], env: dict[str, str] | None = Non
         first_ms = (time.perf_counter() - t0) * 1000
         for text in queries[1:21]:  # warm-up
             stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta)
-        took, server = [], []
+        took, server, answers = [], [], []
         spy = _profiler(child.pid)
         for text in queries:
             t0 = time.perf_counter()
@@ -257,6 +257,7 @@ def measure(data_dir: Path, queries: list[str], env: dict[str, str] | None = Non
             took.append((time.perf_counter() - t0) * 1000)
             server.append(response.took_ms)
             assert len(response.hits) == 10, len(response.hits)
+            answers.append([h.memory.id for h in response.hits])
         if spy is not None:
             spy.send_signal(signal.SIGINT)  # py-spy writes its output on an interrupt
             spy.wait(timeout=60)
@@ -275,6 +276,7 @@ def measure(data_dir: Path, queries: list[str], env: dict[str, str] | None = Non
         "peak_gib": kib["VmHWM"] / 2**20,
         "anon_gib": kib["RssAnon"] / 2**20,
         "file_gib": kib["RssFile"] / 2**20,
+        "hits": answers,  # type: ignore[dict-item]  # the ten memory ids per question, in order
     }
 
 
@@ -377,14 +379,20 @@ def compare(data_dir: Path, asked: list[str], variants: list[str], rounds: int) 
     for _ in range(rounds):
         for name, env in configs.items():
             runs[name].append(measure(data_dir, asked, env))
-            print(name, json.dumps(runs[name][-1]), flush=True)
-    print("| settings | recall p50 ms | p99 ms | in the servicer p50 | shard open s | peak RSS GiB |")
-    print("|---|---|---|---|---|---|")
+            print(name, json.dumps({k: v for k, v in runs[name][-1].items() if k != "hits"}), flush=True)
+    print("| settings | recall p50 ms | p99 ms | in the servicer p50 | shard open s | peak RSS GiB "
+          "| top-10 shared with configured | same top hit |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    reference: list[list[str]] = runs["configured"][0]["hits"]  # type: ignore[assignment]
     for name, done in runs.items():
         cells = [median([m[k] for m in done]) for k in ("p50", "p99", "server_p50", "open_s", "peak_gib")]
         label = ", ".join(f"{k}={v}" for k, v in configs[name].items()) or name
         p50, p99, server, open_s, peak = cells
-        print(f"| {label} | {p50:.1f} | {p99:.1f} | {server:.1f} | {open_s:.2f} | {peak:.2f} |")
+        hits: list[list[str]] = done[0]["hits"]  # type: ignore[assignment]
+        shared = sum(len(set(a) & set(b)) for a, b in zip(hits, reference, strict=True)) / (10 * len(hits))
+        top = sum(a[0] == b[0] for a, b in zip(hits, reference, strict=True)) / len(hits)
+        print(f"| {label} | {p50:.1f} | {p99:.1f} | {server:.1f} | {open_s:.2f} | {peak:.2f} "
+              f"| {shared:.1%} | {top:.1%} |")  # fmt: skip
 
 
 def kept(
@@ -414,8 +422,8 @@ def kept(
             return
     if not args.variant or totals.get("measured") != filled(data_dir):
         m = measure(data_dir, asked)
-        print(json.dumps(m), flush=True)
-        row = _row(filled(data_dir), m, totals) if totals else json.dumps(m)
+        print(json.dumps({k: v for k, v in m.items() if k != "hits"}), flush=True)
+        row = _row(filled(data_dir), m, totals) if totals else str(m["p50"])
         print(row, flush=True)
         if not args.no_write and totals:
             _write(args, [*rows, row], texts, embed_s, [], totals.get("fill_peak_gib"))
@@ -424,7 +432,8 @@ def kept(
         compare(data_dir, asked, args.variant, args.rounds)
     if args.profile:
         os.environ["BENCH_PYSPY"] = str(args.profile)
-        print("profiled:", json.dumps(measure(data_dir, asked)), flush=True)
+        profiled = measure(data_dir, asked)
+        print("profiled:", json.dumps({k: v for k, v in profiled.items() if k != "hits"}), flush=True)
 
 
 def _write(
