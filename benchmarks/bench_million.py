@@ -368,7 +368,13 @@ def _row(size: int, m: dict[str, float], f: dict[str, float]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def compare(data_dir: Path, asked: list[str], variants: list[str], rounds: int) -> None:
+def compare(
+    data_dir: Path,
+    asked: list[str],
+    variants: list[str],
+    rounds: int,
+    first: dict[str, float] | None = None,
+) -> None:
     """The kept shard served as configured and with each variant's settings (``NAME:KEY=VALUE,...``),
     in turns, ``rounds`` times: medians over the rounds, so a slower minute of the machine falls on all."""
     configs: dict[str, dict[str, str]] = {"configured": {}}
@@ -376,8 +382,11 @@ def compare(data_dir: Path, asked: list[str], variants: list[str], rounds: int) 
         name, _, pairs = spec.partition(":")
         configs[name] = dict(pair.split("=", 1) for pair in pairs.split(",") if pair)
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
-    for _ in range(rounds):
+    for turn in range(rounds):
         for name, env in configs.items():
+            if turn == 0 and name == "configured" and first is not None:
+                runs[name].append(first)  # measured just before, as configured
+                continue
             runs[name].append(measure(data_dir, asked, env))
             print(name, json.dumps({k: v for k, v in runs[name][-1].items() if k != "hits"}), flush=True)
     print("| settings | recall p50 ms | p99 ms | in the servicer p50 | shard open s | peak RSS GiB "
@@ -420,6 +429,7 @@ def kept(
         print(f"filled {filled(data_dir):,} of {size:,}: {json.dumps(f)}", flush=True)
         if filled(data_dir) < size:
             return
+    m: dict[str, float] | None = None
     if not args.variant or totals.get("measured") != filled(data_dir):
         m = measure(data_dir, asked)
         print(json.dumps({k: v for k, v in m.items() if k != "hits"}), flush=True)
@@ -429,7 +439,7 @@ def kept(
             _write(args, [*rows, row], texts, embed_s, [], totals.get("fill_peak_gib"))
             totals_file.write_text(json.dumps({**totals, "measured": filled(data_dir), "row": row}))
     if args.variant:
-        compare(data_dir, asked, args.variant, args.rounds)
+        compare(data_dir, asked, args.variant, args.rounds, m)
     if args.profile:
         os.environ["BENCH_PYSPY"] = str(args.profile)
         profiled = measure(data_dir, asked)
