@@ -36,6 +36,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -220,7 +221,9 @@ def _profiler(pid: int) -> subprocess.Popen[bytes] | None:
     out = os.environ.get("BENCH_PYSPY")
     if not out:
         return None
-    spy = os.environ.get("PY_SPY", "py-spy")
+    spy = shutil.which(os.environ.get("PY_SPY", "py-spy"))
+    if spy is None:
+        raise SystemExit("py-spy not found: put it on PATH or name it in PY_SPY")
     command = [spy, "record", "-p", str(pid), "-o", out, "--format", "raw", "-r", "100"]
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
