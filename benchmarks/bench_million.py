@@ -27,6 +27,10 @@ texts' vectors are cached beside it (``--vectors``), so a resumed run does not e
 
     .venv/bin/python benchmarks/bench_million.py --data-dir /tmp/cm-million --sizes 1000000 --fill-seconds 240
     .venv/bin/python benchmarks/bench_million.py --data-dir /tmp/cm-million --sizes 1000000 --measure-only
+
+``--variant NAME:KEY=VALUE,...`` serves the kept shard again with those settings (e.g.
+``ef64:CODEMEMORY_GATEWAY_HNSW_EF=64``) and reports how many of the configured top-10 each keeps;
+``--profile FILE`` serves it once more under py-spy (``PY_SPY`` names it when not on PATH).
 """
 
 from __future__ import annotations
