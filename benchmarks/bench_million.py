@@ -18,14 +18,30 @@ the server, and reads the server's peak resident memory (VmHWM) afterwards. Size
 the second size adds memories to the first one's.
 
     .venv/bin/python benchmarks/bench_million.py [--sizes 100000 300000] [--base 12000] [--queries 300]
+
+A million memories take longer to fill than one run under the shared lock should, so the fill can be
+kept and resumed: ``--data-dir DIR`` keeps the shard there (the fill continues from the memories it
+already holds, in whole sessions), ``--fill-seconds S`` stops folding after about S seconds (the HNSW is
+built for what was folded), and ``--measure-only`` serves and measures the shard as it is. The base
+texts' vectors are cached beside it (``--vectors``), so a resumed run does not embed them again:
+
+    .venv/bin/python benchmarks/bench_million.py --data-dir /tmp/cm-million --sizes 1000000 --fill-seconds 240
+    .venv/bin/python benchmarks/bench_million.py --data-dir /tmp/cm-million --sizes 1000000 --measure-only
+
+``--variant NAME:KEY=VALUE,...`` serves the kept shard again with those settings (e.g.
+``ef64:CODEMEMORY_GATEWAY_HNSW_EF=64``) and reports how many of the configured top-10 each keeps;
+``--profile FILE`` serves it once more under py-spy (``PY_SPY`` names it when not on PATH).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -43,7 +59,7 @@ from shared_data import REPO, SHARED_DATA
 DIM = 384
 SESSION = 20  # memories per session
 COSINE = 0.85  # of a derived vector with its base text's vector
-FIRST_S_PER_MEMORY = 0.003  # a guess for the first size (fill, HNSW, queries) before one was measured
+FIRST_S = 0.003  # a guess for the first size (fill, HNSW, queries) before one was measured
 
 
 def real_texts(limit: int) -> list[str]:
@@ -97,10 +113,26 @@ def _envelopes(start: int, stop: int, texts: list[str], vectors: np.ndarray, mod
     return out
 
 
+CHUNK = 2500  # memories per folded batch: a whole number of sessions, so a resumed fill links alike
+
+
+def filled(data_dir: Path) -> int:
+    """The memories the shard in ``data_dir`` holds (two events each, in order)."""
+    from codememory.memory import Position
+
+    return Position(data_dir / "memories" / "gen-1" / "position.json").seq // 2
+
+
 def fill(
-    data_dir: Path, start: int, stop: int, texts: list[str], vectors: np.ndarray, model_id: str
+    data_dir: Path,
+    stop: int,
+    texts: list[str],
+    vectors: np.ndarray,
+    model_id: str,
+    seconds: float = 0.0,
 ) -> dict[str, float]:
-    """Memories ``start``..``stop`` folded into generation 1 of ``data_dir``, then its HNSW built."""
+    """Memories from what ``data_dir`` holds up to ``stop`` folded into its generation 1 (for about
+    ``seconds`` at most when set: the position is saved, so the next call continues), then its HNSW built."""
     from codememory.gateway.indexes import IndexGenerations
     from codememory.lexical import SparseEncoder
     from codememory.lexical.pool import TermsPool
@@ -109,22 +141,27 @@ def fill(
     projection = generations.projection(1, SparseEncoder())
     generations.commit(1)
     started, seq, folded_s = time.perf_counter(), projection.last_seq, 0.0
+    start = seq // 2
     with TermsPool(projection.encoder, 2) as pool:
         projection.terms, projection.deferred_sync = pool, True
-        for chunk in range(start, stop, 2500):
-            envelopes = _envelopes(chunk, min(stop, chunk + 2500), texts, vectors, model_id)
+        for chunk in range(start, stop, CHUNK):
+            if seconds and time.perf_counter() - started > seconds:
+                break
+            envelopes = _envelopes(chunk, min(stop, chunk + CHUNK), texts, vectors, model_id)
             t0 = time.perf_counter()
             projection.apply_batch([(seq + k + 1, env) for k, env in enumerate(envelopes)])  # type: ignore[misc]
             folded_s += time.perf_counter() - t0
             seq += len(envelopes)
+            del envelopes
         projection.sync()
+        projection.save_position(seq)
     t0 = time.perf_counter()
     projection.index.optimize()
     hnsw_s = time.perf_counter() - t0
     projection.index.close()
     return {
         "fold_s": folded_s,
-        "events": 2 * (stop - start),
+        "events": seq - 2 * start,
         "hnsw_s": hnsw_s,
         "fill_s": time.perf_counter() - started,
     }
@@ -151,7 +188,11 @@ def serve(data_dir: Path, ready: Path) -> None:
     model_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     generations = IndexGenerations(
-        data_dir, DIM, payload_cache=settings.payload_cache, model_id=embedder.model_id
+        data_dir,
+        DIM,
+        payload_cache=settings.payload_cache,
+        hnsw_ef=settings.hnsw_ef,
+        model_id=embedder.model_id,
     )
     memory = generations.projection(generations.current(), SparseEncoder())
     open_s = time.perf_counter() - t0
@@ -178,7 +219,20 @@ def _memory_kib(pid: int) -> dict[str, int]:
     return {line.split(":")[0]: int(line.split()[1]) for line in status if line.startswith(fields)}
 
 
-def measure(data_dir: Path, queries: list[str]) -> dict[str, float]:
+def _profiler(pid: int) -> subprocess.Popen[bytes] | None:
+    """py-spy sampling the serving process while the questions run, when ``BENCH_PYSPY`` names the
+    output (collapsed stacks, Python frames, idle ones left out): where recall spends its time."""
+    out = os.environ.get("BENCH_PYSPY")
+    if not out:
+        return None
+    spy = shutil.which(os.environ.get("PY_SPY", "py-spy"))
+    if spy is None:
+        raise SystemExit("py-spy not found: put it on PATH or name it in PY_SPY")
+    command = [spy, "record", "-p", str(pid), "-o", out, "--format", "raw", "-r", "100"]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def measure(data_dir: Path, queries: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
     import grpc
 
     from codememory.v1 import memory_pb2 as pb
@@ -186,7 +240,8 @@ def measure(data_dir: Path, queries: list[str]) -> dict[str, float]:
 
     ready = data_dir / "ready.json"
     ready.unlink(missing_ok=True)
-    child = subprocess.Popen([sys.executable, __file__, "--serve", str(data_dir)], stdin=subprocess.PIPE)
+    command = [sys.executable, __file__, "--serve", str(data_dir)]
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, env={**os.environ, **(env or {})})
     try:
         while not ready.is_file():
             if child.poll() is not None:
@@ -201,13 +256,18 @@ def measure(data_dir: Path, queries: list[str]) -> dict[str, float]:
         first_ms = (time.perf_counter() - t0) * 1000
         for text in queries[1:21]:  # warm-up
             stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta)
-        took, server = [], []
+        took, server, answers = [], [], []
+        spy = _profiler(child.pid)
         for text in queries:
             t0 = time.perf_counter()
             response = stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta)
             took.append((time.perf_counter() - t0) * 1000)
             server.append(response.took_ms)
             assert len(response.hits) == 10, len(response.hits)
+            answers.append([h.memory.id for h in response.hits])
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)  # py-spy writes its output on an interrupt
+            spy.wait(timeout=60)
         kib = _memory_kib(child.pid)
         channel.close()
     finally:
@@ -223,7 +283,30 @@ def measure(data_dir: Path, queries: list[str]) -> dict[str, float]:
         "peak_gib": kib["VmHWM"] / 2**20,
         "anon_gib": kib["RssAnon"] / 2**20,
         "file_gib": kib["RssFile"] / 2**20,
+        "hits": answers,  # type: ignore[dict-item]  # the ten memory ids per question, in order
     }
+
+
+def base_vectors(texts: list[str], cache: Path) -> tuple[np.ndarray, str, float]:
+    """The base texts' vectors by the real model, kept in ``cache`` (keyed by the texts) between runs;
+    the seconds the model took (when these vectors were made)."""
+    key = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
+    if cache.is_file():
+        kept = np.load(cache, allow_pickle=False)
+        if str(kept["key"]) == key:
+            print(f"{len(texts):,} base vectors read from {cache}", flush=True)
+            return kept["vectors"], str(kept["model_id"]), float(kept["embed_s"])
+    from codememory.embedding import load_default_embedder
+
+    model = load_default_embedder()
+    t0 = time.perf_counter()
+    vectors = np.asarray(model.embed(texts), dtype=np.float64)
+    embed_s = time.perf_counter() - t0
+    print(f"{len(texts):,} real texts embedded in {embed_s:.0f} s", flush=True)
+    tmp = cache.with_suffix(".tmp.npz")
+    np.savez(tmp, key=key, vectors=vectors, model_id=model.model_id, embed_s=embed_s)
+    os.replace(tmp, cache)
+    return vectors, model.model_id, embed_s
 
 
 def main() -> None:
@@ -234,21 +317,23 @@ def main() -> None:
     parser.add_argument(
         "--stop-by", type=float, default=0.0, help="epoch seconds: skip sizes that would end later"
     )
+    parser.add_argument("--data-dir", type=Path, help="keep the shard here and resume its fill")
+    parser.add_argument("--fill-seconds", type=float, default=0.0, help="fold for about this long, then stop")
+    parser.add_argument("--measure-only", action="store_true", help="serve and measure the kept shard")
+    parser.add_argument("--vectors", type=Path, default=Path(tempfile.gettempdir()) / "cm-million-base.npz")
+    parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md alone")
+    parser.add_argument(
+        "--variant", action="append", default=[], help="NAME:KEY=VALUE,...: also serve with these settings"
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="turns of the configured and each variant")
+    parser.add_argument("--profile", type=Path, help="then serve once more under py-spy, stacks here")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(args.serve, args.serve / "ready.json")
         return
-    from codememory.embedding import load_default_embedder
-
-    model = load_default_embedder()
     texts = real_texts(args.base)
-    t0 = time.perf_counter()
-    vectors = np.asarray(model.embed(texts), dtype=np.float64)
-    embed_s = time.perf_counter() - t0
-    print(f"{len(texts):,} real texts embedded in {embed_s:.0f} s", flush=True)
-    model_id = model.model_id
-    del model
+    vectors, model_id, embed_s = base_vectors(texts, args.vectors)
     asked = questions(args.queries)
     skipped: list[int] = []
     rows = [
@@ -258,33 +343,126 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     done: list[str] = []
+    if args.data_dir:
+        args.data_dir.mkdir(parents=True, exist_ok=True)
+        kept(args, args.data_dir, texts, vectors, model_id, asked, rows, embed_s)
+        return
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
-        data_dir, filled, spent = Path(tmp), 0, 0.0
+        data_dir, done_count, spent = Path(tmp), 0, 0.0
         for size in sorted(args.sizes):
             # the last size's seconds per memory, a third more for the larger HNSW: skip what cannot finish
-            needed = spent / filled * (size - filled) * 1.33 if filled else size * FIRST_S_PER_MEMORY
+            needed = spent / done_count * (size - done_count) * 1.33 if done_count else size * FIRST_S
+
             if args.stop_by and time.time() + needed > args.stop_by:
                 skipped.append(size)
                 continue
             t0 = time.time()
-            f = fill(data_dir, filled, size, texts, vectors, model_id)
+            f = fill(data_dir, size, texts, vectors, model_id)
             m = measure(data_dir, asked)
-            spent, filled = spent + time.time() - t0, size
-            cells = [f"{size:,}", f"{m['p50']:.1f}", f"{m['p99']:.1f}", f"{m['server_p50']:.1f}",
-                     f"{m['first_ms']:.0f}", f"{m['open_s']:.2f}", f"{m['peak_gib']:.2f}",
-                     f"{m['anon_gib']:.2f} / {m['file_gib']:.2f}",
-                     f"{f['events'] / f['fold_s']:,.0f}", f"{f['hnsw_s']:.0f}"]  # fmt: skip
-            done.append("| " + " | ".join(cells) + " |")
+            spent, done_count = spent + time.time() - t0, size
+            done.append(_row(size, m, f))
             print(done[-1], flush=True)
             _write(args, rows + done, texts, embed_s, skipped)
     if skipped and done:
         _write(args, rows + done, texts, embed_s, skipped)
 
 
-def _write(
-    args: argparse.Namespace, rows: list[str], texts: list[str], embed_s: float, skipped: list[int]
+def _row(size: int, m: dict[str, float], f: dict[str, float]) -> str:
+    cells = [f"{size:,}", f"{m['p50']:.1f}", f"{m['p99']:.1f}", f"{m['server_p50']:.1f}",
+             f"{m['first_ms']:.0f}", f"{m['open_s']:.2f}", f"{m['peak_gib']:.2f}",
+             f"{m['anon_gib']:.2f} / {m['file_gib']:.2f}",
+             f"{f['events'] / f['fold_s']:,.0f}", f"{f['hnsw_s']:.0f}"]  # fmt: skip
+    return "| " + " | ".join(cells) + " |"
+
+
+def compare(
+    data_dir: Path,
+    asked: list[str],
+    variants: list[str],
+    rounds: int,
+    first: dict[str, float] | None = None,
 ) -> None:
-    fill_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    """The kept shard served as configured and with each variant's settings (``NAME:KEY=VALUE,...``),
+    in turns, ``rounds`` times: medians over the rounds, so a slower minute of the machine falls on all."""
+    configs: dict[str, dict[str, str]] = {"configured": {}}
+    for spec in variants:
+        name, _, pairs = spec.partition(":")
+        configs[name] = dict(pair.split("=", 1) for pair in pairs.split(",") if pair)
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
+    for turn in range(rounds):
+        for name, env in configs.items():
+            if turn == 0 and name == "configured" and first is not None:
+                runs[name].append(first)  # measured just before, as configured
+                continue
+            runs[name].append(measure(data_dir, asked, env))
+            print(name, json.dumps({k: v for k, v in runs[name][-1].items() if k != "hits"}), flush=True)
+    print("| settings | recall p50 ms | p99 ms | in the servicer p50 | shard open s | peak RSS GiB "
+          "| top-10 shared with configured | same top hit |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    reference: list[list[str]] = runs["configured"][0]["hits"]  # type: ignore[assignment]
+    for name, done in runs.items():
+        cells = [median([m[k] for m in done]) for k in ("p50", "p99", "server_p50", "open_s", "peak_gib")]
+        label = ", ".join(f"{k}={v}" for k, v in configs[name].items()) or name
+        p50, p99, server, open_s, peak = cells
+        hits: list[list[str]] = done[0]["hits"]  # type: ignore[assignment]
+        shared = sum(len(set(a) & set(b)) for a, b in zip(hits, reference, strict=True)) / (10 * len(hits))
+        top = sum(a[0] == b[0] for a, b in zip(hits, reference, strict=True)) / len(hits)
+        print(f"| {label} | {p50:.1f} | {p99:.1f} | {server:.1f} | {open_s:.2f} | {peak:.2f} "
+              f"| {shared:.1%} | {top:.1%} |")  # fmt: skip
+
+
+def kept(
+    args: argparse.Namespace,
+    data_dir: Path,
+    texts: list[str],
+    vectors: np.ndarray,
+    model_id: str,
+    asked: list[str],
+    rows: list[str],
+    embed_s: float,
+) -> None:
+    """The shard kept in ``data_dir``: filled (resumed) towards the largest size, measured once it
+    holds it; the fill's figures summed over its runs in ``fill.json``."""
+    size = max(args.sizes)
+    totals_file = data_dir / "fill.json"
+    totals = json.loads(totals_file.read_text()) if totals_file.is_file() else {}
+    if not args.measure_only and filled(data_dir) < size:
+        f = fill(data_dir, size, texts, vectors, model_id, args.fill_seconds)
+        totals = {k: totals.get(k, 0.0) + f[k] for k in ("fold_s", "events", "hnsw_s", "fill_s")}
+        totals["fill_peak_gib"] = max(
+            totals.get("fill_peak_gib", 0.0), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+        )
+        totals_file.write_text(json.dumps(totals))
+        print(f"filled {filled(data_dir):,} of {size:,}: {json.dumps(f)}", flush=True)
+        if filled(data_dir) < size:
+            return
+    m: dict[str, float] | None = None
+    if not args.variant or totals.get("measured") != filled(data_dir):
+        m = measure(data_dir, asked)
+        print(json.dumps({k: v for k, v in m.items() if k != "hits"}), flush=True)
+        row = _row(filled(data_dir), m, totals) if totals else str(m["p50"])
+        print(row, flush=True)
+        if not args.no_write and totals:
+            _write(args, [*rows, row], texts, embed_s, [], totals.get("fill_peak_gib"))
+            totals_file.write_text(json.dumps({**totals, "measured": filled(data_dir), "row": row}))
+    if args.variant:
+        compare(data_dir, asked, args.variant, args.rounds, m)
+    if args.profile:
+        os.environ["BENCH_PYSPY"] = str(args.profile)
+        profiled = measure(data_dir, asked)
+        print("profiled:", json.dumps({k: v for k, v in profiled.items() if k != "hits"}), flush=True)
+
+
+def _write(
+    args: argparse.Namespace,
+    rows: list[str],
+    texts: list[str],
+    embed_s: float,
+    skipped: list[int],
+    fill_peak: float | None = None,
+) -> None:
+    if fill_peak is None:
+        fill_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     left_out = (
         " Not measured in this run (would not have finished in the session's time): "
         + ", ".join(f"{size:,}" for size in skipped)

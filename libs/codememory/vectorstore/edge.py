@@ -44,6 +44,7 @@ from qdrant_edge import (
     RangeFloat,
     Record,
     ScrollRequest,
+    SearchParams,
     SparseVector,
     UpdateOperation,
 )
@@ -120,10 +121,13 @@ class EdgeVectorIndex:
         keyword_fields: Sequence[str] = DEFAULT_KEYWORD_FIELDS,
         float_fields: Sequence[str] = DEFAULT_FLOAT_FIELDS,
         indexing_threads: int = 0,
+        hnsw_ef: int = 0,
     ) -> None:
         if indexing_threads < 0:
             raise ValueError(f"indexing_threads must be 0 (the engine decides) or more: {indexing_threads}")
         self.path = path
+        # candidates the HNSW search keeps (0: the engine's default, the graph's ef_construct, 100)
+        self._search = SearchParams(hnsw_ef=hnsw_ef) if hnsw_ef > 0 else None
         self.dense_size = dense_size
         self.keyword_fields, self.float_fields = tuple(keyword_fields), tuple(float_fields)
         hnsw = HnswIndexConfig(
@@ -260,6 +264,7 @@ class EdgeVectorIndex:
             filter=edge_filter(flt),
             with_payload=with_payload,
             with_vector=[DENSE] if with_vectors else False,
+            params=self._search,
         )
         scored = self._call("dense search", lambda s: s.query(request))
         hits = []

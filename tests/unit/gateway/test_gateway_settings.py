@@ -1,4 +1,5 @@
-"""The gateway's settings for running as replicas: stall time, port sharing, stream replicas."""
+"""The gateway's settings for running as replicas (stall time, port sharing, stream replicas), and the
+HNSW search breadth."""
 
 from __future__ import annotations
 
@@ -29,3 +30,11 @@ def test_replica_settings_from_the_environment() -> None:
 def test_bad_replica_settings_are_refused(env: dict[str, str]) -> None:
     with pytest.raises(SettingsError):
         GatewaySettings.from_env(env)
+
+
+def test_hnsw_ef_defaults_to_the_engine_and_is_bounded() -> None:
+    assert GatewaySettings.from_env({}).hnsw_ef == 0
+    assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_HNSW_EF": "64"}).hnsw_ef == 64
+    for bad in ("-1", "5000"):
+        with pytest.raises(SettingsError, match="HNSW_EF"):
+            GatewaySettings.from_env({"CODEMEMORY_GATEWAY_HNSW_EF": bad})

@@ -60,3 +60,15 @@ def test_a_second_owner_and_a_wrong_dense_size_are_refused(tmp_path: Path) -> No
     index.close()
     with pytest.raises(IndexUnavailableError, match="vector size"):
         EdgeVectorIndex(tmp_path / "shard", 8)
+
+
+def test_a_search_breadth_is_passed_to_the_engine(tmp_path: Path) -> None:
+    index = EdgeVectorIndex(tmp_path / "shard", 4, hnsw_ef=16)
+    try:
+        points = [IndexPoint(id=pid(n), payload={"tenant": "a"}, dense=unit(1, n, 0, 0)) for n in range(5)]
+        index.upsert(points)
+        index.optimize()
+        hits = index.search_dense(unit(1, 0, 0, 0), IndexFilter(equals={"tenant": "a"}), 2)
+        assert [h.id for h in hits] == [pid(0), pid(1)]
+    finally:
+        index.close()

@@ -83,6 +83,7 @@ class GatewayApp:
             embedder.dim,
             settings.qdrant_url,
             payload_cache=settings.payload_cache,
+            hnsw_ef=settings.hnsw_ef,
             model_id=embedder.model_id,
             spec=settings.model,
         )

@@ -55,6 +55,7 @@ class IndexGenerations:
         qdrant_url: str = "",
         *,
         payload_cache: int = 0,
+        hnsw_ef: int = 0,
         model_id: str = "",
         spec: str = "",
     ) -> None:
@@ -62,6 +63,7 @@ class IndexGenerations:
         self.root.mkdir(parents=True, exist_ok=True)
         self._qdrant_url = qdrant_url
         self._payload_cache = payload_cache
+        self._hnsw_ef = hnsw_ef
         configured = IndexModel(model_id, dense_size, spec)
         self.active = self.model_of(self.current()) or configured
 
@@ -104,7 +106,7 @@ class IndexGenerations:
 
             client = QdrantClient(url=self._qdrant_url)
             return QdrantClientIndex(client, f"memories_gen_{generation}", dense_size)
-        shard = EdgeVectorIndex(self.root / f"gen-{generation}" / "shard", dense_size)
+        shard = EdgeVectorIndex(self.root / f"gen-{generation}" / "shard", dense_size, hnsw_ef=self._hnsw_ef)
         # this process is the shard's only writer, so recall may read payloads from memory
         return PayloadCachedIndex(shard, self._payload_cache) if self._payload_cache else shard
 

@@ -66,6 +66,7 @@ class GatewaySettings:
     query_threads: int = 2  # ONNX Runtime threads per query (2 measured 6.0 -> 3.8 ms p50 on 2 cores)
     payload_cache: int = 20_000  # memory payloads kept in process for recall (Qdrant Edge only; 0: off)
     rebuild_indexing_threads: int = 0  # threads of a replay's HNSW build (0: Qdrant Edge's choice)
+    hnsw_ef: int = 0  # candidates an HNSW search keeps (Qdrant Edge; 0: the engine's default, 100)
     stall_after_s: float = 30.0  # behind LOG without progress this long: NOT_SERVING, follower restarted
     reuse_port: bool = True  # replicas on one host share the listen address
     stream_replicas: int = 1  # replicas of the streams this service creates when missing (3 on a cluster)
@@ -109,6 +110,7 @@ class GatewaySettings:
             rebuild_indexing_threads=_indexing_threads(
                 env_int(SERVICE, "rebuild_indexing_threads", cls.rebuild_indexing_threads, environ)
             ),
+            hnsw_ef=_hnsw_ef(env_int(SERVICE, "hnsw_ef", cls.hnsw_ef, environ)),
             stall_after_s=_stall(env_float(SERVICE, "stall_after_s", cls.stall_after_s, environ)),
             reuse_port=env_bool(SERVICE, "reuse_port", cls.reuse_port, environ),
             stream_replicas=stream_replicas(environ),
@@ -146,6 +148,12 @@ def _cache_size(value: int) -> int:
 def _indexing_threads(value: int) -> int:
     if value < 0:
         raise SettingsError(f"CODEMEMORY_GATEWAY_REBUILD_INDEXING_THREADS must be 0 or more, got {value}")
+    return value
+
+
+def _hnsw_ef(value: int) -> int:
+    if not 0 <= value <= 4096:
+        raise SettingsError(f"CODEMEMORY_GATEWAY_HNSW_EF must be between 0 and 4096, got {value}")
     return value
 
 
