@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from qdrant_edge import (
     CountRequest,
@@ -27,13 +27,8 @@ from qdrant_edge import (
     EdgeShard,
     EdgeSparseVectorParams,
     EdgeVectorParams,
-    FieldCondition,
-    Filter,
-    HasIdCondition,
     HnswIndexConfig,
     KeywordIndexParams,
-    MatchAny,
-    MatchValue,
     Memory,
     Modifier,
     PayloadSchemaType,
@@ -41,15 +36,14 @@ from qdrant_edge import (
     PointVectors,
     Query,
     QueryRequest,
-    RangeFloat,
     Record,
     ScrollRequest,
     SearchParams,
-    SparseVector,
     UpdateOperation,
 )
 
 from codememory.lexical import SparseVec
+from codememory.vectorstore.edgeforms import edge_filter, edge_sparse, stored_point, vectors_of
 from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
 from codememory.vectorstore.port import (
     DEFAULT_FLOAT_FIELDS,
@@ -65,49 +59,13 @@ from codememory.vectorstore.port import (
 )
 
 if TYPE_CHECKING:  # aliases that exist only in the type stub
-    from qdrant_edge import ConditionType, NamedVector, PointId, Vector
+    from qdrant_edge import NamedVector, PointId
 
-__all__ = ["HNSW_M", "EdgeVectorIndex", "edge_filter"]
+__all__ = ["HNSW_M", "EdgeVectorIndex", "edge_filter"]  # edge_filter: kept importable from here
 
 T = TypeVar("T")
 # Qdrant's HNSW defaults, stated because a config naming the thread count must name them all
 HNSW_M, HNSW_EF_CONSTRUCT, HNSW_FULL_SCAN_THRESHOLD_KB = 16, 100, 10_000
-
-
-def edge_filter(flt: IndexFilter) -> Filter | None:
-    """The Qdrant Edge form of ``flt`` (``None`` when it has no conditions)."""
-    if flt.is_empty:
-        return None
-    must: list[ConditionType] = [FieldCondition(key=k, match=MatchValue(v)) for k, v in flt.equals.items()]
-    must += [FieldCondition(key=k, match=MatchAny(list(vs))) for k, vs in flt.any_of.items()]
-    must += [FieldCondition(key=k, range=RangeFloat(gte=lo, lte=hi)) for k, (lo, hi) in flt.ranges.items()]
-    if flt.ids:
-        must.append(HasIdCondition({canonical_id(i) for i in flt.ids}))
-    must_not: list[ConditionType] = [
-        FieldCondition(key=k, match=MatchValue(v)) for k, v in flt.not_equals.items()
-    ]
-    return Filter(must=must or None, must_not=must_not or None)
-
-
-def _vectors(vector: Vector | None) -> tuple[tuple[float, ...] | None, SparseVec | None]:
-    if not isinstance(vector, dict):
-        return None, None
-    dense_raw = vector.get(DENSE)
-    sparse_raw = vector.get(SPARSE)
-    dense = tuple(float(x) for x in cast("list[float]", dense_raw)) if isinstance(dense_raw, list) else None
-    sparse = None
-    if isinstance(sparse_raw, SparseVector) and sparse_raw.indices:
-        sparse = SparseVec.from_dict(dict(zip(sparse_raw.indices, sparse_raw.values, strict=True)))
-    return dense, sparse
-
-
-def _stored(point_id: PointId, payload: dict[str, Any] | None, vector: Vector | None) -> StoredPoint:
-    dense, sparse = _vectors(vector)
-    return StoredPoint(id=str(point_id), payload=payload or {}, dense=dense, sparse=sparse)
-
-
-def _sparse(sparse: SparseVec) -> SparseVector:
-    return SparseVector(list(sparse.indices), list(sparse.values))
 
 
 class EdgeVectorIndex:
@@ -207,7 +165,7 @@ class EdgeVectorIndex:
             if p.dense is not None:
                 vector[DENSE] = check_dense(p.dense, self.dense_size)
             if p.sparse is not None:
-                vector[SPARSE] = _sparse(p.sparse)
+                vector[SPARSE] = edge_sparse(p.sparse)
             converted.append(Point(canonical_id(p.id), vector, p.payload))  # converted, not kept
         self._update(UpdateOperation.upsert_points(converted))
 
@@ -229,7 +187,7 @@ class EdgeVectorIndex:
 
     def replace_sparse(self, point_id: str, sparse: SparseVec) -> None:
         pid = canonical_id(point_id)
-        operation = UpdateOperation.update_vectors([PointVectors(pid, {SPARSE: _sparse(sparse)})])
+        operation = UpdateOperation.update_vectors([PointVectors(pid, {SPARSE: edge_sparse(sparse)})])
         self._update_point(pid, operation)
 
     def set_payload(self, point_id: str, payload: Mapping[str, Any]) -> None:
@@ -245,7 +203,7 @@ class EdgeVectorIndex:
         if not wanted:
             return []
         records = self._call("retrieve", lambda s: s.retrieve(list(wanted), True, with_vectors))
-        found = {str(r.id): _stored(r.id, r.payload, r.vector) for r in records}
+        found = {str(r.id): stored_point(r.id, r.payload, r.vector) for r in records}
         return [found[i] for i in wanted if i in found]
 
     def search_dense(
@@ -269,7 +227,7 @@ class EdgeVectorIndex:
         scored = self._call("dense search", lambda s: s.query(request))
         hits = []
         for p in scored:
-            dense = _vectors(p.vector)[0]
+            dense = vectors_of(p.vector)[0]
             hits.append(Hit(id=str(p.id), score=p.score, payload=p.payload or {}, dense=dense))
         return hits
 
@@ -278,7 +236,7 @@ class EdgeVectorIndex:
     ) -> list[Hit]:
         if not sparse.indices or flt.matches_nothing or limit <= 0:
             return []
-        query = Query.Nearest(_sparse(sparse), using=SPARSE)
+        query = Query.Nearest(edge_sparse(sparse), using=SPARSE)
         request = QueryRequest(limit=limit, query=query, filter=edge_filter(flt), with_payload=with_payload)
         scored = self._call("sparse search", lambda s: s.query(request))
         return [Hit(id=str(p.id), score=p.score, payload=p.payload or {}) for p in scored]
@@ -294,7 +252,7 @@ class EdgeVectorIndex:
             )
             records, offset = self._scroll_page(request)
             for r in records:
-                yield _stored(r.id, r.payload, r.vector)
+                yield stored_point(r.id, r.payload, r.vector)
             if offset is None:
                 return
 
