@@ -50,7 +50,7 @@ from typing import Any, TypeVar
 import grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from consolidation_data import DUPLICATES_PATH, SUPERSESSION_PATH
+from consolidation_data import build_duplicates, build_supersession
 from results import write_section
 
 from codememory.v1 import memory_pb2 as pb
@@ -64,8 +64,9 @@ CONFIGS: dict[str, str] = {
     "dense": f"dense=1,lexical=0,{SINGLE}",
     "hybrid": "",
 }
-# heldout2 and heldout3: duplicate facts written in sessions 20 and 21, each before that session's tuning
-SPLITS = ("dev", "heldout", "heldout2", "heldout3")
+# heldout2 to heldout5: duplicate facts written in sessions 20, 21, 22 and 23, each before that session's
+# runs on them
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
 SUP_SPLITS = ("dev", "heldout", "heldout2")  # heldout2: rules and near misses written in session 21
 TARGET_ABOVE, TARGET_TOP5, TARGET_RESTATED = 0.90, 0.95, 2
 
@@ -184,7 +185,8 @@ def store_all(stack: Stack, memories: list[dict[str, Any]]) -> None:
 
 
 def load() -> tuple[dict[str, Any], dict[str, Any]]:
-    return json.loads(SUPERSESSION_PATH.read_text()), json.loads(DUPLICATES_PATH.read_text())
+    """Both sets as ``consolidation_data.py`` lays them out (deterministic; not kept in git)."""
+    return build_supersession(), build_duplicates()
 
 
 def shifted(
@@ -411,7 +413,8 @@ def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplic
         out.restatements[split] += len(fact["restatements"])
         out.merged[split] += sum(i not in view.active for i in fact["restatements"])
         for question in fact["questions"]:
-            hits = [m for m in recall(stack, view, question, fact["repo"]) if of_fact(m, mine)]
+            top = recall(stack, view, question, fact["repo"])
+            hits = [m for m in top if of_fact(m, mine)]
             out.questions[split] += 1
             out.found[split] += bool(hits)
             out.counts[split].append(len(hits))
@@ -427,6 +430,16 @@ def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplic
                     "hits": [h.id for h in hits],
                     "first": hits[0].id if hits else None,
                     "canonical": sorted(canonical),
+                    "top10": [
+                        {
+                            "id": m.id,
+                            "type": m.type,
+                            "restated": m.restated,
+                            "fact": of_fact(m, mine),
+                            "text": m.text[:120],
+                        }
+                        for m in top
+                    ],
                 }
             )
             if len(hits) > TARGET_RESTATED or not first:
@@ -634,7 +647,8 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
         f"{repos[0]} repos ({len(sessions - special)} of them filler only), {len(sup['memories'])} "
         f"memories over ~90 days. Duplicate set: {len(dup['facts'])} facts (dev {n_facts['dev']}, held-out "
         f"{n_facts['heldout']}, second held-out {n_facts['heldout2']}, "
-        f"third held-out {n_facts['heldout3']}) restated "
+        f"third held-out {n_facts['heldout3']}, fourth held-out {n_facts['heldout4']}, "
+        f"fifth held-out {n_facts['heldout5']}) restated "
         f"{min(restated, default=0)} to {max(restated, default=0)} times ({sum(restated)} restatements: "
         "prompts, notes and observations) "
         f"and {len(dup['similar'])} similar but unrelated memories in {dup_sessions} sessions of "

@@ -50,7 +50,7 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.events.codec import encode_envelopes, install_sealer
-from codememory.gateway.replay import rebuild_memory
+from codememory.gateway.memoryrebuild import rebuild_memory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position, text_digest
 from codememory.projection import LiveProjection

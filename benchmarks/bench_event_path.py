@@ -37,7 +37,7 @@ from results import median, write_section
 
 from codememory.bus import JetStreamEventLog, ensure_streams
 from codememory.events import Appended, Envelope, LogRecord
-from codememory.gateway.replay import rebuild_memory
+from codememory.gateway.memoryrebuild import rebuild_memory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position
 from codememory.projection import LiveProjection

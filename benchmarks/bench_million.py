@@ -31,6 +31,14 @@ texts' vectors are cached beside it (``--vectors``), so a resumed run does not e
 ``--variant NAME:KEY=VALUE,...`` serves the kept shard again with those settings (e.g.
 ``ef64:CODEMEMORY_GATEWAY_HNSW_EF=64``) and reports how many of the configured top-10 each keeps;
 ``--profile FILE`` serves it once more under py-spy (``PY_SPY`` names it when not on PATH).
+
+``--baseline-code CHECKOUT`` serves the kept shard (and each ``--against``) with another checkout's
+code (its own ``.venv``, e.g. main's HEAD from ``git archive``) in turns with this one, ``--rounds``
+times: latency, memory, open time, and how many top-10 lists are exactly the baseline's.
+
+``--layout disk`` fills a new shard in that layout (``vectorstore.layout``; a kept shard keeps the one
+it recorded); ``--against DIR`` serves another kept shard of the same memories (e.g. the ``ram``
+layout's) in turns with this one and reports how many of its top-10 this one keeps.
 """
 
 from __future__ import annotations
@@ -130,14 +138,16 @@ def fill(
     vectors: np.ndarray,
     model_id: str,
     seconds: float = 0.0,
+    layout: str = "ram",
 ) -> dict[str, float]:
     """Memories from what ``data_dir`` holds up to ``stop`` folded into its generation 1 (for about
     ``seconds`` at most when set: the position is saved, so the next call continues), then its HNSW built."""
     from codememory.gateway.indexes import IndexGenerations
     from codememory.lexical import SparseEncoder
     from codememory.lexical.pool import TermsPool
+    from codememory.vectorstore import layout_named
 
-    generations = IndexGenerations(data_dir, DIM, model_id=model_id)
+    generations = IndexGenerations(data_dir, DIM, model_id=model_id, layout=layout_named(layout))
     projection = generations.projection(1, SparseEncoder())
     generations.commit(1)
     started, seq, folded_s = time.perf_counter(), projection.last_seq, 0.0
@@ -232,7 +242,11 @@ def _profiler(pid: int) -> subprocess.Popen[bytes] | None:
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def measure(data_dir: Path, queries: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
+def measure(
+    data_dir: Path, queries: list[str], env: dict[str, str] | None = None, code: Path | None = None
+) -> dict[str, float]:
+    """Serve ``data_dir`` in a child (this checkout's code, or ``code``'s: another checkout with its
+    own ``.venv``) and ask it ``queries`` over gRPC."""
     import grpc
 
     from codememory.v1 import memory_pb2 as pb
@@ -240,7 +254,10 @@ def measure(data_dir: Path, queries: list[str], env: dict[str, str] | None = Non
 
     ready = data_dir / "ready.json"
     ready.unlink(missing_ok=True)
-    command = [sys.executable, __file__, "--serve", str(data_dir)]
+    python, script = sys.executable, __file__
+    if code is not None:
+        python, script = str(code / ".venv" / "bin" / "python"), str(code / "benchmarks" / "bench_million.py")
+    command = [python, script, "--serve", str(data_dir)]
     child = subprocess.Popen(command, stdin=subprocess.PIPE, env={**os.environ, **(env or {})})
     try:
         while not ready.is_file():
@@ -327,14 +344,28 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=2, help="turns of the configured and each variant")
     parser.add_argument("--profile", type=Path, help="then serve once more under py-spy, stacks here")
+    parser.add_argument(
+        "--layout", default="ram", help="shard layout of a new shard (ram, disk); a kept one keeps its own"
+    )
+    parser.add_argument(
+        "--against", type=Path, action="append", help="a kept shard of the same memories, served in turns"
+    )
+    parser.add_argument(
+        "--baseline-code",
+        type=Path,
+        help="a checkout (with its .venv) serving the kept shards in turns with this one: the baseline",
+    )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(args.serve, args.serve / "ready.json")
         return
+    asked = questions(args.queries)
+    if args.data_dir and args.baseline_code:  # serves kept shards only: no base vectors needed
+        against_code(args.baseline_code, [args.data_dir, *(args.against or [])], asked, args.rounds)
+        return
     texts = real_texts(args.base)
     vectors, model_id, embed_s = base_vectors(texts, args.vectors)
-    asked = questions(args.queries)
     skipped: list[int] = []
     rows = [
         "| memories | recall p50 ms | p99 ms | in the servicer p50 | first recall after restart ms "
@@ -357,7 +388,7 @@ def main() -> None:
                 skipped.append(size)
                 continue
             t0 = time.time()
-            f = fill(data_dir, size, texts, vectors, model_id)
+            f = fill(data_dir, size, texts, vectors, model_id, layout=args.layout)
             m = measure(data_dir, asked)
             spent, done_count = spent + time.time() - t0, size
             done.append(_row(size, m, f))
@@ -381,34 +412,72 @@ def compare(
     variants: list[str],
     rounds: int,
     first: dict[str, float] | None = None,
+    against: list[Path] | None = None,
 ) -> None:
     """The kept shard served as configured and with each variant's settings (``NAME:KEY=VALUE,...``),
-    in turns, ``rounds`` times: medians over the rounds, so a slower minute of the machine falls on all."""
-    configs: dict[str, dict[str, str]] = {"configured": {}}
+    and each shard of ``against`` (another layout of the same memories, as configured), in turns,
+    ``rounds`` times: medians over the rounds, so a slower minute of the machine falls on all. The
+    top-10 agreement is with the first of ``against`` when given (the baseline), else as configured."""
+    configs: dict[str, tuple[Path, dict[str, str]]] = {
+        f"{_layout_of(other)} layout ({other})": (other, {}) for other in against or []
+    }
+    configs[f"{_layout_of(data_dir)} layout" if against else "configured"] = (data_dir, {})
     for spec in variants:
         name, _, pairs = spec.partition(":")
-        configs[name] = dict(pair.split("=", 1) for pair in pairs.split(",") if pair)
+        configs[name] = (data_dir, dict(pair.split("=", 1) for pair in pairs.split(",") if pair))
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
     for turn in range(rounds):
-        for name, env in configs.items():
-            if turn == 0 and name == "configured" and first is not None:
+        for name, (directory, env) in configs.items():
+            if turn == 0 and directory == data_dir and not env and first is not None:
                 runs[name].append(first)  # measured just before, as configured
                 continue
-            runs[name].append(measure(data_dir, asked, env))
+            runs[name].append(measure(directory, asked, env))
             print(name, json.dumps({k: v for k, v in runs[name][-1].items() if k != "hits"}), flush=True)
     print("| settings | recall p50 ms | p99 ms | in the servicer p50 | shard open s | peak RSS GiB "
           "| top-10 shared with configured | same top hit |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|")
-    reference: list[list[str]] = runs["configured"][0]["hits"]  # type: ignore[assignment]
+    reference: list[list[str]] = next(iter(runs.values()))[0]["hits"]  # type: ignore[assignment]
     for name, done in runs.items():
         cells = [median([m[k] for m in done]) for k in ("p50", "p99", "server_p50", "open_s", "peak_gib")]
-        label = ", ".join(f"{k}={v}" for k, v in configs[name].items()) or name
+        label = ", ".join(f"{k}={v}" for k, v in configs[name][1].items()) or name
         p50, p99, server, open_s, peak = cells
         hits: list[list[str]] = done[0]["hits"]  # type: ignore[assignment]
         shared = sum(len(set(a) & set(b)) for a, b in zip(hits, reference, strict=True)) / (10 * len(hits))
         top = sum(a[0] == b[0] for a, b in zip(hits, reference, strict=True)) / len(hits)
         print(f"| {label} | {p50:.1f} | {p99:.1f} | {server:.1f} | {open_s:.2f} | {peak:.2f} "
               f"| {shared:.1%} | {top:.1%} |")  # fmt: skip
+
+
+def against_code(baseline: Path, shards: list[Path], asked: list[str], rounds: int) -> None:
+    """Each kept shard served by ``baseline``'s code and by this checkout's, in turns (the order
+    swapped every round, so a slower minute of the machine falls on both): medians over the rounds,
+    and how many top-10 lists this code returns exactly as the baseline did."""
+    runs: dict[tuple[Path, str], list[dict[str, float]]] = {}
+    for turn in range(rounds):
+        for shard in shards:
+            codes: list[tuple[str, Path | None]] = [("baseline", baseline), ("this", None)]
+            for name, code in codes if turn % 2 == 0 else codes[::-1]:
+                runs.setdefault((shard, name), []).append(measure(shard, asked, code=code))
+                got = {k: v for k, v in runs[(shard, name)][-1].items() if k != "hits"}
+                print(name, _layout_of(shard), json.dumps(got), flush=True)
+    print("| code | layout | recall p50 ms | p99 ms | in the servicer p50 | first recall ms | shard open s "
+          "| peak RSS GiB | top-10 lists as the baseline's |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (shard, name), done in runs.items():
+        cells = [median([m[k] for m in done]) for k in ("p50", "p99", "server_p50", "first_ms", "open_s")]
+        peak = max(m["peak_gib"] for m in done)
+        hits: list[list[str]] = done[0]["hits"]  # type: ignore[assignment]
+        reference: list[list[str]] = runs[(shard, "baseline")][0]["hits"]  # type: ignore[assignment]
+        same = sum(a == b for a, b in zip(hits, reference, strict=True)) / len(hits)
+        p50, p99, server, first, open_s = cells
+        print(f"| {name} | {_layout_of(shard)} | {p50:.1f} | {p99:.1f} | {server:.1f} | {first:.0f} "
+              f"| {open_s:.2f} | {peak:.2f} | {same:.1%} |")  # fmt: skip
+
+
+def _layout_of(data_dir: Path) -> str:
+    """The layout a kept shard's generation recorded (``ram`` before layouts were recorded)."""
+    marker = json.loads((data_dir / "memories" / "gen-1" / "model.json").read_text())
+    return str(marker.get("layout", "ram"))
 
 
 def kept(
@@ -427,7 +496,7 @@ def kept(
     totals_file = data_dir / "fill.json"
     totals = json.loads(totals_file.read_text()) if totals_file.is_file() else {}
     if not args.measure_only and filled(data_dir) < size:
-        f = fill(data_dir, size, texts, vectors, model_id, args.fill_seconds)
+        f = fill(data_dir, size, texts, vectors, model_id, args.fill_seconds, args.layout)
         totals = {k: totals.get(k, 0.0) + f[k] for k in ("fold_s", "events", "hnsw_s", "fill_s")}
         totals["fill_peak_gib"] = max(
             totals.get("fill_peak_gib", 0.0), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
@@ -437,7 +506,7 @@ def kept(
         if filled(data_dir) < size:
             return
     m: dict[str, float] | None = None
-    if not args.variant or totals.get("measured") != filled(data_dir):
+    if not (args.variant or args.against) or totals.get("measured") != filled(data_dir):
         m = measure(data_dir, asked)
         print(json.dumps({k: v for k, v in m.items() if k != "hits"}), flush=True)
         row = _row(filled(data_dir), m, totals) if totals else str(m["p50"])
@@ -445,8 +514,8 @@ def kept(
         if not args.no_write and totals:
             _write(args, [*rows, row], texts, embed_s, [], totals.get("fill_peak_gib"))
             totals_file.write_text(json.dumps({**totals, "measured": filled(data_dir), "row": row}))
-    if args.variant:
-        compare(data_dir, asked, args.variant, args.rounds, m)
+    if args.variant or args.against:
+        compare(data_dir, asked, args.variant, args.rounds, m, args.against)
     if args.profile:
         os.environ["BENCH_PYSPY"] = str(args.profile)
         profiled = measure(data_dir, asked)

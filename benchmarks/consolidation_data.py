@@ -20,15 +20,16 @@ them), the rest ``heldout``. The duplicate facts in ``FACTS`` are ``dev`` (read 
 are ``heldout``. Times are fixed ISO-8601 strings (UTC); the harness shifts them all by one
 offset so the newest memory is a day old when it runs (recency is relative to now).
 
-    .venv/bin/python benchmarks/consolidation_data.py        # rewrite both JSON files
-    .venv/bin/python benchmarks/consolidation_data.py --check  # exit 1 when they are stale
+    .venv/bin/python benchmarks/consolidation_data.py  # write both JSON files, to read them
+
+The benchmark builds the sets in memory (``build_supersession``, ``build_duplicates``); the JSON files
+are only for reading and are not kept in git (ignored).
 """
 
 from __future__ import annotations
 
 import json
 import random
-import sys
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -1784,6 +1785,364 @@ SIMILAR_HELDOUT3: tuple[Similar, ...] = (
     ),
 )
 
+# Written in session 22 after that session's change to topic crowding (which read heldout3's results),
+# before any run on them: three more repos, never looked at while tuning.
+FACTS_HELDOUT4: tuple[Fact, ...] = (
+    Fact(
+        "inventory-service",
+        "stock changes only through the reservation API",
+        15,
+        (
+            "never update stock_level directly, go through reserve() and release() in stock/reservations.py",
+            "every stock change is a reservation first, the nightly job reconciles the rest",
+            "don't write UPDATE statements against the stock table by hand",
+            "reservations expire after 20 minutes if the order isn't paid",
+            "the warehouse scanner app calls the same reservation endpoint as the checkout",
+        ),
+        (
+            "Read stock/reservations.py\ndef reserve(sku: str, qty: int, order_id: str) -> Reservation:",
+            "Bash: grep -rn 'UPDATE stock' app/\n(no output)",
+            "Read stock/jobs.py\nRESERVATION_TTL = timedelta(minutes=20)",
+        ),
+        (
+            "How do I change the stock level of a product?",
+            "Can I write an UPDATE on the stock table in a migration script?",
+        ),
+    ),
+    Fact(
+        "inventory-service",
+        "SKUs are uppercase with a supplier prefix",
+        8,
+        (
+            "SKUs are always uppercase, normalise them at the API boundary",
+            "a SKU starts with the three-letter supplier code, like ACM-10042",
+            "reject lowercase SKUs in the import, don't silently fix them in the database",
+        ),
+        ("Read stock/sku.py\nSKU_PATTERN = re.compile(r'^[A-Z]{3}-\\d{5}$')",),
+        ("What does a valid SKU look like?",),
+    ),
+    Fact(
+        "inventory-service",
+        "integration tests run against a Postgres testcontainer",
+        6,
+        (
+            "integration tests need docker running, they start Postgres with testcontainers",
+            "don't point the tests at the shared staging database",
+            "the test database is thrown away after each session, seed it in conftest fixtures",
+        ),
+        ("Bash: pytest tests/integration -q\nStarting container postgres:16 ... 38 passed in 41.2s",),
+        ("What database do the integration tests use?",),
+    ),
+    Fact(
+        "video-transcoder",
+        "jobs are idempotent and keyed by the source checksum",
+        17,
+        (
+            "a transcode job is keyed by the sha256 of the source file, resubmitting it is a no-op",
+            "workers can crash mid-job, every step must be safe to run twice",
+            "write outputs to a temp prefix and rename at the end so a retry never sees half a file",
+            "don't use the upload filename as the job id, two customers upload intro.mp4",
+            "check the output manifest before starting work, it may already be done",
+        ),
+        (
+            "Read internal/jobs/key.go\nfunc JobKey(src io.Reader) (string, error) { h := sha256.New()",
+            "Bash: go test ./internal/jobs -run TestRetryIsNoop\nok  \ttranscoder/internal/jobs\t0.84s",
+        ),
+        (
+            "How are transcode jobs identified?",
+            "What happens if a worker crashes halfway through a job?",
+        ),
+    ),
+    Fact(
+        "video-transcoder",
+        "ffmpeg is pinned and called through the wrapper",
+        10,
+        (
+            "call ffmpeg only through internal/ffmpeg.Run, it sets the timeouts and parses progress",
+            "ffmpeg is pinned to 6.1 in the base image, don't rely on a newer filter",
+            'no exec.Command("ffmpeg", ...) scattered in handlers',
+            "the wrapper kills ffmpeg after the job deadline, so never call it without a context",
+        ),
+        ("Read Dockerfile\nFROM jrottenberg/ffmpeg:6.1-ubuntu2204",),
+        ("How should the code invoke ffmpeg?", "Which ffmpeg version do we build against?"),
+    ),
+    Fact(
+        "video-transcoder",
+        "renditions follow the ladder in ladder.yaml",
+        5,
+        (
+            "the output renditions come from config/ladder.yaml, don't hard-code resolutions",
+            "adding a rendition means a new rung in the ladder file and a CDN cache rule",
+        ),
+        ("Read config/ladder.yaml\n- {height: 1080, bitrate: 5000k}\n- {height: 720, bitrate: 2800k}",),
+        ("Where are the output resolutions defined?",),
+    ),
+    Fact(
+        "design-system",
+        "colours come from tokens, never hex values",
+        16,
+        (
+            "no hex colours in components, use the tokens from tokens/color.json",
+            "if a colour is missing, add a token first and get design to approve it",
+            "the stylelint rule color-no-hex is on, it will fail the build",
+            "dark mode works only because every colour goes through a token",
+            "use var(--ds-color-*) in CSS, never rgb() literals",
+        ),
+        (
+            'Read tokens/color.json\n{"primary": {"500": {"value": "#2F6FEB"}}}',
+            "Bash: npx stylelint 'src/**/*.css'\nsrc/Button/Button.css 12:10 color-no-hex",
+        ),
+        ("How do I give a component its colours?", "Can I write #FF0000 in a component's CSS?"),
+    ),
+    Fact(
+        "design-system",
+        "every component ships with a visual regression test",
+        9,
+        (
+            "new components need a Chromatic snapshot story, reviewers check the visual diff",
+            "a component PR without a story fails the visual-tests job",
+            "update the baseline in Chromatic only after design signs off on the change",
+        ),
+        ("Bash: npm run chromatic\nBuild 412 published: 3 changes to review",),
+        ("What tests does a new component need?",),
+    ),
+    Fact(
+        "design-system",
+        "breaking changes need a changeset and a major bump",
+        7,
+        (
+            "every PR that changes a public prop needs a changeset file",
+            "renaming or removing a prop is a major version, mark it so in the changeset",
+            "the release workflow publishes from the changesets, don't bump package.json by hand",
+        ),
+        ('Read .changeset/config.json\n{"baseBranch": "main", "access": "public"}',),
+        ("How do I release a change that renames a prop?",),
+    ),
+)
+
+SIMILAR_HELDOUT4: tuple[Similar, ...] = (
+    Similar(
+        "inventory-service",
+        "stock changes only through the reservation API",
+        (
+            "decision",
+            "Stock counts from the warehouse are imported every night at 02:00 from the WMS export.",
+        ),
+        "When are the warehouse stock counts imported?",
+    ),
+    Similar(
+        "inventory-service",
+        "SKUs are uppercase with a supplier prefix",
+        ("note", "barcodes are EAN-13 and are stored as strings, never as integers"),
+        "How are barcodes stored?",
+    ),
+    Similar(
+        "video-transcoder",
+        "jobs are idempotent and keyed by the source checksum",
+        ("decision", "Source uploads larger than 20 GB are rejected at the upload API."),
+        "What is the largest source file we accept?",
+    ),
+    Similar(
+        "video-transcoder",
+        "ffmpeg is pinned and called through the wrapper",
+        ("note", "thumbnails are extracted at 10% of the duration and stored as WebP"),
+        "How are video thumbnails made?",
+    ),
+    Similar(
+        "design-system",
+        "colours come from tokens, never hex values",
+        ("decision", "Spacing uses a 4 px scale; components take spacing props in scale steps, not pixels."),
+        "How is spacing specified in components?",
+    ),
+    Similar(
+        "design-system",
+        "every component ships with a visual regression test",
+        ("note", "the docs site is built with Storybook 8 and deployed to GitHub Pages from main"),
+        "Where is the component documentation deployed?",
+    ),
+)
+
+# Written in session 23 before any change of that session, and never looked at while tuning: three more
+# repos, each with facts restated across sessions and memories that resemble them but are other facts.
+FACTS_HELDOUT5: tuple[Fact, ...] = (
+    Fact(
+        "ledger-service",
+        "the ledger is append-only, corrections are reversing entries",
+        16,
+        (
+            "never delete or edit a posted journal entry, post a reversing entry instead",
+            "the ledger tables are append-only, the app user has no UPDATE grant on them",
+            "to fix a wrong posting, reverse it and post the correct one with a reference to the original",
+            "auditors replay the whole journal, so history has to stay exactly as it was",
+            "every entry must balance: the debits equal the credits or post_entry() raises",
+        ),
+        (
+            "Read ledger/posting.py\ndef post_entry(lines: list[Line]) -> Entry:  # raises Unbalanced",
+            "Bash: psql -c '\\dp journal_lines'\napp_user=ar/ledger_owner",
+        ),
+        (
+            "How do I correct a journal entry that was posted with the wrong amount?",
+            "Can I delete a duplicated posting from the journal table?",
+        ),
+    ),
+    Fact(
+        "ledger-service",
+        "currency conversion uses the daily ECB rate snapshot",
+        9,
+        (
+            "convert currencies with the rate snapshot from rates/ecb_daily, never a live FX API",
+            "the rate used is the one published for the posting date, not today's",
+            "store the rate id next to the converted amount so a conversion can be reproduced",
+        ),
+        ("Read ledger/fx.py\ndef rate_for(day: date, ccy: str) -> Rate:  # from ecb_daily snapshot",),
+        ("Which exchange rate do we use to convert an invoice in USD?",),
+    ),
+    Fact(
+        "ledger-service",
+        "month-end close locks the period",
+        6,
+        (
+            "once finance closes a month, postings into that period are rejected",
+            "late invoices for a closed month are posted on the first open day, "
+            "with the original date in the memo",
+            "only the finance-admin role can reopen a period, and it writes an audit record",
+        ),
+        ("Bash: pytest tests/test_periods.py -q\n7 passed in 0.9s",),
+        ("What happens when I post into last month after the close?",),
+    ),
+    Fact(
+        "reporting-etl",
+        "loads are incremental on updated_at with a lookback",
+        14,
+        (
+            "the extract is incremental on updated_at, no full table scans of the source",
+            "keep a 2-hour lookback window, rows committed late would be missed otherwise",
+            "the merge into the warehouse is an upsert on the primary key, so reloading a window is safe",
+            "the watermark lives in etl_state, don't reset it by hand without telling the data team",
+        ),
+        (
+            "Read etl/extract.py\nLOOKBACK = timedelta(hours=2)",
+            "Bash: dbt run -s orders_incremental\nOK created incremental model orders_incremental",
+        ),
+        (
+            "How does the orders extract decide which rows to pull?",
+            "Is it safe to rerun yesterday's load?",
+        ),
+    ),
+    Fact(
+        "reporting-etl",
+        "all timestamps in the warehouse are UTC",
+        8,
+        (
+            "convert every timestamp to UTC in the staging layer",
+            "dashboards convert to the viewer's timezone, the tables never do",
+            "source systems in Berlin send local time, so the staging model must attach Europe/Berlin first",
+        ),
+        (
+            "Read models/staging/stg_orders.sql\n"
+            "convert_timezone('Europe/Berlin', 'UTC', created_local) as created_at",
+        ),
+        ("Which timezone do the warehouse tables use?",),
+    ),
+    Fact(
+        "reporting-etl",
+        "PII columns are hashed before they reach the warehouse",
+        7,
+        (
+            "email and phone are hashed with the salted sha256 macro in staging, raw values never land",
+            "analysts join customers on the hashed email, not on the raw address",
+            "new source columns with personal data need a review by the privacy team first",
+        ),
+        (
+            "Read macros/hash_pii.sql\n"
+            "{% macro hash_pii(col) %} sha2(concat({{ var('pii_salt') }}, {{ col }}), 256)",
+        ),
+        ("How do I bring a customer's email address into the warehouse?",),
+    ),
+    Fact(
+        "edge-proxy",
+        "config changes roll out through the canary first",
+        15,
+        (
+            "a change to the Envoy config goes to the canary pool first and bakes for an hour",
+            "watch the 5xx rate on the canary dashboard before promoting",
+            "promotion is a separate PR that bumps the stable tag, never a direct push",
+            "if the canary error budget burns, the rollout controller reverts on its own",
+            "don't hot-edit a listener on a production node, it gets overwritten on the next sync",
+        ),
+        (
+            "Read rollout/stages.yaml\n- name: canary\n  pool: edge-canary\n  bake: 60m",
+            "Bash: kubectl get rollout edge-envoy\nedge-envoy  Paused  canary 10%",
+        ),
+        (
+            "How do I ship a new route to the production proxies?",
+            "Can I fix a listener directly on one production node?",
+        ),
+    ),
+    Fact(
+        "edge-proxy",
+        "TLS certificates come from cert-manager, never committed",
+        9,
+        (
+            "certificates are issued by cert-manager from the internal ACME issuer",
+            "never commit a private key or a .pem file to this repo, the pre-commit hook blocks it anyway",
+            "renewal is automatic 30 days before expiry, the alert fires at 14 days",
+        ),
+        ("Read certs/edge-tls.yaml\nkind: Certificate\nspec:\n  issuerRef: {name: internal-acme}",),
+        ("Where do the proxy's TLS certificates come from?",),
+    ),
+    Fact(
+        "edge-proxy",
+        "rate limits are set per route in ratelimits.yaml",
+        5,
+        (
+            "rate limits are declared per route in config/ratelimits.yaml, not in the Envoy filter",
+            "the default limit is 100 requests a second per client IP unless the route overrides it",
+        ),
+        ("Read config/ratelimits.yaml\n- route: /api/search\n  rps: 20",),
+        ("Where do I set the rate limit for a new route?",),
+    ),
+)
+
+SIMILAR_HELDOUT5: tuple[Similar, ...] = (
+    Similar(
+        "ledger-service",
+        "the ledger is append-only, corrections are reversing entries",
+        ("decision", "Journal entries are numbered per legal entity with a gapless sequence."),
+        "How are journal entries numbered?",
+    ),
+    Similar(
+        "ledger-service",
+        "currency conversion uses the daily ECB rate snapshot",
+        ("note", "amounts are rounded half-even to the currency's minor unit only when posting"),
+        "How are amounts rounded?",
+    ),
+    Similar(
+        "reporting-etl",
+        "loads are incremental on updated_at with a lookback",
+        ("decision", "The ETL runs hourly on Airflow; the DAG is etl_hourly in the dags repo."),
+        "How often does the ETL run?",
+    ),
+    Similar(
+        "reporting-etl",
+        "all timestamps in the warehouse are UTC",
+        ("note", "fiscal weeks start on Monday and fiscal year starts in February"),
+        "When does the fiscal year start?",
+    ),
+    Similar(
+        "edge-proxy",
+        "config changes roll out through the canary first",
+        ("decision", "Access logs from the edge proxies are sampled at 10% and kept for 7 days."),
+        "How long are the proxy access logs kept?",
+    ),
+    Similar(
+        "edge-proxy",
+        "TLS certificates come from cert-manager, never committed",
+        ("note", "HTTP/3 is enabled only on the public listeners, internal ones stay on HTTP/2"),
+        "Which listeners serve HTTP/3?",
+    ),
+)
+
 # Written in session 21 before any change of that session to supersession, and never looked at while
 # tuning: two more repos, each with rules amended later and near-miss pairs (laid out on their own).
 RULES_HELDOUT2: tuple[Rule, ...] = (
@@ -2325,6 +2684,12 @@ VOCAB: dict[str, Vocab] = {
     "identity-service": PYTHON_WEB,
     "rider-app": MOBILE,
     "cluster-config": INFRA,
+    "inventory-service": PYTHON_WEB,
+    "video-transcoder": GO,
+    "design-system": TS_WEB,
+    "ledger-service": PYTHON_WEB,
+    "reporting-etl": DATA_VOCAB,
+    "edge-proxy": INFRA,
 }
 
 PROMPTS = (
@@ -2688,14 +3053,21 @@ def build_duplicates(seed: int = SEED) -> dict[str, Any]:
     held3 = _duplicate_split(
         FACTS_HELDOUT3, SIMILAR_HELDOUT3, "heldout3", random.Random(seed + 4), "dup-heldout3"
     )
-    memories = sorted([*dev[2], *held[2], *held2[2], *held3[2]], key=lambda m: (m["created_at"], m["id"]))
+    held4 = _duplicate_split(
+        FACTS_HELDOUT4, SIMILAR_HELDOUT4, "heldout4", random.Random(seed + 5), "dup-heldout4"
+    )
+    held5 = _duplicate_split(
+        FACTS_HELDOUT5, SIMILAR_HELDOUT5, "heldout5", random.Random(seed + 6), "dup-heldout5"
+    )
+    splits = (dev, held, held2, held3, held4, held5)
+    memories = sorted((m for split in splits for m in split[2]), key=lambda m: (m["created_at"], m["id"]))
     return {
         "name": "duplicates",
         "generated_by": "benchmarks/consolidation_data.py",
         "seed": seed,
-        "sessions": dev[3] + held[3] + held2[3] + held3[3],
-        "facts": dev[0] + held[0] + held2[0] + held3[0],
-        "similar": dev[1] + held[1] + held2[1] + held3[1],
+        "sessions": sum(split[3] for split in splits),
+        "facts": [f for split in splits for f in split[0]],
+        "similar": [m for split in splits for m in split[1]],
         "memories": memories,
     }
 
@@ -2705,19 +3077,10 @@ def render(data: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    check = "--check" in sys.argv[1:]
-    stale = []
     for path, data in ((SUPERSESSION_PATH, build_supersession()), (DUPLICATES_PATH, build_duplicates())):
-        text = render(data)
-        if check:
-            if not path.is_file() or path.read_text() != text:
-                stale.append(path.name)
-            continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        path.write_text(render(data))
         print(f"{path}: {len(data['memories'])} memories, {data['sessions']} sessions")
-    if stale:
-        raise SystemExit(f"stale: {', '.join(stale)} (run benchmarks/consolidation_data.py)")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from nats.aio.client import Client
 
 from codememory.bus import ensure_streams
 from codememory.runtime.natsd import NatsServer
+from codememory.sealing import MemoryKeyStore, Sealer
 from shared_data import HOOKS_DATA, SHARED  # type: ignore[import-not-found]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -38,6 +39,17 @@ def _sealing_in_process(
         monkeypatch.setenv("CODEMEMORY_KEYSTORE_DIR", str(tmp_path_factory.getbasetemp() / "keys"))
     previous = installed_sealer()
     yield
+    install_sealer(previous)
+
+
+@pytest.fixture
+def sealer() -> Iterator[Sealer]:
+    """A sealer over keys in memory, installed in the codec for one test."""
+    from codememory.events.codec import install_sealer
+
+    installed = Sealer(MemoryKeyStore())
+    previous = install_sealer(installed)
+    yield installed
     install_sealer(previous)
 
 

@@ -106,6 +106,7 @@ def test_nats_is_one_jetstream_server_that_fsyncs_every_write() -> None:
     assert re.search(r"^\s*sync_interval: always$", settings, re.M)
     assert re.search(r"^\s*store_dir: /data$", settings, re.M) and mounts["/data"] == "nats-data"
     assert re.search(r"^http_port: 8222$", settings, re.M)
+    assert re.search(r"^max_pending: 128MB$", settings, re.M)  # as the embedded server and k8s have it
     assert "8222/healthz" in " ".join(nats["healthcheck"]["test"])
 
 

@@ -289,6 +289,7 @@ def test_nats_is_a_jetstream_cluster_with_a_route_per_replica(target: str) -> No
     # one server fsyncs every write; three rely on R3 replication
     assert ("sync_interval: always" in conf) == (replicas == 1)
     assert "server_name: $POD_NAME" in conf and "store_dir: /data" in conf
+    assert re.search(r"^\s*max_pending: 128MB$", conf, re.M)  # two LOG readers of 32MB in flight each
     (container,) = pod(nats)["containers"]
     assert container["image"] == "nats:2.12-alpine"
     assert env(container)["POD_NAME"] == {"fieldRef": {"fieldPath": "metadata.name"}}

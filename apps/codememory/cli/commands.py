@@ -235,10 +235,14 @@ def replay(json_out: Json = False) -> None:
         print_json(response)
     else:
         same = response["digest_before"] == response["digest_after"]
+        events, seconds = int(response["events"]), float(response["seconds"])
         typer.echo(
-            f"replayed {response['events']} events in {float(response['seconds']):.2f}s;"
-            f" digest unchanged: {same}"
+            f"replayed {events} events in {seconds:.2f}s ({events / max(seconds, 1e-9):,.0f} events/s),"
+            f" serving; digest unchanged: {same}"
         )
+        index_s = float(response.get("index_seconds", 0))
+        if index_s:
+            typer.echo(f"search index (HNSW) built and swapped in after {index_s:.2f}s")
 
 
 @app.command("log")

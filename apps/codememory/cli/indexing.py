@@ -39,9 +39,11 @@ def index_repository_into(
     conn: Connection, path: Path, repo: str, *, history: bool, workers: int, json_out: bool
 ) -> None:
     from codememory.code.discovery import discover_roots
-    from codememory.code.indexer import index_repository
+    from codememory.code.indexer import index_repository, start_workers
     from codememory.code.summary import IndexSummary
 
+    if workers > 1:
+        start_workers()  # its imports overlap with finding the roots below
     name, root = repository_of(path)
     repo = repo or name
     started = time.perf_counter()

@@ -2,7 +2,8 @@
 
 Why a stream: a rebuild of a large tenant takes a while, and a silent command for minutes looks hung.
 The bar shows LOG folded against LOG's end while the memory projection folds, then the finishing steps
-(search structures, the code graphs). Piped output gets no bar, only the result.
+(the code graphs), then, while the rebuilt projection already serves, the build of its search index
+(HNSW) apart. Piped output gets no bar, only the result.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def _bar() -> Iterator[Any]:
                 progress.update(
                     task, description="replay: folding LOG", completed=update.seq, total=update.until or None
                 )
+            elif update.phase == "indexing":
+                progress.update(task, description="replay: serving; building the search index (HNSW)")
             else:
                 progress.update(task, description=f"replay: {update.phase}")
 

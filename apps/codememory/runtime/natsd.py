@@ -80,6 +80,13 @@ def listening(port: int) -> bool:
         return False
 
 
+MAX_PENDING = "128MB"
+"""What the server may queue for one client before it cuts it off as a slow consumer (its default is
+64MB). Each LOG reader, an ordered consumer with flow control, may have 32MB in flight, and a gateway
+has two at once (its follower and a replay): a pause of its event loop must not cost it the connection.
+deploy/nats/nats.conf and the k8s ConfigMaps set the same."""
+
+
 class NatsServer:
     """A nats-server child process; use as a context manager or call start() and stop()."""
 
@@ -114,7 +121,11 @@ class NatsServer:
     def config_text(self) -> str:
         store = json.dumps(str(self.store_dir))  # the server keeps its data in <store_dir>/jetstream
         sync = "\n  sync_interval: always" if self.sync_always else ""
-        lines = [f"listen: 127.0.0.1:{self.port}", f"jetstream {{\n  store_dir: {store}{sync}\n}}"]
+        lines = [
+            f"listen: 127.0.0.1:{self.port}",
+            f"max_pending: {MAX_PENDING}",
+            f"jetstream {{\n  store_dir: {store}{sync}\n}}",
+        ]
         if self.cluster is not None:
             routes = ", ".join(f"nats://127.0.0.1:{p}" for p in self.cluster.routes)
             lines.insert(0, f"server_name: {self.cluster.node}")

@@ -22,6 +22,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 
 from codememory import subjects
+from codememory.bus.logbatches import follow as follow_batches
 from codememory.bus.logbatches import read_batches
 from codememory.bus.streams import LOG
 from codememory.events import Appended, Envelope, LogRecord, log_subject
@@ -52,6 +53,13 @@ class JetStreamEventLog:
             encoded = await asyncio.to_thread(encode_envelopes, envelopes)
         else:
             encoded = encode_envelopes(envelopes)
+        return await self.append_encoded(envelopes, encoded)
+
+    async def append_encoded(self, envelopes: Sequence[Envelope], encoded: Sequence[bytes]) -> list[Appended]:
+        """``append`` of envelopes the caller encoded (``encode_envelopes``: sealed, keys durable), so a
+        bulk import seals its next batch while this one is published."""
+        if len(encoded) != len(envelopes):
+            raise ValueError("one encoded message per envelope")
         if self._atomic and len(envelopes) >= ATOMIC_MIN:
             appended: list[Appended] = []
             pairs = list(zip(envelopes, encoded, strict=True))
@@ -62,7 +70,7 @@ class JetStreamEventLog:
                 except _NotAtomic:
                     appended += await self._append_each([e for e, _ in chunk], [d for _, d in chunk])
             return appended
-        return await self._append_each(envelopes, encoded)
+        return await self._append_each(envelopes, list(encoded))
 
     async def _append_atomic(self, chunk: list[tuple[Envelope, bytes]]) -> list[Appended]:
         nc = self._js._nc  # atomic batches have no JetStreamContext call in nats-py yet
@@ -145,27 +153,6 @@ def _batch_headers(envelope: Envelope, batch: str, number: int) -> dict[str, str
 
 
 async def follow(js: JetStreamContext, from_seq: int, *, batch: int = 1024) -> AsyncIterator[list[LogRecord]]:
-    """Tail LOG forever from ``from_seq``, yielding what has arrived in batches of up to ``batch``
-    (a bulk import folds 1,024 events per index flush; a lone event is yielded at once).
-
-    An ordered consumer: nothing to clean up on the server, restarted by the client on gaps.
-    """
-    sub = await js.subscribe(
-        subjects.LOG_ALL,
-        stream=LOG,
-        ordered_consumer=True,
-        config=ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=max(from_seq, 1)),
-        pending_msgs_limit=100_000,
-    )
-    try:
-        while True:
-            first = await sub.next_msg(timeout=None)
-            records = [LogRecord(seq=first.metadata.sequence.stream, subject=first.subject, data=first.data)]
-            while len(records) < batch and sub.pending_msgs > 0:
-                msg = await sub.next_msg(timeout=0.1)
-                records.append(
-                    LogRecord(seq=msg.metadata.sequence.stream, subject=msg.subject, data=msg.data)
-                )
-            yield records
-    finally:
-        await sub.unsubscribe()
+    """Tail LOG forever from ``from_seq`` in lists of up to ``batch`` (``logbatches.follow``)."""
+    async for records in follow_batches(js, from_seq, batch=batch):
+        yield records

@@ -1,15 +1,22 @@
-"""A task that follows LOG into one live projection, and can be restarted by a watchdog.
+"""A task that follows LOG into one or more live projections, and can be restarted by a watchdog.
 
-Each replica follows LOG with its own ordered consumer per projection (nothing shared on the server).
+One ordered consumer per follower, whatever the number of projections it feeds: the gateway follows
+LOG once for its memory and code projections (``Follower(js, memory, code)``). Two consumers of the
+same LOG on one connection had read every event twice and could each hold a flow-control window in
+flight (the server cut the gateway off as a slow consumer while it caught up). The read starts after
+the lowest of the projections' positions, and each projection skips what it holds already.
+
 An error while following (a transient store failure, a connection lost mid-batch) is logged and the
-follower starts again from its projection's position; what it cannot survive (its task cancelled or
-ended by a bug) the watchdog sees as a dead follower and restarts. A stop always ends it, even when
-nats-py loses the cancellation (``tasks.py``).
+follower starts again from the lowest position; what it cannot survive (its task cancelled or ended by
+a bug) the watchdog sees as a dead follower and restarts. The watchdog looks at each projection through
+``views()`` (health per projection; one follower's restarts). A stop always ends it, even when nats-py
+loses the cancellation (``tasks.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -17,26 +24,53 @@ from nats.js.client import JetStreamContext
 
 from codememory.bus import follow
 from codememory.bus.tasks import cancelling, stop_task
-from codememory.projection import LiveProjection
+from codememory.events import LogRecord
+from codememory.projection import LiveProjection, decode_records
 
 log = structlog.get_logger(__name__)
 
+DECODE_INLINE = 32  # records decoded on the event loop (about 20 us each) rather than in a thread
+
 
 class Follower:
-    def __init__(self, js: JetStreamContext, live: LiveProjection[Any], *, retry_s: float = 0.5) -> None:
+    def __init__(
+        self,
+        js: JetStreamContext,
+        live: LiveProjection[Any],
+        *more: LiveProjection[Any],
+        retry_s: float = 0.5,
+    ) -> None:
         self._js = js
-        self.live = live
+        self.lives: tuple[LiveProjection[Any], ...] = (live, *more)
         self._retry_s = retry_s
         self._task: asyncio.Task[None] | None = None
         self.restarts = 0
 
     @property
+    def live(self) -> LiveProjection[Any]:
+        """The first projection (the only one of a single-projection follower)."""
+        return self.lives[0]
+
+    @property
     def name(self) -> str:
-        return self.live.name
+        return "+".join(live.name for live in self.lives)
+
+    @property
+    def seq(self) -> int:
+        """Where following starts again: every projection holds LOG up to here."""
+        return min(live.seq for live in self.lives)
 
     @property
     def alive(self) -> bool:
         return self._task is not None and not self._task.done()
+
+    @property
+    def runner(self) -> Follower:
+        return self
+
+    def views(self) -> list[Followed]:
+        """One per projection, for the watchdog (``Followed``)."""
+        return [Followed(self, live) for live in self.lives]
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"follow-{self.name}")
@@ -45,7 +79,7 @@ class Follower:
         await self.stop()
         self.restarts += 1
         self.start()
-        log.warning("follower_restarted", projection=self.name, seq=self.live.seq, restarts=self.restarts)
+        log.warning("follower_restarted", projection=self.name, seq=self.seq, restarts=self.restarts)
 
     async def stop(self) -> None:
         task, self._task = self._task, None
@@ -56,12 +90,52 @@ class Follower:
         me = asyncio.current_task()
         while self._task is me:  # a stopped or replaced run ends at its next turn
             try:
-                async for records in follow(self._js, self.live.seq + 1):
-                    await self.live.apply(records)
+                async for records in follow(self._js, self.seq + 1):
+                    await self._apply(records)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 if cancelling():
                     raise asyncio.CancelledError from None
-                log.exception("follow_failed", projection=self.name, seq=self.live.seq)
+                log.exception("follow_failed", projection=self.name, seq=self.seq)
                 await asyncio.sleep(self._retry_s)
+
+    async def _apply(self, records: Sequence[LogRecord]) -> None:
+        """Into every projection not already past ``records``, at once (each folds in a thread of its
+        own); each is waited for, and the first failure raised (following starts again from the lowest
+        position: what one projection holds it skips)."""
+        behind = [live for live in self.lives if records and records[-1].seq > live.seq]
+        if len(behind) == 1:
+            await behind[0].apply(records)
+            return
+        if len(behind) > 1:  # decoded once for all of them; a lone event here, a long batch in a thread
+            small = len(records) <= DECODE_INLINE
+            records = decode_records(records) if small else await asyncio.to_thread(decode_records, records)
+        results = await asyncio.gather(*(live.apply(records) for live in behind), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+
+class Followed:
+    """One projection of a ``Follower``, as the watchdog sees it: its own position and health, the
+    follower's task and restarts (a restart restarts the follower, for every projection it feeds)."""
+
+    def __init__(self, runner: Follower, live: LiveProjection[Any]) -> None:
+        self.runner = runner
+        self.live = live
+
+    @property
+    def name(self) -> str:
+        return self.live.name
+
+    @property
+    def alive(self) -> bool:
+        return self.runner.alive
+
+    @property
+    def restarts(self) -> int:
+        return self.runner.restarts
+
+    async def restart(self) -> None:
+        await self.runner.restart()

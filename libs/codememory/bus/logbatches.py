@@ -1,4 +1,4 @@
-"""LOG read in large batches for replay: an ordered push consumer whose callback fills lists.
+"""LOG read in large batches: an ordered push consumer whose callback fills lists (replay, following).
 
 Why not the pull consumer of ``JetStreamEventLog.read``: ``fetch`` costs nats-py an awaited future per
 message and read about 12,000 events/s here, below the replay target on its own; an ordered consumer
@@ -6,6 +6,10 @@ handing each message to a callback that only appends reads about 33,000 events/s
 memory bounded: the callback waits while ``ahead`` batches are unread, the client stops answering the
 server's flow-control requests, and the server stops sending. The consumer is ephemeral (nothing to
 clean up on the server) and restarts itself on a gap.
+
+Live following (``follow``) reads the same way: ``next_msg`` per event also made nats-py draw a
+``uuid4`` (a syscall that gives up the GIL) and create a task and a timeout, about 40 us of the event
+loop per event and projection; during a bulk import that was a fifth of the loop's time.
 """
 
 from __future__ import annotations
@@ -83,4 +87,52 @@ async def read_batches(
             yield records
     finally:
         finished = True
+        await sub.unsubscribe()
+
+
+class _Arrivals:
+    """What the callback has received and the follower not yet taken, bounded by ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self.records: list[LogRecord] = []
+        self.limit = limit
+        self._ready = asyncio.Event()
+        self._room = asyncio.Event()
+
+    async def received(self, msg: Msg) -> None:
+        while len(self.records) >= self.limit:  # the follower is behind: hold the server back
+            self._room.clear()
+            await self._room.wait()
+        self.records.append(LogRecord(seq=_stream_seq(msg), subject=msg.subject, data=msg.data))
+        self._ready.set()
+
+    async def take(self, batch: int) -> list[LogRecord]:
+        while not self.records:
+            self._ready.clear()
+            await self._ready.wait()
+        taken = self.records[:batch]
+        del self.records[:batch]
+        self._room.set()
+        return taken
+
+
+async def follow(
+    js: JetStreamContext, from_seq: int, *, batch: int = 1024, ahead: int = 4
+) -> AsyncIterator[list[LogRecord]]:
+    """Tail LOG forever from ``from_seq``, yielding what has arrived in lists of up to ``batch`` (a
+    bulk import folds 1,024 events per index flush; a lone event is yielded at once); at most
+    ``ahead`` batches wait unread before the server is held back."""
+    arrivals = _Arrivals(batch * ahead)
+    sub = await js.subscribe(
+        subjects.LOG_ALL,
+        stream=LOG,
+        ordered_consumer=True,
+        cb=arrivals.received,
+        config=ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=max(from_seq, 1)),
+        pending_msgs_limit=100_000,
+    )
+    try:
+        while True:
+            yield await arrivals.take(batch)
+    finally:
         await sub.unsubscribe()

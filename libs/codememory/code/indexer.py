@@ -43,7 +43,15 @@ _SKIPPED = b"S"
 _UNREADABLE = b"U"
 _Item = tuple[str, str, str]  # (path, absolute, known hash)
 
-__all__ = ["CHUNK_FILES", "ChunkResult", "IndexProgress", "IndexSummary", "extract_chunk", "index_repository"]
+__all__ = [
+    "CHUNK_FILES",
+    "ChunkResult",
+    "IndexProgress",
+    "IndexSummary",
+    "extract_chunk",
+    "index_repository",
+    "start_workers",
+]
 
 
 def _hash_large(absolute: str) -> str:
@@ -151,6 +159,21 @@ def index_repository(
         progress(totals.progress(done=True))
 
 
+def _forkserver() -> multiprocessing.context.ForkServerContext:
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
+
+
+def start_workers() -> None:
+    """Start the forkserver the workers come from (it imports the parsers) in the background, so it is
+    ready when the first chunk is: the CLI calls this before it discovers the repository's roots."""
+    from multiprocessing import forkserver
+
+    _forkserver()
+    forkserver.ensure_running()
+
+
 def _batches(items: Iterator[_Item]) -> Iterator[list[_Item]]:
     while batch := list(islice(items, CHUNK_FILES)):
         yield batch
@@ -169,8 +192,7 @@ def _chunks(repo: str, items: Iterator[_Item], workers: int, roots: SourceRoots)
         for batch in chain(first, batches):
             yield extract_chunk(repo, batch, roots)
         return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
+    context = _forkserver()
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         in_flight: deque[Future[ChunkResult]] = deque()
         for batch in chain(first, batches):

@@ -17,15 +17,21 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from codememory.codesearch.documents import REPRESENTATIONS
 from codememory.codesearch.errors import CodeIndexError, InvalidCodeInputError
-from codememory.codesearch.fusion import FusionConfig, FusionParts
+from codememory.codesearch.fusion import FusionConfig
+from codememory.codesearch.payload import (
+    CODE_KEYWORD_FIELDS,
+    DESCRIBED,
+    CodeHit,
+    code_hit,
+    described_digest,
+    prefixes,
+    with_shared,
+)
 from codememory.codesearch.prepared import (
     EncoderSettings,
     PreparedSymbol,
@@ -46,12 +52,6 @@ from codememory.vectorstore import (
 
 __all__ = ["CODE_KEYWORD_FIELDS", "CodeHit", "CodeIndex", "open_code_index"]
 
-CODE_KEYWORD_FIELDS = ("tenant", "repo", "path", "dirs", "qualname", "rep")
-# What no filter reads (kind, signature, docstring opening, lines, text digest) is one JSON string:
-# qdrant-edge converts each payload value with failed numeric parses first (about 6 us a string, and
-# a symbol is two points), so packed, a Django index spends about a third less building its points.
-DESCRIBED = "described"
-_json = msgspec.json
 Vectors = Sequence[Sequence[float]]
 FileKey = tuple[str, str, str]  # (tenant, repo, path)
 
@@ -59,30 +59,6 @@ FileKey = tuple[str, str, str]  # (tenant, repo, path)
 def open_code_index(directory: Path, dense_size: int) -> EdgeVectorIndex:
     """The code collection on a Qdrant Edge shard in ``directory`` (created on first use)."""
     return EdgeVectorIndex(directory, dense_size, keyword_fields=CODE_KEYWORD_FIELDS, float_fields=())
-
-
-@dataclass(frozen=True, kw_only=True)
-class CodeHit:
-    qualname: str
-    repo: str
-    path: str
-    kind: str
-    signature: str
-    docstring: str
-    start_line: int
-    end_line: int
-    parts: FusionParts
-
-
-def _prefixes(path: str) -> list[str]:
-    """``a/b/c.py`` -> ``a``, ``a/b``, ``a/b/c.py``: a ``path_prefix`` matches on whole segments."""
-    segments = path.split("/")
-    return ["/".join(segments[: i + 1]) for i in range(len(segments))]
-
-
-def _with(point: IndexPoint, shared: Mapping[str, Any]) -> IndexPoint:
-    payload = {**shared, **point.payload}
-    return IndexPoint(id=point.id, payload=payload, dense=point.dense, sparse=point.sparse)
 
 
 def _require(**values: str) -> None:
@@ -172,7 +148,7 @@ class CodeIndex:
                         sparse=ready.sparse if i == 0 else None,
                     )
                 )
-        shared = {"tenant": tenant, "repo": repo, "path": path, "dirs": _prefixes(path)}
+        shared = {"tenant": tenant, "repo": repo, "path": path, "dirs": prefixes(path)}
         try:
             files = self._points_of()
             had = files.get((tenant, repo, path), set())
@@ -200,10 +176,10 @@ class CodeIndex:
         index had gets them in its upsert, so it never drops out of a search while it is rewritten.
         """
         if not isinstance(self._index, EdgeVectorIndex):
-            self._index.upsert([_with(p, shared) for p in points])
+            self._index.upsert([with_shared(p, shared) for p in points])
             return
         new = [p.id for p in points if p.id not in had]
-        self._index.upsert([_with(p, shared) if p.id in had else p for p in points])
+        self._index.upsert([with_shared(p, shared) if p.id in had else p for p in points])
         if new:
             self._index.upsert_shared([], [(shared, new)])
 
@@ -215,7 +191,7 @@ class CodeIndex:
         kept = []
         for p in points:
             prev = old.get(p.id)
-            unchanged = prev is not None and _described(prev.payload)[5] == _described(p.payload)[5]
+            unchanged = prev is not None and described_digest(prev.payload) == described_digest(p.payload)
             if p.dense is None and unchanged and prev is not None and prev.dense is not None:
                 p = IndexPoint(id=p.id, payload=p.payload, dense=prev.dense, sparse=p.sparse)
             kept.append(p)
@@ -296,28 +272,7 @@ class CodeIndex:
             found = search.run(query_text, query_vector, mode, limit)
         except VectorIndexError as exc:
             raise CodeIndexError(f"code search failed: {exc}") from exc
-        return [_hit(payload, parts) for payload, parts in found]
+        return [code_hit(payload, parts) for payload, parts in found]
 
 
 _MODES = frozenset({"hybrid", "dense", "dense:summary", "dense:code", "lexical"})
-
-
-def _described(payload: Mapping[str, Any]) -> tuple[str, str, str, int, int, str]:
-    """(kind, signature, docstring opening, start line, end line, text digest) of a point's payload."""
-    kind, signature, docstring, start, end, digest = _json.decode(payload[DESCRIBED])
-    return str(kind), str(signature), str(docstring), int(start), int(end), str(digest)
-
-
-def _hit(payload: Mapping[str, Any], parts: FusionParts) -> CodeHit:
-    kind, signature, docstring, start_line, end_line, _ = _described(payload)
-    return CodeHit(
-        qualname=str(payload["qualname"]),
-        repo=str(payload["repo"]),
-        path=str(payload["path"]),
-        kind=kind,
-        signature=signature,
-        docstring=docstring,
-        start_line=start_line,
-        end_line=end_line,
-        parts=parts,
-    )

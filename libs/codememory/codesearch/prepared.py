@@ -13,13 +13,13 @@ same as one fed by the workers.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Sequence
 
 import msgspec
 
 from codememory.codesearch.documents import REPRESENTATIONS, symbol_document
+from codememory.codesearch.payload import pack_described
 from codememory.events import Symbol, deterministic_id
 from codememory.lexical import SparseEncoder, SparseVec
 
@@ -35,7 +35,6 @@ __all__ = [
 
 MAX_PREPARED_FILES = 20_000  # files held for the fold; beyond, the oldest go (the fold prepares them)
 EncoderSettings = tuple[float, float, float, str]  # BM25 (k, b, avg_len, language)
-_json = msgspec.json
 
 
 class PreparedSymbol(msgspec.Struct, frozen=True, array_like=True):
@@ -55,17 +54,6 @@ def point_id(tenant: str, repo: str, qualname: str, rep: str) -> str:
     return deterministic_id("code", tenant, repo, qualname, rep)
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
-
-
-def _described(symbol: Symbol, text: str) -> str:
-    """Kind, signature, docstring opening, lines and the text's digest: what no filter reads, packed."""
-    docstring = symbol.docstring.strip().split("\n", 1)[0][:200]
-    packed = (symbol.kind, symbol.signature, docstring, symbol.start_line, symbol.end_line, _digest(text))
-    return _json.encode(packed).decode()
-
-
 def prepare_symbols(
     tenant: str, repo: str, path: str, symbols: Sequence[Symbol], encoder: SparseEncoder
 ) -> tuple[PreparedSymbol, ...]:
@@ -77,7 +65,7 @@ def prepare_symbols(
         prepared.append(
             PreparedSymbol(
                 ids=tuple(point_id(tenant, repo, symbol.qualname, rep) for rep in reps),
-                described=tuple(_described(symbol, text) for text in doc.dense_texts),
+                described=tuple(pack_described(symbol, text) for text in doc.dense_texts),
                 sparse=encoder.encode_document(doc.lexical_text),
             )
         )

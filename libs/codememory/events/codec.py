@@ -28,6 +28,8 @@ class UnknownSchemaVersionError(EventDecodeError):
 
 
 class EnvelopeSealer(Protocol):
+    def prepare(self, envelopes: Sequence[Envelope]) -> None: ...
+
     def seal(self, envelope: Envelope) -> Envelope: ...
 
     def flush(self) -> None: ...
@@ -66,6 +68,8 @@ def encode_envelopes(envelopes: Sequence[Envelope]) -> list[bytes]:
     sealer = _sealer
     if sealer is None:
         return [_encoder.encode(envelope) for envelope in envelopes]
+    if len(envelopes) > 1:
+        sealer.prepare(envelopes)  # their keys made at once
     sealed = [_encoder.encode(sealer.seal(envelope)) for envelope in envelopes]
     sealer.flush()
     return sealed

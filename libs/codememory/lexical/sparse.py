@@ -9,6 +9,7 @@ corpus grows. Feed both sides through ``code_terms`` first: the tokenizer is bui
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 
 import msgspec
@@ -45,7 +46,10 @@ def sparse_dot(a: SparseVec, b: SparseVec) -> float:
 
 
 def _plain(vector: SparseVector) -> SparseVec:
-    return SparseVec.from_dict(dict(zip(vector.indices, vector.values, strict=True)))
+    indices = vector.indices
+    if all(a < b for a, b in itertools.pairwise(indices)):  # sorted and distinct, as BM25 gives them
+        return SparseVec(tuple(indices), tuple(float(v) for v in vector.values))
+    return SparseVec.from_dict(dict(zip(indices, vector.values, strict=True)))
 
 
 class SparseEncoder:

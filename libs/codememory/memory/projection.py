@@ -2,58 +2,55 @@
 
 Points carry the LOG sequence that last changed them, so applying an event twice changes nothing. A
 batch loads every point it touches in one read, folds its events over them in memory
-(``codememory.memory.fold``) and writes the changed points back in one upsert: replay and live
-following share this path. A point gets its sparse BM25 vector (over code-aware terms) the moment its
-memory is stored, so it is recallable lexically at once; the dense vector follows with
-``memory.embedded``. Forgetting leaves a tombstone without text or vectors, so a redelivered store
-cannot bring the memory back.
+(``codememory.memory.fold``) and writes the changed points back, the new ones with the values they
+share converted once (``upsert_new``): replay and live following share this path. The index is
+flushed, and the position saved, at most once a second. A point gets its sparse BM25 vector (over
+code-aware terms) the moment its memory is stored, so it is recallable lexically at once; the dense
+vector follows with ``memory.embedded``. Forgetting leaves a tombstone without text or vectors, so a
+redelivered store cannot bring the memory back.
 
-A new memory's lexical text carries the previous memory of its session (``codememory.memory.enrich``).
-The projection remembers the last memory of recently active sessions; after a restart it finds it in
-the index (the session's memory with the highest ``created_seq`` below the new one), which is the same
-answer, so live following and replay index the same text. When a memory is forgotten, the memory that
+A new memory's lexical text carries the previous memory of its session (``codememory.memory.enrich``),
+found by ``memory.tails.SessionTails``. When a memory is forgotten, the memory that
 took it as context loses that context (``_drop_context``): an erased text must not live on in its
 successor's payload and lexical vector, and replay (where it reads ``[erased]``) ends the same.
 """
 
 from __future__ import annotations
 
-import re
-import uuid
-from collections import OrderedDict
-from collections.abc import Iterable
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import structlog
 
-from codememory.events import Envelope, MemoryForgotten, MemoryRefined
+from codememory.events import Envelope, MemoryForgotten
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.lexical.pool import DeferredTerms, TermsPool
 from codememory.memory.draft import MemoryDraft, memory_from_envelope
 from codememory.memory.enrich import Enrichment, indexed_text
-from codememory.memory.fold import FORGOTTEN, LIVE_STATES, Encode, PointState, fold, targets_of
+from codememory.memory.fold import FORGOTTEN, Encode, PointState, fold, targets_of
 from codememory.memory.kinds import DERIVED_TYPES
 from codememory.memory.points import point_id
 from codememory.memory.position import Position
+from codememory.memory.tails import SessionTails, canonical_uuid
 from codememory.vectorstore import IndexFilter, IndexPoint, VectorIndex
 
-_TAILS = 4096  # sessions whose last memory is kept in memory
-
-_Session = tuple[str, str]  # (tenant, session id)
+# a flush holds the GIL 20-90 ms on a small shard and grows with it (0.4 s at 20,000 memories before
+# an optimize): after every batch of a bulk import it was a fifth of the fold, then most of it. So at
+# most every FLUSH_EVERY_S, and after one that took d seconds not before FLUSH_GAPS * d; a crash
+# folds again what came after the last one
+FLUSH_EVERY_S = 1.0
+FLUSH_GAPS = 9  # flushing takes at most a tenth of a busy fold's time
 
 log = structlog.get_logger(__name__)
 
 
-_CANONICAL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def _canonical(value: str) -> str | None:
-    """The canonical form of a UUID string (``None`` if it is not one); most already are."""
-    if _CANONICAL.fullmatch(value):
-        return value
-    try:
-        return str(uuid.UUID(value))
-    except ValueError:
-        return None
+def _whole(payload: Mapping[str, Any]) -> bool:
+    """Whether a stored point is whole: ``upsert_new`` writes a new point's own values, then the
+    values it shares with its batch, the tenant among them, so a crash between the two leaves a point
+    without a tenant, which is taken for absent (its creation is folded again)."""
+    return "tenant" in payload
 
 
 class MemoryProjection:
@@ -67,69 +64,22 @@ class MemoryProjection:
         enrichment: Enrichment | None = None,
         *,
         model: str = "",
+        flush_every_s: float = FLUSH_EVERY_S,
     ) -> None:
+        if flush_every_s < 0:
+            raise ValueError(f"flush_every_s must be 0 (every batch) or more, got {flush_every_s}")
         self.index = index
         self.model = model  # whose vectors this index holds (empty: whichever MemoryEmbedded names)
         self._encoder = encoder
         self.position = position
         self.enrichment = enrichment or Enrichment()
-        self._tails: OrderedDict[_Session, tuple[int, str, str]] = OrderedDict()  # seq, memory id, text
+        self._tails = SessionTails()  # the last memory of recently active sessions
         self.terms: TermsPool | None = None  # a batch's lexical vectors computed there (replay)
         self.deferred_sync = False  # a rebuild: flushed and its position saved once, by ``sync``
-
-    def _previous(self, session: _Session, seq: int, batch: dict[str, PointState | None]) -> tuple[str, str]:
-        """Id and text of the session's latest memory created before ``seq`` (empty when none).
-
-        ``batch``: the points of the batch being folded, newer than their copies in the index.
-        """
-        tail = self._tails.get(session)
-        if tail is not None and tail[0] < seq:
-            return tail[1], tail[2]
-        flt = IndexFilter(
-            equals={"tenant": session[0], "session_id": session[1]},
-            ranges={"created_seq": (None, float(seq - 1))},
-            any_of={"state": list(LIVE_STATES)},
-        )
-        best: tuple[int, str, str] | None = None
-        in_index = (
-            (p.id, p.payload) for p in self.index.scroll(flt) if p.id not in batch
-        )  # a batch point's index copy is stale
-        in_batch = ((i, s.payload) for i, s in batch.items() if s is not None)
-        for pid, payload in (*in_index, *in_batch):
-            created = payload.get("created_seq")
-            if (
-                payload.get("tenant") == session[0]
-                and payload.get("session_id") == session[1]
-                and payload.get("state") in LIVE_STATES
-                and payload.get("type") not in DERIVED_TYPES
-                and isinstance(created, int | float)
-                and created < seq
-                and (best is None or int(created) > best[0])
-            ):
-                mid = _canonical(str(payload.get("memory_id") or "")) or pid  # as the tails keep it
-                best = (int(created), mid, str(payload.get("text") or ""))
-        return (best[1], best[2]) if best is not None else ("", "")
-
-    def _remember(self, session: _Session, seq: int, memory_id: str, text: str) -> None:
-        self._tails[session] = (seq, memory_id, text)
-        self._tails.move_to_end(session)
-        while len(self._tails) > _TAILS:
-            self._tails.popitem(last=False)
-
-    def _track(self, envelope: Envelope, target: str, before: PointState | None) -> None:
-        """Keep the remembered tails equal to what the index says after a refinement or forgetting."""
-        session_id = before.payload.get("session_id") if before is not None else None
-        if not isinstance(session_id, str) or not session_id:
-            return
-        session = (envelope.tenant, session_id)
-        tail = self._tails.get(session)
-        if tail is None or tail[1] != target:
-            return
-        event = envelope.payload
-        if isinstance(event, MemoryForgotten):
-            del self._tails[session]  # the next lookup finds the memory before it in the index
-        elif isinstance(event, MemoryRefined) and event.text:
-            self._tails[session] = (tail[0], target, event.text)
+        self.flush_every_s = flush_every_s
+        self._flushed_at = -math.inf  # the first batch is flushed
+        self._unflushed = False  # batches applied since the last flush
+        self._flush_s = 0.0  # what the last flush took (see FLUSH_GAPS)
 
     def _drop_context(
         self,
@@ -143,7 +93,7 @@ class MemoryProjection:
         loaded = []
         flt = IndexFilter(any_of={"previous_id": [memory_id for memory_id, _ in forgotten]})
         for stored in self.index.scroll(flt, with_vectors=True):
-            if stored.id not in states:
+            if stored.id not in states and _whole(stored.payload):
                 states[stored.id] = PointState(dict(stored.payload), stored.dense, stored.sparse)
                 loaded.append(stored.id)
         gone = {m: (states[p] or PointState({})).payload.get("tenant") for m, p in forgotten}
@@ -172,32 +122,60 @@ class MemoryProjection:
     def save_position(self, seq: int) -> None:
         """Record that everything up to ``seq`` is applied (never moves back)."""
         if seq > self.position.seq:
+            self._flush_pending()
             self.position.save(seq)
 
     def skip(self, seq: int) -> None:
         """Move past an event that can never be applied (a poison event), and count it."""
+        self._flush_pending()
         self.position.save(max(self.position.seq, seq), poisoned=self.position.poisoned + 1)
+
+    def _flush_pending(self) -> None:
+        """Flush what was applied since the last flush before a position past it is saved."""
+        if self._unflushed and not self.deferred_sync:
+            self._flush()
+
+    def _flush(self) -> None:
+        started = time.monotonic()
+        self.index.flush()
+        self._flushed_at = time.monotonic()
+        self._unflushed = False
+        self._flush_s = self._flushed_at - started
+
+    def _flush_due(self) -> bool:
+        if not self.flush_every_s:
+            return True  # every batch
+        gap = max(self.flush_every_s, FLUSH_GAPS * self._flush_s)
+        return time.monotonic() - self._flushed_at >= gap
 
     def _encode(self, text: str) -> SparseVec:
         return self._encoder.encode_document(code_terms(text))
 
     def apply_batch(self, records: Iterable[tuple[int, Envelope]]) -> int:
-        """Apply the events not yet applied; flush, record the position; return the count."""
+        """Apply the events not yet applied and move the position past them; return the count. The
+        index is flushed and the position saved when ``flush_every_s`` has passed since the last
+        flush (every batch at 0), and ``FLUSH_GAPS`` times what that flush took: until then both
+        stay in memory, readable, and a crash folds them again from the saved position (the
+        per-point guard makes that harmless)."""
         todo = [(seq, env) for seq, env in records if seq > self.position.seq]
         if not todo:
             return 0
         self.apply_events(todo)
+        last = max(seq for seq, _ in todo)
         if self.deferred_sync:  # nobody reads a projection being rebuilt: durable once, at the end
-            self.position.seq = max(seq for seq, _ in todo)
+            self.position.seq = last
+        elif self._flush_due():
+            self._flush()
+            self.position.save(last)
         else:
-            self.index.flush()
-            self.position.save(max(seq for seq, _ in todo))
+            self._unflushed = True
+            self.position.seq = last
         return len(todo)
 
     def sync(self) -> None:
-        """Flush and save the position; from now on after every batch (ends ``deferred_sync``)."""
+        """Flush and save the position; from now on after batches (ends ``deferred_sync``)."""
         self.deferred_sync = False
-        self.index.flush()
+        self._flush()
         self.position.save(self.position.seq)
 
     def apply(self, seq: int, envelope: Envelope) -> None:
@@ -210,7 +188,7 @@ class MemoryProjection:
         for seq, envelope in events:
             draft = drafts[id(envelope)] = memory_from_envelope(envelope)
             for target in targets_of(envelope, draft):
-                canonical = _canonical(target)
+                canonical = canonical_uuid(target)
                 if canonical is None:
                     log.warning("memory_id_not_a_uuid", seq=seq, memory_id=target[:80])
                     continue
@@ -220,7 +198,9 @@ class MemoryProjection:
         ids = list(dict.fromkeys(p for _, _, _, p in targeted))
         states: dict[str, PointState | None] = dict.fromkeys(ids)
         for stored in self.index.get(ids, with_vectors=True):
-            states[stored.id] = PointState(dict(stored.payload), stored.dense, stored.sparse)
+            if _whole(stored.payload):
+                states[stored.id] = PointState(dict(stored.payload), stored.dense, stored.sparse)
+        absent = {pid for pid in ids if states[pid] is None}  # written with ``upsert_new``
         changed: set[str] = set()
         enrich = self.enrichment
         # with a pool, the texts a batch needs encoded are collected and encoded together at its end
@@ -236,7 +216,7 @@ class MemoryProjection:
             session = (envelope.tenant, draft.session_id) if draft is not None and turn else None
             previous = ("", "")
             if session is not None and session[1]:
-                previous = self._previous(session, seq, states)
+                previous = self._tails.previous(self.index, session, seq, states)
             after = fold(
                 before,
                 seq,
@@ -253,9 +233,9 @@ class MemoryProjection:
                 states[pid] = after
                 changed.add(pid)
                 if session is not None and session[1] and after is not None:
-                    self._remember(session, seq, target, str(after.payload.get("text") or ""))
+                    self._tails.remember(session, seq, target, str(after.payload.get("text") or ""))
                 elif after is not None:
-                    self._track(envelope, target, before)
+                    self._tails.track(envelope, target, before)
         forgotten = [
             (t, p) for _, e, t, p in targeted if isinstance(e.payload, MemoryForgotten) and p in changed
         ]
@@ -269,5 +249,12 @@ class MemoryProjection:
             IndexPoint(id=t, payload=state.payload, dense=state.dense, sparse=vector)
             for (t, state), vector in zip(final, sparse, strict=True)
         ]
-        if points:
-            self.index.upsert(points)
+        changed_points = [p for p in points if p.id not in absent]
+        if changed_points:
+            self.index.upsert(changed_points)
+        new_points = [p for p in points if p.id in absent]
+        if new_points:
+            upsert_new: Callable[[list[IndexPoint]], None] = getattr(
+                self.index, "upsert_new", self.index.upsert
+            )
+            upsert_new(new_points)

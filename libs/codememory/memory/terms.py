@@ -69,6 +69,7 @@ code okay ok thanks"""
 _STOP = frozenset(_STOP_WORDS.split())
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
@@ -79,9 +80,13 @@ def _stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65536)
 def _is_value(token: str) -> bool:
     """A value, not a word: quoted, or with a digit, an inner dot/slash/underscore/colon/at/hyphen
-    (``acme.io``, ``ops@acme.io``, ``expo-image``), or camelCase."""
+    (``acme.io``, ``ops@acme.io``, ``expo-image``), or camelCase. Cached, and a plain word (letters
+    only: no digit, no mark) asks the camelCase test alone: recall analyses every new hit's text."""
+    if token[0] not in "`\"'" and token.isalpha():
+        return _CAMEL.search(token) is not None
     return (
         token[0] in "`\"'"
         or any(ch.isdigit() for ch in token)
@@ -93,13 +98,17 @@ def _is_value(token: str) -> bool:
 _PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
-def _named_words(value: str) -> set[str]:
+_SEGMENT = re.compile(r"[@/:=]")
+
+
+@lru_cache(maxsize=65536)
+def _named_words(value: str) -> frozenset[str]:
     """The words an identifier or path is made of (``slog.info``: slog, info), as subject words: a
-    value names what it is about. Numbers name none."""
-    if any(ch.isdigit() for ch in value):
-        return set()
-    parts = (p.lower() for p in _PART.findall(value.strip("`\"'")))
-    return {_stem(p) for p in parts if len(p) >= 3 and p not in _STOP}
+    value names what it is about. Numbers name none, so a segment with a digit is skipped
+    (``pnpm@9.12.0`` names pnpm, ``int64`` nothing)."""
+    segments = (seg for seg in _SEGMENT.split(value.strip("`\"'")) if not any(ch.isdigit() for ch in seg))
+    parts = (p.lower() for seg in segments for p in _PART.findall(seg))
+    return frozenset(_stem(p) for p in parts if len(p) >= 3 and p not in _STOP)
 
 
 @lru_cache(maxsize=65536)
@@ -254,6 +263,12 @@ def _slots(text: str) -> dict[str, frozenset[str]]:
     return {value: frozenset(near) for value, near in slots.items()}
 
 
+@lru_cache(maxsize=65536)
+def _numbers(text: str) -> tuple[str, ...]:
+    """The text's values with a digit (``_slots`` keys)."""
+    return tuple(v for v in _slots(text) if any(ch.isdigit() for ch in v))
+
+
 def conflicting_values(a: str, b: str) -> bool:
     """Whether two texts set one thing to different values: a value only ``a`` states and one only
     ``b`` states that are both numbers, that stand by a common subject word (``indent with 4
@@ -263,16 +278,19 @@ def conflicting_values(a: str, b: str) -> bool:
     things are details, not a conflict ("a zod schema hooked up through zodResolver" / "no
     validation by hand in onChange")."""
     slots_a, slots_b = _slots(a), _slots(b)
-    only_a = [(v, near) for v, near in slots_a.items() if v not in slots_b]
-    only_b = [(v, near) for v, near in slots_b.items() if v not in slots_a]
-    for value_a, near_a in only_a:
-        numeric_a, named_a = any(ch.isdigit() for ch in value_a), _named_words(value_a)
-        for value_b, near_b in only_b:
-            if near_a & near_b or named_a & _named_words(value_b):
-                return True
-            if numeric_a and any(ch.isdigit() for ch in value_b):
-                return True
-    return False
+    only_a = [v for v in slots_a if v not in slots_b]
+    only_b = [v for v in slots_b if v not in slots_a] if only_a else []
+    if not only_b:
+        return False
+    # some pair of them conflicts exactly when their sides' words meet (recall asks this of every
+    # pair of alike hits: one pass over each side, not over each pair of values)
+    if any(v not in slots_b for v in _numbers(a)) and any(v not in slots_a for v in _numbers(b)):
+        return True
+    near_a = frozenset().union(*(slots_a[v] for v in only_a))
+    if not near_a.isdisjoint(frozenset().union(*(slots_b[v] for v in only_b))):
+        return True
+    named_a = frozenset().union(*(_named_words(v) for v in only_a))
+    return not named_a.isdisjoint(frozenset().union(*(_named_words(v) for v in only_b)))
 
 
 def same_statement(a: str, b: str, parallel_ratio: float, *, strict: bool = True) -> bool:

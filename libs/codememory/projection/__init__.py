@@ -6,20 +6,23 @@ in ``codememory.memory``). No NATS and no gRPC here.
 """
 
 from codememory.projection.code import CodeProjection
-from codememory.projection.fold import TRANSIENT, Folded, fold_records
-from codememory.projection.live import LiveProjection, Rebuilt, poll
+from codememory.projection.fold import TRANSIENT, DecodedRecord, Folded, decode_records, fold_records
+from codememory.projection.live import LiveProjection, Rebuilt, in_thread, poll
 from codememory.projection.port import Decoded, Poisoned, PoisonSink, Projection
 
 __all__ = [
     "TRANSIENT",
     "CodeProjection",
     "Decoded",
+    "DecodedRecord",
     "Folded",
     "LiveProjection",
     "PoisonSink",
     "Poisoned",
     "Projection",
     "Rebuilt",
+    "decode_records",
     "fold_records",
+    "in_thread",
     "poll",
 ]

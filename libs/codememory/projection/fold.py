@@ -11,6 +11,10 @@ The rules, shared by live following and by replay:
 - poison is passed with ``Projection.skip`` (the position moves past it and it is counted) and
   returned, so the caller can report it; the fold goes on with the next event.
 
+Records may come decoded already (``decode_records``: one decode for several projections that fold
+the same read of LOG at once, the gateway's follower and a replay); a ``DecodedRecord`` is folded
+without decoding it again.
+
 Synchronous and pure of NATS: the runner calls it in a worker thread.
 """
 
@@ -25,6 +29,37 @@ from codememory.vectorstore import IndexUnavailableError
 
 Transient = tuple[type[BaseException], ...]
 TRANSIENT: Transient = (IndexUnavailableError, OSError)  # the store, not the event: retry
+
+
+@dataclass(frozen=True)
+class DecodedRecord(LogRecord):
+    """A record and its envelope, or why it does not decode (shared: envelopes are frozen)."""
+
+    envelope: Envelope | None = None
+    error: EventDecodeError | None = None
+
+
+def decode_records(records: Sequence[LogRecord]) -> list[LogRecord]:
+    """Each record decoded once, for every projection that folds it (``fold_records``)."""
+    decoded: list[LogRecord] = []
+    for record in records:
+        if isinstance(record, DecodedRecord):
+            decoded.append(record)
+            continue
+        try:
+            envelope, error = decode_envelope(record.data), None
+        except EventDecodeError as exc:
+            envelope, error = None, exc
+        decoded.append(DecodedRecord(record.seq, record.subject, record.data, envelope, error))
+    return decoded
+
+
+def _decoded(record: LogRecord) -> Envelope:
+    if not isinstance(record, DecodedRecord):
+        return decode_envelope(record.data)
+    if record.envelope is None:
+        raise record.error or EventDecodeError("not decoded")
+    return record.envelope
 
 
 @dataclass
@@ -47,7 +82,7 @@ def fold_records(
         if record.seq <= projection.last_seq:
             continue
         try:
-            segment.append((record, decode_envelope(record.data)))
+            segment.append((record, _decoded(record)))
         except EventDecodeError as exc:
             _apply(projection, segment, folded, name, transient)
             segment = []
@@ -91,4 +126,4 @@ def _poisoned(name: str, record: LogRecord, reason: str) -> Poisoned:
     )
 
 
-__all__ = ["TRANSIENT", "Folded", "Transient", "fold_records"]
+__all__ = ["TRANSIENT", "DecodedRecord", "Folded", "Transient", "decode_records", "fold_records"]

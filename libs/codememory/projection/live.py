@@ -13,8 +13,9 @@ Poison events (see ``projection.fold``) are logged, counted by the projection an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -23,10 +24,12 @@ import structlog
 from codememory.events import EventLog, LogRecord
 from codememory.projection.fold import TRANSIENT, Folded, Transient, fold_records
 from codememory.projection.port import Poisoned, PoisonSink, Projection
+from codememory.projection.shared import SharedRead, log_batches
 
 log = structlog.get_logger(__name__)
 
 P = TypeVar("P", bound=Projection)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -70,11 +73,13 @@ class LiveProjection(Generic[P]):
     async def apply(self, records: Sequence[LogRecord]) -> int:
         """Fold what is new in ``records``; returns how many events were applied."""
         async with self.lock:
-            folded = await asyncio.to_thread(self._fold, self.projection, records)
+            folded, cancelled = await to_the_end(asyncio.to_thread(self._fold, self.projection, records))
             self.unoptimized += folded.applied
         await self._report(folded.poisoned)
         async with self._advanced:
             self._advanced.notify_all()
+        if cancelled:
+            raise asyncio.CancelledError
         return folded.applied
 
     async def _report(self, poisoned: Sequence[Poisoned]) -> None:
@@ -113,17 +118,27 @@ class LiveProjection(Generic[P]):
         chunk: int = 2000,
         prepare: Callable[[P], object] | None = None,
         progress: Callable[[int, int], None] | None = None,
+        before_swap: Callable[[P], object] | None = None,
+        shared: tuple[SharedRead, int] | None = None,
     ) -> Rebuilt[P]:
-        """Fold LOG from the start into ``fresh``, ``prepare`` it, catch up under the lock, swap it in.
+        """Fold LOG from the start into ``fresh``, ``prepare`` it, catch up under the lock, swap it in
+        (``before_swap``: see ``catch_up``).
 
-        Reading the next chunk from LOG overlaps with folding the previous one (in a thread); LOG is
-        read in batches (``log_batches``). ``progress(seq, until)`` is told after each chunk.
+        LOG is read in batches of ``chunk`` (``log_batches``) ahead of the fold (in a thread), or taken
+        from ``shared`` (a ``SharedRead`` and this rebuild's reader in it: one read of LOG for several
+        rebuilds). ``progress(seq, until)`` is told after each chunk.
         """
         started = time.perf_counter()
-        until = await event_log.last_seq()
-        self.rebuilding = (0, until)
+        if shared is None:
+            until = await event_log.last_seq()
+            read, reader = SharedRead(event_log, 1, until, readers=1, chunk=chunk), 0
+        else:
+            read, reader = shared
+        self.rebuilding = (0, read.until_seq)
         try:
-            return await self._rebuild(event_log, fresh, chunk, until, started, prepare, progress)
+            return await self._rebuild(
+                event_log, fresh, read, reader, started, prepare, progress, before_swap
+            )
         finally:
             self.rebuilding = None
 
@@ -131,66 +146,74 @@ class LiveProjection(Generic[P]):
         self,
         event_log: EventLog,
         fresh: P,
-        chunk: int,
-        until: int,
+        read: SharedRead,
+        reader: int,
         started: float,
         prepare: Callable[[P], object] | None,
         progress: Callable[[int, int], None] | None,
+        before_swap: Callable[[P], object] | None = None,
     ) -> Rebuilt[P]:
-        chunks: asyncio.Queue[list[LogRecord] | None] = asyncio.Queue(maxsize=2)
-
-        async def read() -> None:
-            async for batch in log_batches(event_log, 1, until, chunk):
-                await chunks.put(batch)
-            await chunks.put(None)
-
-        reader = asyncio.create_task(read())
-        events = 0
-        try:
-            while (records := await chunks.get()) is not None:
-                folded = await asyncio.to_thread(self._fold, fresh, records)
+        until, events = read.until_seq, 0
+        async with contextlib.aclosing(read.reader(reader)) as batches:  # leaves the read when it ends
+            async for records in batches:
+                folded = await in_thread(self._fold, fresh, records)
                 events += folded.applied
                 await self._report(folded.poisoned)
                 self.rebuilding = (records[-1].seq if records else until, until)
                 if progress is not None:
                     progress(*self.rebuilding)
-        except BaseException:
-            reader.cancel()
-            raise
-        await reader
         fold_s = time.perf_counter() - started
         if prepare is not None:
-            await asyncio.to_thread(prepare, fresh)
+            await in_thread(prepare, fresh)
         prepare_s = time.perf_counter() - started - fold_s
+        old, caught_up = await self.catch_up(event_log, fresh, before_swap)
+        events += caught_up
+        return Rebuilt(old=old, events=events, poisoned=fresh.poisoned, fold_s=fold_s, prepare_s=prepare_s)
+
+    async def catch_up(
+        self, event_log: EventLog, fresh: P, before_swap: Callable[[P], object] | None = None
+    ) -> tuple[P, int]:
+        """Under the lock: fold what LOG holds past ``fresh``'s position into it (what the live one
+        applied meanwhile) and swap it in; ``before_swap(fresh)`` runs (in a thread) when both hold the
+        same events. Returns the projection swapped out and the events folded."""
         async with self.lock:
             until = max(self.seq, fresh.last_seq)
             tail = [r async for r in event_log.read(fresh.last_seq + 1, until_seq=until)]
-            folded = await asyncio.to_thread(self._fold, fresh, tail)
-            events += folded.applied
+            folded = await in_thread(self._fold, fresh, tail)
             fresh.save_position(self.seq)
+            if before_swap is not None:
+                await in_thread(before_swap, fresh)
             old = await self.swap(fresh)
         await self._report(folded.poisoned)
-        return Rebuilt(old=old, events=events, poisoned=fresh.poisoned, fold_s=fold_s, prepare_s=prepare_s)
+        return old, folded.applied
 
 
-async def log_batches(
-    event_log: EventLog, from_seq: int, until_seq: int, chunk: int
-) -> AsyncIterator[list[LogRecord]]:
-    """LOG from ``from_seq`` to ``until_seq`` in lists of up to ``chunk``: by the log's own batched
-    reader when it has one (``JetStreamEventLog.read_batches``), else by grouping ``read``."""
-    batched = getattr(event_log, "read_batches", None)
-    if batched is not None:
-        async for records in batched(from_seq, until_seq=until_seq, batch=chunk):
-            yield records
-        return
-    batch: list[LogRecord] = []
-    async for record in event_log.read(from_seq, until_seq=until_seq):
-        batch.append(record)
-        if len(batch) >= chunk:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+async def to_the_end(work: Coroutine[Any, Any, T]) -> tuple[T, bool]:
+    """``work`` (a fold in a thread) run to its end although the caller is cancelled meanwhile; returns
+    its result and whether a cancellation came, for the caller to raise once its bookkeeping is done.
+
+    A thread cannot be stopped: cancelling ``await asyncio.to_thread(fold)`` would release the lock
+    while the fold still moves the projection, and a restarted follower would fold the same records
+    again from the position the projection had not yet reached (events applied twice).
+    """
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while True:
+        try:
+            return await asyncio.shield(task), cancelled
+        except asyncio.CancelledError:
+            if task.done():  # the work itself was cancelled or raised it
+                raise
+            cancelled = True
+
+
+async def in_thread(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a thread; a cancellation is raised once it returned (the caller may close what
+    it works on)."""
+    result, cancelled = await to_the_end(asyncio.to_thread(fn, *args))
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
 
 
 async def poll(event_log: EventLog, live: LiveProjection[Any], every_s: float = 0.005) -> None:
@@ -203,4 +226,4 @@ async def poll(event_log: EventLog, live: LiveProjection[Any], every_s: float = 
         await asyncio.sleep(every_s)
 
 
-__all__ = ["LiveProjection", "Rebuilt", "log_batches", "poll"]
+__all__ = ["LiveProjection", "Rebuilt", "in_thread", "log_batches", "poll", "to_the_end"]

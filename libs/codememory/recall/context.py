@@ -250,7 +250,11 @@ def build_context(
     text = prompt.strip() or " ".join(p for p in (_name(repo), branch, _name(cwd)) if p)
     # no relevance feedback: the query is the session's situation, not a question (with it,
     # benchmarks/bench_context.py included a fact fewer at 1,500 and 4,000 tokens, 6-9 ms later)
-    query = RecallQuery(tenant=tenant, text=text, limit=policy.candidates, repo=repo, cwd=cwd, feedback=False)
+    # no topic crowding either: it drops a topic's third hit from a list of ``candidates``, and the
+    # budget, not a cap, decides how much of a topic fits
+    query = RecallQuery(
+        tenant=tenant, text=text, limit=policy.candidates, repo=repo, cwd=cwd, feedback=False, crowd=False
+    )
     hits = _recall(recaller, query, policy.stated_types)
     if not hits and repo:  # nothing matched by meaning or words yet (e.g. not embedded): its newest
         hits = _recall(recaller, msgspec.structs.replace(query, text=""), policy.stated_types)

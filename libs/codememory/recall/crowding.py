@@ -12,22 +12,39 @@ here the site is a topic.
 Two hits are of one topic when their vectors are at least ``Weights.topic_similarity`` alike and
 they share a subject word or a value (counting the words an identifier is made of: ``slog.Info``
 names ``slog``), so two memories that are alike only in their phrasing ("remember to ..."), or in
-what kind of thing they say, are not. A hit that already has ``Weights.topic_cap`` hits of its topic
-kept above it gives up its place: it follows every hit that did not (``give_way``), so a caller
-asking for more still gets it. Only what someone stated (or an insight) crowds out a stated memory:
-tool observations of a topic never push the user's own words about it down. The same kinds as
-``one_per_fact``: what someone stated, what a tool observed, insights; conversation turns, commits
-and summaries keep their order. Pure: vectors come in as arguments.
+what kind of thing they say, are not. A topic is what such pairs chain together: a hit alike to two
+kept hits that were not alike to each other joins them into one topic. A tool's output or an
+insight says again what someone stated, in other words ("Read auth/passwords.py: hasher =
+PasswordHasher(...)" and "we hash passwords with argon2id" lie at cosine 0.3-0.6), so a pair with
+such a derived hit needs only ``Weights.topic_similarity_derived``.
+
+A hit that already has ``Weights.topic_cap`` kept hits of its topic above it gives up its place: it
+follows every hit that did not (``give_way``), so a caller asking for more still gets it. Within a
+topic, what someone stated comes first:
+
+- arriving at a full topic that holds a derived hit below the topic's first, it keeps its place and
+  the lowest such derived hit gives way in its stead (a topic's first hit, whatever its kind, is its
+  best answer to the query and keeps its place);
+- it takes the place of the topic's first hit (the two exchange places) when that one was stated
+  too, fewer times (``restated``), and the two are ``topic_similarity`` alike: the canonical
+  wording of a fact leads it (a derived first hit keeps its place: a topic is looser than a fact);
+- two versions of a rule (two stated hits that set one thing differently, ``conflicting_values``)
+  are not crowded and do not exchange places: which one is current is ``currency``'s to say.
+
+The same kinds as ``one_per_fact``: what someone stated, what a tool observed, insights;
+conversation turns, commits and summaries keep their order. Pure: vectors come in as arguments.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from codememory.memory.kinds import OBSERVED_TYPES
-from codememory.memory.terms import analyse, subject_words
+from codememory.memory.terms import analyse, conflicting_values, subject_words
 from codememory.recall.restated import Ranked, eligible, give_way, statement
 from codememory.recall.scoring import Candidate, ScoreParts
 
@@ -43,19 +60,100 @@ def same_topic(a: str, b: str) -> bool:
     return bool((subject_words(a) & subject_words(b)) - ADDRESS_WORDS)
 
 
+@dataclass(frozen=True)
+class _Row:
+    """A kept eligible hit as the topics see it."""
+
+    vector: np.ndarray
+    text: str
+    derived: bool  # a tool's observation or an insight: what a memory someone stated says again
+    restated: int
+
+    @classmethod
+    def of(cls, candidate: Candidate, vector: np.ndarray) -> _Row:
+        kind = candidate.payload.get("type")
+        restated = candidate.payload.get("restated")
+        return cls(
+            vector,
+            statement(candidate.payload),
+            kind in OBSERVED_TYPES or kind == "insight",
+            restated if isinstance(restated, int) else 1,
+        )
+
+
+def _versions(a: _Row, b: _Row) -> bool:
+    """Two versions of one rule, not two sides of a topic: two things someone stated that set one
+    thing differently ("named stg_<source>_<table>" / "a double underscore: stg__shopify__orders").
+    A tool's output is full of numbers and names that set nothing, so it never counts."""
+    return not (a.derived or b.derived) and conflicting_values(a.text, b.text)
+
+
+class _Topics:
+    """The kept hits so far, grouped into topics: a hit joins every topic it is alike to (so two
+    topics one hit links become one), and a topic holds at most ``cap`` kept hits."""
+
+    def __init__(self, similarity: float, derived_similarity: float) -> None:
+        self.similarity, self.derived_similarity = similarity, derived_similarity
+        self.rows: list[_Row] = []
+        self.topic: list[int] = []  # each row's topic (the row that founded it; negative: gave way)
+        self.position: list[int] = []  # each row's position in the kept list
+
+    def members(self, hit: _Row) -> list[int]:
+        """The rows of every topic the hit is alike to (by vector, and sharing a subject word or value)."""
+        topics: set[int] = set()
+        for row, other in enumerate(self.rows):
+            if self.topic[row] < 0 or self.topic[row] in topics:
+                continue
+            needed = self.derived_similarity if hit.derived or other.derived else self.similarity
+            if float(hit.vector @ other.vector) >= needed and same_topic(hit.text, other.text):
+                topics.add(self.topic[row])
+        return [row for row, topic in enumerate(self.topic) if topic in topics]
+
+    def add(self, hit: _Row, members: list[int], position: int) -> None:
+        founder = len(self.rows)
+        self.rows.append(hit)
+        self.topic.append(founder)
+        self.position.append(position)
+        for row in members:
+            self.topic[row] = founder
+
+    def drop(self, row: int) -> None:
+        """A kept hit gave way: it no longer counts in any topic."""
+        self.topic[row] = -1 - row
+
+    def lead_to_take(self, hit: _Row, members: list[int]) -> int | None:
+        """The topic's first kept hit when ``hit``, something someone stated, should lead the topic
+        instead: the first is a stated one, alike to it by ``similarity`` itself (not only through
+        the chain), stated fewer times, and no other version of it: the canonical wording of a fact
+        leads it. A derived first hit keeps its place: a topic is looser than a fact, and which of a
+        fact's statement and its observation answers better is ``one_per_fact``'s to say."""
+        if hit.derived or not members:
+            return None
+        first = min(members, key=lambda row: self.position[row])
+        lead = self.rows[first]
+        if lead.derived or lead.restated >= hit.restated or _versions(lead, hit):
+            return None
+        return first if float(hit.vector @ lead.vector) >= self.similarity else None
+
+
 def crowd_topics(
     ranked: Sequence[tuple[Candidate, ScoreParts]],
     vectors: Mapping[str, np.ndarray],
     similarity: float,
     cap: int,
     window: int,
+    derived_similarity: float | None = None,
 ) -> Ranked:
     """The top ``window`` with each hit that has ``cap`` kept hits of its topic above it moved below
-    the kept ones. ``cap`` 0: unchanged."""
+    the kept ones; a stated hit arriving at a full topic that holds a derived one (an observation, an
+    insight) below its first hit keeps its place and the lowest such derived hit gives way instead;
+    a stated hit restated more often than its topic's first stated hit (and alike to it) takes that
+    hit's place. ``derived_similarity``: how alike a derived hit and another must be to share a
+    topic (default ``similarity``). ``cap`` 0: unchanged."""
     if cap <= 0 or not ranked:
         return list(ranked)
-    kept: Ranked = []
-    kept_rows: list[tuple[np.ndarray, str, bool]] = []  # kept eligible hits: vector, statement, observed
+    topics = _Topics(similarity, similarity if derived_similarity is None else derived_similarity)
+    kept: list[tuple[Candidate, ScoreParts] | None] = []
     moved: Ranked = []
     for item in ranked[:window]:
         candidate = item[0]
@@ -63,23 +161,33 @@ def crowd_topics(
         if vector is None or not eligible(candidate):
             kept.append(item)
             continue
-        text = statement(candidate.payload)
-        observed = candidate.payload.get("type") in OBSERVED_TYPES
-        crowd = sum(
-            1
-            for other, other_text, other_observed in kept_rows
-            if (observed or not other_observed)
-            and float(vector @ other) >= similarity
-            and same_topic(text, other_text)
-        )
-        if crowd >= cap:
-            moved.append(item)
-            continue
+        hit = _Row.of(candidate, vector)
+        members = topics.members(hit)
+        if len(members) >= cap and not any(_versions(hit, topics.rows[row]) for row in members):
+            first = min(members, key=lambda row: topics.position[row])  # the topic's best answer stays
+            derived = [row for row in members if topics.rows[row].derived and row != first]
+            if hit.derived or not derived:
+                moved.append(item)
+                continue
+            yielding = max(derived, key=lambda row: topics.position[row])  # the lowest derived hit
+            moved.append(kept[topics.position[yielding]])  # type: ignore[arg-type]
+            kept[topics.position[yielding]] = None
+            topics.drop(yielding)
+            members.remove(yielding)
+        lead = topics.lead_to_take(hit, members)
+        if lead is not None:  # exchange places and totals, so the order stays by total
+            place = topics.position[lead]
+            held = kept[place]
+            assert held is not None
+            kept[place] = (candidate, msgspec.structs.replace(item[1], total=held[1].total))
+            item = (held[0], msgspec.structs.replace(held[1], total=item[1].total))
+            topics.position[lead] = len(kept)
+        topics.add(hit, members, place if lead is not None else len(kept))
         kept.append(item)
-        kept_rows.append((vector, text, observed))
     if not moved:
-        return list(ranked)
-    return give_way(kept, moved, ranked[window:])
+        return [k for k in kept if k is not None] + list(ranked[window:])
+    moved.sort(key=lambda one: -one[1].total)
+    return give_way([k for k in kept if k is not None], moved, ranked[window:])
 
 
 __all__ = ["crowd_topics", "same_topic"]

@@ -29,6 +29,9 @@ class RecallQuery(msgspec.Struct, frozen=True, kw_only=True):
     include_history: bool = False  # merged restatements and archived memories too
     cwd: str = ""
     feedback: bool = True  # widen the lexical query by the top hits' shared words (``recall.feedback``)
+    # at most ``Weights.topic_cap`` hits of a topic in the top results (``recall.crowding``); off for a
+    # budgeted pack like session context, where the budget decides how much of a topic fits
+    crowd: bool = True
 
 
 def query_filter(query: RecallQuery) -> IndexFilter:

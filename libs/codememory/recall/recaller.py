@@ -34,7 +34,7 @@ from codememory.recall.scoring import (
     top_lexical_of,
     words_of,
 )
-from codememory.vectorstore import IndexFilter, VectorIndex
+from codememory.vectorstore import IndexFilter, VectorIndex, search_pair
 
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
 RESTATED_WINDOW = 60  # the top hits compared for restatements (session context asks for 100 and more)
@@ -109,7 +109,7 @@ class Recaller:
             ranked = self._expand(ranked, found, flt, hint, clock, query.limit)
         if query.text.strip() and ranked:
             ranked = self._current_first(query.text, ranked, flt, hint, clock, query.limit)
-            ranked = self._one_per_fact(ranked, query.limit)
+            ranked = self._one_per_fact(ranked, query.limit, crowd=query.crowd)
         return [RecallHit(c.memory_id, dict(c.payload), parts) for c, parts in ranked[: query.limit]]
 
     def _current_first(
@@ -157,40 +157,47 @@ class Recaller:
         return latest_first(ranked, self.weights, window, inherited)
 
     def _one_per_fact(
-        self, ranked: list[tuple[Candidate, ScoreParts]], limit: int
+        self, ranked: list[tuple[Candidate, ScoreParts]], limit: int, *, crowd: bool = True
     ) -> list[tuple[Candidate, ScoreParts]]:
-        """Restatements of a higher hit below the others (``restated``), then a topic's hits over its
-        cap (``topic_cap``): their vectors read by id."""
+        """Restatements of a higher hit below the others (``restated``), then (``crowd``) a topic's
+        hits over its cap (``topic_cap``): their dense vectors read by id (nothing else: the hits hold
+        payloads)."""
         window = min(max(2 * limit, 20), RESTATED_WINDOW)
         ids = window_ids(ranked, window)
-        if (self.weights.restated <= 0 and self.weights.topic_cap <= 0) or len(ids) < 2:
+        cap = int(self.weights.topic_cap) if crowd else 0
+        if (self.weights.restated <= 0 and cap <= 0) or len(ids) < 2:
             return ranked
         tenant = str(ranked[0][0].payload.get("tenant", ""))
-        read = self._index.get(point_ids(tenant, ids), with_vectors=True)
-        own = [p for p in read if p.payload.get("tenant") == tenant]
-        vectors = unit_vectors([(memory_id_of(p), p.dense) for p in own])
+        points = {point_id(tenant, mid): mid for mid in ids}  # the tenant's points only, by their key
+        read = self._index.dense_vectors(list(points))  # the dense vectors alone (cached when wrapped)
+        vectors = unit_vectors([(points[p], dense) for p, dense in read.items()])
         weights = self.weights
         ranked = one_per_fact(ranked, vectors, weights.restated, window, weights.restated_observed)
-        return crowd_topics(ranked, vectors, weights.topic_similarity, int(weights.topic_cap), window)
+        return crowd_topics(
+            ranked,
+            vectors,
+            weights.topic_similarity,
+            cap,
+            window,
+            weights.topic_similarity_derived,
+        )
 
     def _candidates_for(
         self, text: str, sparse: SparseVec, flt: IndexFilter, pool: int
     ) -> dict[str, Candidate]:
         """The union of the dense and lexical top ``pool``, every candidate with both scores.
 
-        Reading a payload costs the engine more than scoring a point, and the engine holds the GIL
-        while it works (a search beside the model's forward pass slows both), so the searches bring
-        ids and scores only: the BM25 search runs while the model embeds the query (under a
-        millisecond without payloads), the engine scores the lexical-only hits' dense similarity for
-        just their ids, and the candidates' payloads are read once, under the same filter.
+        Reading a payload costs the engine more than scoring a point, so the searches bring ids and
+        scores only, both in one engine call (``search_pair``) once the query is embedded: the engine
+        holds the GIL for parts of each call, so a search in a thread beside the model's forward pass
+        slowed both (at a million memories, 15-20 ms for what takes 12 in turn). The engine scores
+        the lexical-only hits' dense similarity for just their ids, and the candidates' payloads are
+        read once, under the same filter.
         """
-        lexical_future = (
-            _POOL.submit(self._index.search_sparse, sparse, flt, pool, False) if sparse.indices else None
-        )
         query_vector = self._embed(text)
-        nearest = self._index.search_dense(query_vector, flt, pool, with_payload=False)
+        nearest, lexical_hits = search_pair(self._index, query_vector, sparse, flt, pool)
         dense = {h.id: h.score for h in nearest}
-        lexical = {h.id: h.score for h in (lexical_future.result() if lexical_future is not None else [])}
+        lexical = {h.id: h.score for h in lexical_hits}
         return self._read(query_vector, flt, dense, lexical, list(dict.fromkeys([*dense, *lexical])))
 
     def _read(

@@ -49,6 +49,7 @@ class Weights:
     # subject word or value) in the top results, the rest below the others (``crowding``; 0: off)
     topic_cap: float = 2
     topic_similarity: float = 0.4
+    topic_similarity_derived: float = 0.25  # the same for a pair with an observation or an insight
 
 
 def parse_floats(spec: str, kind: Callable[..., T], known: Collection[str]) -> T:

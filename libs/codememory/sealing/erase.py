@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from codememory.sealing.keys import KeyRing, StoredRecord, decode_stored, record_name
+from codememory.sealing.keys import KeyRing
+from codememory.sealing.stored import StoredRecord, decode_stored, record_name
 
 __all__ = ["ErasePlan", "Scope", "derived", "destroy", "late", "plan"]
 

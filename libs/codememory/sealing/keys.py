@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import os
 import uuid
+from collections.abc import Sequence
 
 import msgspec
 from cryptography.exceptions import InvalidTag
@@ -32,59 +33,20 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from codememory.sealing.fields import Record
 from codememory.sealing.keystore import KeyStore, KeyStoreError
+from codememory.sealing.stored import (
+    NONCE,
+    StoredIdKey,
+    StoredKek,
+    StoredRecord,
+    UserPointer,
+    aad,
+    decode_stored,
+    record_aad,
+    record_name,
+)
 from codememory.sealing.tree import Frontier, leaf_index
 
-__all__ = ["KeyRing", "RecordKey", "StoredRecord", "record_name"]
-
-NONCE = 12
-
-
-class StoredKek(msgspec.Struct, frozen=True, tag="kek"):
-    key: str  # base64
-
-
-class UserPointer(msgspec.Struct, frozen=True, tag="user"):
-    kek: str
-
-
-class StoredIdKey(msgspec.Struct, frozen=True, tag="idkey"):
-    key: str  # base64: the tenant's key for ids derived from what a memory says (``ids.py``)
-
-
-class StoredRecord(msgspec.Struct, frozen=True, tag="record"):
-    record: str
-    kek: str
-    wrapped: str  # base64(nonce + AES-GCM(data key, or the tree's frontier))
-    session: str = ""
-    tree: bool = False  # a key per event (``tree.py``); False: one data key for the whole record
-    epoch: int = 0  # events punctured so far: stored under ``record_name(record, epoch)``
-    sources: tuple[str, ...] = ()  # a derived record: the memories its text repeats (erasing one erases it)
-
-
-Stored = StoredKek | UserPointer | StoredRecord | StoredIdKey
-_decoder = msgspec.json.Decoder(Stored)
-
-
-def decode_stored(value: bytes) -> Stored | None:
-    try:
-        stored: Stored = _decoder.decode(value)
-        return stored
-    except msgspec.DecodeError:
-        return None
-
-
-def _aad(*parts: str) -> bytes:
-    return "\0".join(parts).encode("utf-8", "surrogatepass")
-
-
-def record_name(record_id: str, epoch: int = 0) -> str:
-    """The store name of a record's key (``epoch``: after that many punctures)."""
-    return f"rec:{record_id}" if epoch == 0 else f"cut{epoch}:{record_id}"
-
-
-def _record_aad(tenant: str, stored: StoredRecord) -> bytes:
-    epoch = (str(stored.epoch),) if stored.epoch else ()
-    return _aad(tenant, stored.record, *epoch)
+__all__ = ["KeyRing", "RecordKey"]
 
 
 class RecordKey:
@@ -128,6 +90,12 @@ class KeyRing:
         cached = self._records.get((tenant, record.record_id))
         if cached is not None or (tenant, record.record_id) in self._records:
             return cached
+        if not record.per_event and not record.sources:
+            # one data key, never punctured: ``create`` alone says whether it exists, was destroyed
+            # or is new (a bulk import makes thousands: the lookups before it were 3 syscalls each)
+            key = self._create_record(tenant, record)
+            self._records[(tenant, record.record_id)] = key
+            return key
         stored = self.live_record(tenant, record.record_id)
         key = self._unwrap(tenant, stored) if stored is not None else None
         if stored is None and not self.store.destroyed(tenant, record_name(record.record_id)):
@@ -177,7 +145,7 @@ class KeyRing:
                 return False
             nonce = os.urandom(NONCE)
             entry = msgspec.structs.replace(stored, epoch=stored.epoch + 1, wrapped="")
-            sealed = nonce + kek.encrypt(nonce, cut.encode(), _record_aad(tenant, entry))
+            sealed = nonce + kek.encrypt(nonce, cut.encode(), record_aad(tenant, entry))
             entry = msgspec.structs.replace(entry, wrapped=base64.b64encode(sealed).decode())
             value = msgspec.json.encode(entry)
             created = self.store.create(tenant, record_name(record_id, entry.epoch), value)
@@ -255,12 +223,14 @@ class KeyRing:
             return None
         blob = base64.b64decode(stored.wrapped)
         try:
-            clear = kek.decrypt(blob[:NONCE], blob[NONCE:], _record_aad(tenant, stored))
+            clear = kek.decrypt(blob[:NONCE], blob[NONCE:], record_aad(tenant, stored))
             return RecordKey(frontier=Frontier.decode(clear)) if stored.tree else RecordKey(AESGCM(clear))
         except (InvalidTag, ValueError):
             return None
 
-    def _create_record(self, tenant: str, record: Record) -> RecordKey | None:
+    def _new_entry(self, tenant: str, record: Record) -> tuple[bytes, bytes] | None:
+        """A fresh key for ``record`` and its stored entry (wrapped by its user's key); None when
+        that user's key was erased between reading the pointer and now."""
         kid = ""
         if not record.user_known and record.session:
             inherited = self.live_record(tenant, f"s:{record.session}")
@@ -268,11 +238,11 @@ class KeyRing:
         if not kid:
             kid = self.user_kek(tenant, record.user)
         kek = self._kek(tenant, kid, create=True)
-        if kek is None:  # the user was erased between reading the pointer and now
+        if kek is None:
             return None
         secret = Frontier.fresh(os.urandom(32)).encode() if record.per_event else AESGCM.generate_key(256)
         nonce = os.urandom(NONCE)
-        wrapped = nonce + kek.encrypt(nonce, secret, _aad(tenant, record.record_id))
+        wrapped = nonce + kek.encrypt(nonce, secret, aad(tenant, record.record_id))
         entry = StoredRecord(
             record=record.record_id,
             kek=kid,
@@ -281,15 +251,51 @@ class KeyRing:
             tree=record.per_event,
             sources=record.sources,
         )
+        return secret, msgspec.json.encode(entry)
+
+    def _key_of(
+        self, tenant: str, record: Record, secret: bytes, ours: bytes, value: bytes | None
+    ) -> RecordKey | None:
+        """The key ``create`` left: ours (no need to unwrap what we just wrapped), another writer's, or
+        none (destroyed)."""
+        if value == ours:
+            if record.per_event:
+                return RecordKey(frontier=Frontier.decode(secret))
+            return RecordKey(AESGCM(secret))
+        stored = decode_stored(value or b"")
+        return self._unwrap(tenant, stored) if isinstance(stored, StoredRecord) else None
+
+    def _create_record(self, tenant: str, record: Record) -> RecordKey | None:
+        made = self._new_entry(tenant, record)
+        if made is None:
+            return None
+        secret, encoded = made
         name = record_name(record.record_id)
-        value = self.store.create(tenant, name, msgspec.json.encode(entry))
+        value = self.store.create(tenant, name, encoded)
         # checked after the record exists: an eraser either sees it (and destroys it with its sources)
         # or had destroyed a source before this check, which then sees that
         if record.sources and self.sources_erased(tenant, record):
             self.store.destroy(tenant, name)
             return None
-        stored = decode_stored(value or b"")
-        return self._unwrap(tenant, stored) if isinstance(stored, StoredRecord) else None
+        return self._key_of(tenant, record, secret, encoded, value)
+
+    def prepare(self, wanted: Sequence[tuple[str, Record]]) -> None:
+        """Make the keys of many memories at once (a bulk import): those ``for_sealing`` would make one
+        by one (one data key, no sources) are created in one ``create_many`` and cached."""
+        fresh: dict[tuple[str, str], tuple[Record, bytes, bytes]] = {}
+        for tenant, record in wanted:
+            at = (tenant, record.record_id)
+            if record.per_event or record.sources or at in self._records or at in fresh:
+                continue
+            made = self._new_entry(tenant, record)
+            if made is not None:
+                fresh[at] = (record, *made)
+        if not fresh:
+            return
+        items = [(tenant, record_name(rid), encoded) for (tenant, rid), (_, _, encoded) in fresh.items()]
+        values = self.store.create_many(items)
+        for ((tenant, rid), (record, secret, encoded)), value in zip(fresh.items(), values, strict=True):
+            self._records[(tenant, rid)] = self._key_of(tenant, record, secret, encoded, value)
 
     def sources_erased(self, tenant: str, record: Record) -> bool:
         """Whether a memory ``record``'s text repeats was erased: its own record's key, its leaf of the

@@ -29,9 +29,10 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from codememory.events import Envelope, Event
-from codememory.sealing.fields import SEALED_FIELDS, SEALED_VECTORS, record_of
-from codememory.sealing.keys import NONCE, KeyRing
+from codememory.sealing.fields import SEALED_FIELDS, SEALED_VECTORS, Record, record_of
+from codememory.sealing.keys import KeyRing
 from codememory.sealing.keystore import KeyStore
+from codememory.sealing.stored import NONCE
 
 __all__ = ["ERASED", "PREFIX", "UNAVAILABLE", "Sealer", "is_token"]
 
@@ -77,15 +78,19 @@ class Sealer:
     def __init__(self, store: KeyStore) -> None:
         self.keys = KeyRing(store)
 
+    def prepare(self, envelopes: Sequence[Envelope]) -> None:
+        """Before sealing a batch: make the keys it needs at once (``KeyRing.prepare``)."""
+        self.keys.refresh()
+        wanted = [(e.tenant, record) for e in envelopes if (record := _to_seal(e.payload)) is not None]
+        self.keys.prepare(wanted)
+
     def seal(self, envelope: Envelope) -> Envelope:
         payload = envelope.payload
-        record = record_of(payload)
+        record = _to_seal(payload)
+        if record is None:
+            return envelope
         names = SEALED_FIELDS.get(type(payload), ())
         vectors = SEALED_VECTORS.get(type(payload), ())
-        if record is None or not (
-            any(getattr(payload, name) for name in names) or any(getattr(payload, v) for v, _ in vectors)
-        ):
-            return envelope
         self.keys.refresh()
         sealing = self.keys.for_sealing(envelope.tenant, record)
         key = None if sealing is None else sealing.key(record.leaf or envelope.event_id)
@@ -146,6 +151,18 @@ class Sealer:
             except ValueError:
                 changes[name], changes[into] = (), ""
         return _replaced(envelope, payload, changes)
+
+
+def _to_seal(payload: Event) -> Record | None:
+    """The record whose key seals ``payload``, None when it has nothing to seal."""
+    record = record_of(payload)
+    if record is None:
+        return None
+    names = SEALED_FIELDS.get(type(payload), ())
+    vectors = SEALED_VECTORS.get(type(payload), ())
+    if any(getattr(payload, name) for name in names) or any(getattr(payload, v) for v, _ in vectors):
+        return record
+    return None
 
 
 def _token(key: AESGCM, clear: bytes, aad: bytes) -> str:

@@ -735,6 +735,7 @@ class StatusResponse(_message.Message):
     SERVING_FIELD_NUMBER: _builtins.int
     PID_FIELD_NUMBER: _builtins.int
     HOST_FIELD_NUMBER: _builtins.int
+    INDEX_BUILDING_FIELD_NUMBER: _builtins.int
     log_last_seq: _builtins.int
     projection_seq: _builtins.int
     """the memory projection's"""
@@ -748,6 +749,8 @@ class StatusResponse(_message.Message):
     pid: _builtins.int
     """the answering gateway process (one of several replicas)"""
     host: _builtins.str
+    index_building: _builtins.bool
+    """a replay's HNSW is being built apart; recall scans exactly meanwhile"""
     @_builtins.property
     def consumer_pending(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
         """Undelivered plus unacknowledged per durable consumer; "gateway": the memory projection's lag."""
@@ -776,10 +779,11 @@ class StatusResponse(_message.Message):
         serving: _builtins.bool = ...,
         pid: _builtins.int = ...,
         host: _builtins.str = ...,
+        index_building: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "consumer_pending", b"consumer_pending", "consumers", b"consumers", "dlq_messages", b"dlq_messages", "host", b"host", "log_last_seq", b"log_last_seq", "memories", b"memories", "model", b"model", "pid", b"pid", "projection_seq", b"projection_seq", "projections", b"projections", "serving", b"serving", "stream_messages", b"stream_messages"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "consumer_pending", b"consumer_pending", "consumers", b"consumers", "dlq_messages", b"dlq_messages", "host", b"host", "index_building", b"index_building", "log_last_seq", b"log_last_seq", "memories", b"memories", "model", b"model", "pid", b"pid", "projection_seq", b"projection_seq", "projections", b"projections", "serving", b"serving", "stream_messages", b"stream_messages"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -810,6 +814,8 @@ class ReplayResponse(_message.Message):
     DIGEST_AFTER_FIELD_NUMBER: _builtins.int
     GRAPH_DIGEST_BEFORE_FIELD_NUMBER: _builtins.int
     GRAPH_DIGEST_AFTER_FIELD_NUMBER: _builtins.int
+    FOLD_SECONDS_FIELD_NUMBER: _builtins.int
+    INDEX_SECONDS_FIELD_NUMBER: _builtins.int
     events: _builtins.int
     seconds: _builtins.float
     digest_before: _builtins.str
@@ -817,6 +823,12 @@ class ReplayResponse(_message.Message):
     graph_digest_before: _builtins.str
     """The code graphs (every tenant's) before and after the rebuild from LOG."""
     graph_digest_after: _builtins.str
+    fold_seconds: _builtins.float
+    """The rebuilt projections serve after ``seconds`` (of it ``fold_seconds`` reading and folding LOG);
+    on Qdrant Edge the memory index's HNSW is then built apart (recall scans exactly meanwhile,
+    ReplayWatch's phase "indexing") and swapped in after ``index_seconds`` (0: none built apart).
+    """
+    index_seconds: _builtins.float
     def __init__(
         self,
         *,
@@ -826,10 +838,12 @@ class ReplayResponse(_message.Message):
         digest_after: _builtins.str = ...,
         graph_digest_before: _builtins.str = ...,
         graph_digest_after: _builtins.str = ...,
+        fold_seconds: _builtins.float = ...,
+        index_seconds: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest_after", b"digest_after", "digest_before", b"digest_before", "events", b"events", "graph_digest_after", b"graph_digest_after", "graph_digest_before", b"graph_digest_before", "seconds", b"seconds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest_after", b"digest_after", "digest_before", b"digest_before", "events", b"events", "fold_seconds", b"fold_seconds", "graph_digest_after", b"graph_digest_after", "graph_digest_before", b"graph_digest_before", "index_seconds", b"index_seconds", "seconds", b"seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -844,7 +858,9 @@ class ReplayProgress(_message.Message):
     UNTIL_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     phase: _builtins.str
-    """"starting", "memory" (folding LOG), "finishing" (search structures, code), "done" """
+    """"starting", "memory" (folding LOG), "code" (the code graphs), "indexing" (serving; the HNSW built
+    apart, the digests), "finishing" (the digests), "done"
+    """
     seq: _builtins.int
     """the LOG sequence folded so far (phase "memory")"""
     until: _builtins.int

@@ -12,6 +12,7 @@ from codememory.vectorstore.cached import PayloadCachedIndex
 from codememory.vectorstore.digest import index_digest, point_record
 from codememory.vectorstore.edge import EdgeVectorIndex
 from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
+from codememory.vectorstore.layout import LAYOUTS, ShardLayout, layout_named
 from codememory.vectorstore.port import (
     DEFAULT_FLOAT_FIELDS,
     DEFAULT_KEYWORD_FIELDS,
@@ -20,9 +21,11 @@ from codememory.vectorstore.port import (
     Hit,
     IndexFilter,
     IndexPoint,
+    PairedSearch,
     StoredPoint,
     VectorIndex,
     canonical_id,
+    search_pair,
 )
 
 if TYPE_CHECKING:
@@ -32,23 +35,28 @@ __all__ = [
     "DEFAULT_FLOAT_FIELDS",
     "DEFAULT_KEYWORD_FIELDS",
     "DENSE",
+    "LAYOUTS",
     "SPARSE",
     "EdgeVectorIndex",
     "Hit",
     "IndexFilter",
     "IndexPoint",
     "IndexUnavailableError",
+    "PairedSearch",
     "PayloadCachedIndex",
     "PointNotFoundError",
     "QdrantClientIndex",
     "ShardBuilder",
+    "ShardLayout",
     "SparseVec",
     "StoredPoint",
     "VectorIndex",
     "VectorIndexError",
     "canonical_id",
     "index_digest",
+    "layout_named",
     "point_record",
+    "search_pair",
 ]
 
 

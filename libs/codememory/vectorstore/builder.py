@@ -19,6 +19,7 @@ the rebuild stops, nothing is misattributed to a later event. Frames as in ``lex
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
@@ -32,6 +33,7 @@ import msgspec
 from codememory.lexical import SparseVec
 from codememory.lexical.pool import read_frame, write_frame
 from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
+from codememory.vectorstore.layout import ShardLayout
 from codememory.vectorstore.port import (
     DEFAULT_FLOAT_FIELDS,
     DEFAULT_KEYWORD_FIELDS,
@@ -70,13 +72,16 @@ class ShardBuilder:
         tracked: Sequence[str] = ("session_id",),
         recent: int = 2,
         indexing_threads: int = 0,
+        layout: ShardLayout | None = None,
     ) -> None:
         """``indexing_threads``: what the child's HNSW build may use (``EdgeVectorIndex``; 0: the
-        engine's choice); the shard opened in process afterwards states its own again."""
+        engine's choice); the shard opened in process afterwards states its own again. ``layout``:
+        where the shard's segments keep their parts (``layout``; the child builds them so)."""
         self.path = path
         self.dense_size = dense_size
         command = [sys.executable, "-m", "codememory.vectorstore.builder_worker", str(path), str(dense_size)]
         command += [",".join(keyword_fields), ",".join(float_fields), str(indexing_threads)]
+        command.append(msgspec.json.encode(layout or ShardLayout()).decode())
         self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
@@ -206,6 +211,9 @@ class ShardBuilder:
             found.update((p.id, p) for p in self._call(_stored, "get", remote, with_vectors))
         return [found[i] for i in wanted if i in found]
 
+    def dense_vectors(self, point_ids: Sequence[str]) -> dict[str, Sequence[float]]:
+        return {p.id: p.dense for p in self.get(point_ids, with_vectors=True) if p.dense is not None}
+
     def _never_written(self, flt: IndexFilter) -> bool:
         return any(
             field in flt.equals and flt.equals[field] not in values for field, values in self._seen.items()
@@ -243,6 +251,17 @@ class ShardBuilder:
     def optimize(self) -> bool:
         return self._call(_bool, "optimize")
 
+    def digest(self) -> str:
+        """``index_digest`` of every point, computed by the child (off this process's GIL)."""
+        return self._call(_str, "digest")
+
+    def abort(self) -> None:
+        """Kill the child, from any thread: a call waiting on it fails with ``IndexUnavailableError``
+        (a gateway that stops while the child builds an HNSW does not wait for the build)."""
+        child = self._child
+        if child is not None and child.poll() is None:
+            child.kill()
+
     def close(self) -> None:
         """Wait for the writes sent, then end the child: it flushes and closes the shard. Closing twice
         is harmless; a write that failed is raised here if no call reported it yet."""
@@ -258,7 +277,8 @@ class ShardBuilder:
                 self._child = None
                 self._recent.clear()
                 if child.stdin is not None:
-                    child.stdin.close()
+                    with contextlib.suppress(OSError):  # a killed child: its pipe is broken
+                        child.stdin.close()
                 try:
                     child.wait(timeout=30)
                 except subprocess.TimeoutExpired:
@@ -271,3 +291,4 @@ class ShardBuilder:
 _none = msgspec.msgpack.Decoder(type(None))
 _int = msgspec.msgpack.Decoder(int)
 _bool = msgspec.msgpack.Decoder(bool)
+_str = msgspec.msgpack.Decoder(str)

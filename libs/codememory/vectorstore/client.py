@@ -193,6 +193,17 @@ class QdrantClientIndex:
         found = {str(r.id): _stored(r.id, r.payload, r.vector) for r in records}
         return [found[i] for i in wanted if i in found]
 
+    def dense_vectors(self, point_ids: Sequence[str]) -> dict[str, Sequence[float]]:
+        wanted = list(dict.fromkeys(canonical_id(i) for i in point_ids))
+        if not wanted:
+            return {}
+        records = self._call(
+            "retrieve",
+            lambda c: c.retrieve(self.collection, wanted, with_payload=False, with_vectors=[DENSE]),
+        )
+        found = {str(r.id): _stored(r.id, None, r.vector).dense for r in records}
+        return {i: dense for i, dense in found.items() if dense is not None}
+
     def search_dense(
         self,
         vector: Sequence[float],

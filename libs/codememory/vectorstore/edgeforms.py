@@ -1,4 +1,4 @@
-"""Our index types in Qdrant Edge's forms and back: filters, stored points, sparse vectors.
+"""Our index types in Qdrant Edge's forms and back: filters, stored points, sparse vectors, searches.
 
 Kept apart from ``EdgeVectorIndex`` so the index module holds only what it does with the shard.
 """
@@ -7,7 +7,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from qdrant_edge import FieldCondition, Filter, HasIdCondition, MatchAny, MatchValue, RangeFloat, SparseVector
+from qdrant_edge import (
+    FieldCondition,
+    Filter,
+    HasIdCondition,
+    MatchAny,
+    MatchValue,
+    Query,
+    QueryRequest,
+    RangeFloat,
+    SearchParams,
+    SparseVector,
+)
 
 from codememory.lexical import SparseVec
 from codememory.vectorstore.port import DENSE, SPARSE, IndexFilter, StoredPoint, canonical_id
@@ -15,7 +26,7 @@ from codememory.vectorstore.port import DENSE, SPARSE, IndexFilter, StoredPoint,
 if TYPE_CHECKING:  # aliases that exist only in the type stub
     from qdrant_edge import ConditionType, PointId, Vector
 
-__all__ = ["edge_filter", "edge_sparse", "stored_point", "vectors_of"]
+__all__ = ["dense_request", "edge_filter", "edge_sparse", "sparse_request", "stored_point", "vectors_of"]
 
 
 def edge_filter(flt: IndexFilter) -> Filter | None:
@@ -52,3 +63,30 @@ def stored_point(point_id: PointId, payload: dict[str, Any] | None, vector: Vect
 
 def edge_sparse(sparse: SparseVec) -> SparseVector:
     return SparseVector(list(sparse.indices), list(sparse.values))
+
+
+def dense_request(
+    vector: list[float],
+    native: Filter | None,
+    limit: int,
+    params: SearchParams | None,
+    with_vectors: bool = False,
+    with_payload: bool = False,
+) -> QueryRequest:
+    """The nearest ``limit`` points to ``vector`` (checked already) under the native filter."""
+    return QueryRequest(
+        limit=limit,
+        query=Query.Nearest(vector, using=DENSE),
+        filter=native,
+        with_payload=with_payload,
+        with_vector=[DENSE] if with_vectors else False,
+        params=params,
+    )
+
+
+def sparse_request(
+    sparse: SparseVec, native: Filter | None, limit: int, with_payload: bool = False
+) -> QueryRequest:
+    """The best ``limit`` BM25 matches of ``sparse`` under the native filter."""
+    query = Query.Nearest(edge_sparse(sparse), using=SPARSE)
+    return QueryRequest(limit=limit, query=query, filter=native, with_payload=with_payload)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
@@ -29,6 +29,7 @@ __all__ = [
     "Hit",
     "IndexFilter",
     "IndexPoint",
+    "PairedSearch",
     "StoredPoint",
     "VectorIndex",
     "canonical_id",
@@ -148,6 +149,11 @@ class VectorIndex(Protocol):
         """The points that exist, in the order asked, each once."""
         ...
 
+    def dense_vectors(self, point_ids: Sequence[str]) -> dict[str, Sequence[float]]:
+        """The dense vectors of those points that have one, by canonical id: no payload and no sparse
+        vector read (recall compares its top hits by meaning; the BM25 vector costs the engine most)."""
+        ...
+
     def search_dense(
         self,
         vector: Sequence[float],
@@ -184,3 +190,26 @@ class VectorIndex(Protocol):
     def close(self) -> None:
         """Release the index; later calls raise ``IndexUnavailableError``. Closing twice is harmless."""
         ...
+
+
+@runtime_checkable
+class PairedSearch(Protocol):
+    """An index that runs a dense and a sparse search as one engine call (``search_pair``)."""
+
+    def search_both(
+        self, vector: Sequence[float], sparse: SparseVec, flt: IndexFilter, limit: int
+    ) -> tuple[list[Hit], list[Hit]]:
+        """``search_dense`` and ``search_sparse`` of the same filter and limit, without payloads."""
+        ...
+
+
+def search_pair(
+    index: VectorIndex, vector: Sequence[float], sparse: SparseVec, flt: IndexFilter, limit: int
+) -> tuple[list[Hit], list[Hit]]:
+    """The dense and the BM25 top ``limit`` under ``flt``, ids and scores only: one engine call where
+    the index can (``PairedSearch``: Qdrant Edge plans the two as one batch), else one search each.
+    The hits are those of ``search_dense`` and ``search_sparse`` with ``with_payload=False``."""
+    if isinstance(index, PairedSearch):
+        return index.search_both(vector, sparse, flt, limit)
+    dense = index.search_dense(vector, flt, limit, with_payload=False)
+    return dense, index.search_sparse(sparse, flt, limit, False)

@@ -1,4 +1,4 @@
-"""The consolidation benchmark's data: the committed JSON is what the generator builds, and it has the
+"""The consolidation benchmark's data (built in memory by the generator) has the
 shape issue 11 asks for (enough rules, sessions, near-misses, facts; amendments later than decisions)."""
 
 from __future__ import annotations
@@ -27,11 +27,6 @@ def sup() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def dup() -> dict[str, Any]:
     return dict(cd.build_duplicates())
-
-
-def test_committed_files_are_what_the_generator_builds(sup: dict[str, Any], dup: dict[str, Any]) -> None:
-    assert cd.SUPERSESSION_PATH.read_text() == cd.render(sup)
-    assert cd.DUPLICATES_PATH.read_text() == cd.render(dup)
 
 
 def test_supersession_shape(sup: dict[str, Any]) -> None:

@@ -86,3 +86,20 @@ async def test_ensure_streams_lets_a_log_made_before_atomic_appends_take_them(se
     log = JetStreamEventLog(js)
     assert [a.seq for a in await log.append(_envelopes(100))] == list(range(1, 101)) and log._atomic
     await nc.close()
+
+
+async def test_envelopes_encoded_by_the_caller_are_appended_as_they_are(server: NatsServer) -> None:
+    from codememory.events.codec import encode_envelopes
+
+    nc = await nats.connect(server.url)
+    js: JetStreamContext = nc.jetstream()
+    await ensure_streams(js)
+    log = JetStreamEventLog(js)
+    envelopes = _envelopes(100)
+    encoded = encode_envelopes(envelopes)
+    appended = await log.append_encoded(envelopes, encoded)
+    assert [a.seq for a in appended] == list(range(1, 101))
+    assert [r.data async for r in log.read(1)] == encoded
+    with pytest.raises(ValueError, match="one encoded message per envelope"):
+        await log.append_encoded(envelopes, encoded[:-1])
+    await nc.close()

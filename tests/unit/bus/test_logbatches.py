@@ -12,7 +12,7 @@ import pytest
 from nats.js.client import JetStreamContext
 
 from codememory.bus import JetStreamEventLog, ensure_streams
-from codememory.bus.logbatches import read_batches
+from codememory.bus.logbatches import follow, read_batches
 from codememory.events import MemoryStored, decode_envelope, new_envelope
 from codememory.runtime.natsd import NatsServer
 
@@ -77,3 +77,21 @@ def test_the_stream_sequence_is_read_from_either_form_of_the_reply() -> None:
     v2 = "$JS.ACK.hub.ACCHASH.LOG.c1.1.4243.18.1732450000000000000.3.rand"
     assert _stream_seq(Msg(_client=None, subject="log.x", reply=v1)) == 4242  # type: ignore[arg-type]
     assert _stream_seq(Msg(_client=None, subject="log.x", reply=v2)) == 4243  # type: ignore[arg-type]
+
+
+async def test_following_yields_everything_in_order_and_a_lone_event_at_once(js: JetStreamContext) -> None:
+    log = JetStreamEventLog(js)
+    await _fill(log, 2000)
+    seqs: list[int] = []
+    stream = follow(js, 11, batch=300, ahead=2)
+    async for batch in stream:
+        assert 0 < len(batch) <= 300
+        seqs += [r.seq for r in batch]
+        await asyncio.sleep(0.002)  # a slow follower: the callback waits, nothing is dropped
+        if seqs[-1] >= 2000:
+            break
+    assert seqs == list(range(11, 2001))
+    await _fill(log, 1)
+    lone = await asyncio.wait_for(anext(stream), 5)
+    assert [r.seq for r in lone] == [2001]
+    await stream.aclose()

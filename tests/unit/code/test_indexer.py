@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codememory.code.indexer import CHUNK_FILES, index_repository
+from codememory.code.indexer import CHUNK_FILES, index_repository, start_workers
 from codememory.code.summary import IndexProgress, IndexSummary
 from codememory.code.walk import walk_repository
 from codememory.events import FileDeleted, SymbolsExtracted
@@ -49,6 +49,18 @@ def test_first_index_streams_every_file_in_walk_order(tmp_path: Path, workers: i
 def test_parallel_and_in_process_results_are_identical(tmp_path: Path) -> None:
     _repo(tmp_path, CHUNK_FILES * 5)
     assert _run(tmp_path, {}, 1)[0] == _run(tmp_path, {}, 2)[0]
+
+
+def test_workers_started_ahead_give_the_same_results(tmp_path: Path) -> None:
+    from multiprocessing import forkserver
+
+    _repo(tmp_path, CHUNK_FILES * 5)
+    start_workers()
+    start_workers()  # twice: the one forkserver
+    assert forkserver._forkserver._forkserver_pid is not None
+    parallel, summary = _run(tmp_path, {}, 2)
+    assert summary.worker_processes > 0
+    assert parallel == _run(tmp_path, {}, 1)[0]
 
 
 def test_reindex_skips_known_hashes_and_reports_deletions(tmp_path: Path) -> None:

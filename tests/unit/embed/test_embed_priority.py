@@ -72,3 +72,26 @@ def test_the_symbol_nice_is_a_setting_within_the_os_range() -> None:
     assert EmbedSettings.from_env({"CODEMEMORY_EMBED_SYMBOL_NICE": "0"}).symbol_nice == 0
     with pytest.raises(SettingsError, match="SYMBOL_NICE"):
         EmbedSettings.from_env({"CODEMEMORY_EMBED_SYMBOL_NICE": "25"})
+
+
+@linux_only
+async def test_with_a_memory_nice_memory_texts_are_embedded_below_the_event_path_too() -> None:
+    from codememory.embed.main import ModelSlot
+
+    log = InMemoryEventLog()
+    stored = new_envelope(MemoryStored(memory_id="m1", text="we retry twice"), event_id="e1", tenant="t")
+    await log.append([stored])
+    model = NiceRecorder()
+    slot = ModelSlot(lambda: model, EmbedSettings(memory_nice=5))
+    assert ModelSlot(lambda: model, EmbedSettings()).memories() is None  # by default: as before
+    executor = slot.memories()
+    assert executor is not None and slot.memories() is executor  # one thread, made once
+    try:
+        handler = EmbedHandler(log, model, memories=executor)
+        await handler([Delivery(seq=r.seq, subject=r.subject, data=r.data, attempt=1) for r in log.records])
+    finally:
+        executor.shutdown()
+    assert model.calls == [(1, min(thread_nice() + 5, 19))]
+    assert EmbedSettings.from_env({"CODEMEMORY_EMBED_MEMORY_NICE": "19"}).memory_nice == 19
+    with pytest.raises(SettingsError, match="MEMORY_NICE"):
+        EmbedSettings.from_env({"CODEMEMORY_EMBED_MEMORY_NICE": "-1"})

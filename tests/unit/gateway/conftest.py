@@ -1,4 +1,5 @@
-"""The code-service fixtures live in codestack.py: a unique module name, importable from the tests."""
+"""The gateway tests' shared fixtures live in modules of unique names (codestack.py),
+importable from the tests; they are registered here."""
 
 from codestack import code_stack, shop
 

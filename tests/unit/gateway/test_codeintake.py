@@ -162,3 +162,17 @@ async def test_warm_starts_the_workers_before_the_first_stream() -> None:
         assert [e.payload.path for e in envelopes] == ["f0.py", "f1.py", "f2.py"]  # type: ignore[union-attr]
     finally:
         intake.close()
+
+
+def test_an_intake_worker_imports_neither_the_code_core_nor_recall() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, codememory.gateway.intakework as w; "
+        "print(w.prepare_chunk.__module__, 'codememory.gateway.codecore' in sys.modules, "
+        "'codememory.recall' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["codememory.gateway.intakework", "False", "False"]
+    assert codeintake.prepare_chunk.__module__ == "codememory.gateway.intakework"  # what workers run

@@ -13,7 +13,7 @@ from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
 from codememory.events import InMemoryEventLog, MemoryScope
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument, NotFound
-from codememory.gateway.replay import rebuild_memory
+from codememory.gateway.memoryrebuild import rebuild_memory
 from codememory.gateway.writes import NewMemory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position

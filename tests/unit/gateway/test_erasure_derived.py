@@ -6,10 +6,9 @@ hook messages still wait for ingest."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from erasurekit import Points, applied  # type: ignore[import-not-found]
 
 from codememory.events import (
     DataErased,
@@ -26,41 +25,9 @@ from codememory.events import (
     encode_envelope,
     new_envelope,
 )
-from codememory.events.codec import install_sealer
 from codememory.gateway.erasure import Eraser, subject_digest
 from codememory.gateway.errors import NotReady
-from codememory.memory import point_id
-from codememory.sealing import ERASED, MemoryKeyStore, Sealer
-from codememory.vectorstore import IndexFilter, StoredPoint
-
-
-class Points:
-    """The memory index as Erase reads it: payloads named by tenant and memory id."""
-
-    def __init__(self, payloads: list[dict[str, Any]]) -> None:
-        self.payloads = payloads
-
-    def get(self, ids: list[str], with_vectors: bool = False) -> list[StoredPoint]:
-        points = [StoredPoint(id=point_id(p["tenant"], p["memory_id"]), payload=p) for p in self.payloads]
-        return [p for p in points if p.id in ids]
-
-    def scroll(self, flt: IndexFilter, batch: int = 256, with_vectors: bool = False) -> Iterator[StoredPoint]:
-        sessions = flt.any_of["session_id"]
-        for p in self.payloads:
-            if p["tenant"] == flt.equals["tenant"] and p["session_id"] in sessions:
-                yield StoredPoint(id=p["memory_id"], payload=p)
-
-
-@pytest.fixture
-def sealer() -> Iterator[Sealer]:
-    installed = Sealer(MemoryKeyStore())
-    previous = install_sealer(installed)
-    yield installed
-    install_sealer(previous)
-
-
-async def _applied(seq: int, timeout: float) -> bool:
-    return True
+from codememory.sealing import ERASED, Sealer
 
 
 def _envelope(event: Event, ident: str) -> Envelope:
@@ -111,7 +78,7 @@ async def test_insights_and_summaries_that_repeat_an_erased_prompt_are_erased_wi
             ("sum2", other),
         ]
     )
-    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
     response = await eraser.erase("t", "memory", "p1")
     assert set(response.memory_ids) == {"p1", "i1", "sum1", "i2"}
     opened = _opened(log)
@@ -146,7 +113,7 @@ async def test_erasing_a_tool_call_erases_its_pre_event_and_no_other_call(sealer
             ("post2", tool("post", "call-2", "pytest -q")),
         ]
     )
-    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
     response = await eraser.erase("t", "memory", "post1")
     assert response.keys_destroyed == 2  # the event's leaf and its call's
     opened = _opened(log)
@@ -166,7 +133,7 @@ async def test_a_forgetting_detection_goes_with_the_prompt_it_quotes(sealer: Sea
     log, points = await _log(
         [("p1", _prompt(detection.instruction)), ("p2", _prompt("add logging")), ("d1", detection)]
     )
-    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
     await eraser.erase("t", "memory", "p1")
     opened = _opened(log)
     assert opened["d1"].instruction == ERASED and opened["p2"].prompt == "add logging"  # type: ignore[attr-defined]
@@ -174,7 +141,7 @@ async def test_a_forgetting_detection_goes_with_the_prompt_it_quotes(sealer: Sea
 
 async def test_a_lesson_written_after_its_source_was_erased_is_written_erased(sealer: Sealer) -> None:
     log, points = await _log([("p0", _prompt("make it pass")), ("p1", _prompt("the launch code is 0000"))])
-    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
     await eraser.erase("t", "memory", "p1")
     # a cycle that read the session before the erasure was folded writes its lesson now
     late = InsightDerived(
@@ -203,7 +170,7 @@ async def test_a_user_is_not_erased_while_hooks_still_hold_messages_for_ingest(s
         asked.append(timeout_s)
         return False
 
-    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points, lagging, 2.5)  # type: ignore[arg-type, return-value]
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: points, lagging, 2.5)  # type: ignore[arg-type, return-value]
     with pytest.raises(NotReady, match="still wait for ingest"):
         await eraser.erase("t", "user", "u")
     assert asked == [2.5] and len(log.records) == 1  # nothing appended, nothing destroyed
@@ -216,7 +183,7 @@ async def test_what_data_erased_says_was_erased_confirms_no_guessed_user_name(se
     log, points = await _log(
         [("p1", PromptSubmitted(session_id="s1", agent="claude", user="alice", prompt="x"))]
     )
-    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
     await eraser.erase("t", "user", "alice")
     (erased,) = [p for p in _opened(log).values() if isinstance(p, DataErased)]
     guess = hashlib.sha256(b"t\0user\0alice").hexdigest()  # what LOG held before: a name's plain digest

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from erasurekit import Points, applied  # type: ignore[import-not-found]
 
 from codememory.events import (
     DataErased,
@@ -19,40 +18,8 @@ from codememory.events import (
     encode_envelope,
     new_envelope,
 )
-from codememory.events.codec import install_sealer
 from codememory.gateway.erasure import Eraser, SharesSessionKey
-from codememory.memory import point_id
-from codememory.sealing import ERASED, MemoryKeyStore, Record, Sealer
-from codememory.vectorstore import IndexFilter, StoredPoint
-
-
-class Points:
-    """The two reads Erase makes of the memory index, over a list of payloads."""
-
-    def __init__(self, payloads: list[dict[str, Any]]) -> None:
-        self.payloads = payloads
-
-    def get(self, ids: list[str], with_vectors: bool = False) -> list[StoredPoint]:
-        points = [StoredPoint(id=point_id(p["tenant"], p["memory_id"]), payload=p) for p in self.payloads]
-        return [p for p in points if p.id in ids]  # a point is named by tenant and memory id
-
-    def scroll(self, flt: IndexFilter, batch: int = 256, with_vectors: bool = False) -> Iterator[StoredPoint]:
-        sessions = flt.any_of["session_id"]
-        for p in self.payloads:
-            if p["tenant"] == flt.equals["tenant"] and p["session_id"] in sessions:
-                yield StoredPoint(id=p["memory_id"], payload=p)
-
-
-@pytest.fixture
-def sealer() -> Iterator[Sealer]:
-    installed = Sealer(MemoryKeyStore())
-    previous = install_sealer(installed)
-    yield installed
-    install_sealer(previous)
-
-
-async def _applied(seq: int, timeout: float) -> bool:
-    return True
+from codememory.sealing import ERASED, Record, Sealer
 
 
 async def test_erasing_a_user_forgets_their_memories_then_destroys_keys(sealer: Sealer) -> None:
@@ -62,7 +29,7 @@ async def test_erasing_a_user_forgets_their_memories_then_destroys_keys(sealer: 
     await log.append([new_envelope(e, event_id=str(uuid.uuid4()), tenant="t") for e in (memory, prompt)])
     prompt_memory = {"tenant": "t", "memory_id": "p-1", "session_id": "s1"}  # the prompt as a memory
     other_tenant = {"tenant": "u", "memory_id": "p-2", "session_id": "s1"}
-    eraser = Eraser(log, sealer, _applied, 1.0, lambda: Points([prompt_memory, other_tenant]))  # type: ignore[arg-type, return-value]
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: Points([prompt_memory, other_tenant]))  # type: ignore[arg-type, return-value]
     response = await eraser.erase("t", "user", "alice")
     assert set(response.memory_ids) == {memory.memory_id, "p-1"} and list(response.session_ids) == ["s1"]
     appended = [decode_envelope(r.data) for r in log.records[2:]]
@@ -82,7 +49,7 @@ async def test_one_memory_of_a_session_is_erased_and_the_rest_of_the_session_sta
     prompts = [PromptSubmitted(session_id="s1", agent="claude", prompt=f"prompt {i}") for i in range(3)]
     await log.append([new_envelope(p, event_id=f"e{i}", tenant="t") for i, p in enumerate(prompts)])
     points = Points([{"tenant": "t", "memory_id": f"e{i}", "session_id": "s1"} for i in range(3)])
-    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
     response = await eraser.erase("t", "memory", "e1")
     assert list(response.memory_ids) == ["e1"] and not response.session_ids and response.keys_destroyed == 1
     texts = [getattr(decode_envelope(r.data).payload, "prompt", None) for r in log.records]
@@ -102,7 +69,7 @@ async def test_a_memory_of_a_session_sealed_before_per_event_keys_is_refused(
         prompt = PromptSubmitted(session_id="s1", agent="claude", prompt="a prompt")
         await log.append([new_envelope(prompt, event_id="e1", tenant="t")])
     points = Points([{"tenant": "t", "memory_id": "e1", "session_id": "s1"}])
-    eraser = Eraser(log, sealer, _applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: points)  # type: ignore[arg-type, return-value]
     with pytest.raises(SharesSessionKey, match="erase --session s1"):
         await eraser.erase("t", "memory", "e1")
     assert len(log.records) == 1  # nothing appended
@@ -113,7 +80,7 @@ async def test_a_memory_of_another_tenant_is_not_reached(sealer: Sealer) -> None
     log = InMemoryEventLog()
     memory = MemoryStored(memory_id=str(uuid.uuid4()), text="theirs")
     await log.append([new_envelope(memory, event_id="e1", tenant="u")])
-    eraser = Eraser(log, sealer, _applied, 1.0, lambda: Points([]))  # type: ignore[arg-type, return-value]
+    eraser = Eraser(log, sealer, applied, 1.0, lambda: Points([]))  # type: ignore[arg-type, return-value]
     response = await eraser.erase("t", "memory", memory.memory_id)
     assert response.keys_destroyed == 0
     assert decode_envelope(log.records[0].data).payload.text == "theirs"  # type: ignore[union-attr]

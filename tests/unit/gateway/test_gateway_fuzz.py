@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from livegateway import META, running_gateway  # type: ignore[import-not-found]
 
+from codememory.memory import Position
 from codememory.runtime.natsd import NatsServer
 from codememory.v1 import browse_pb2, code_pb2
 from codememory.v1 import memory_pb2 as pb
@@ -125,3 +126,15 @@ async def test_every_unary_method_answers_hostile_requests_deliberately(
         print(sorted(answered.items()))  # -s shows the spread of methods and answers
         assert sum(answered.values()) >= 800 and len({k.split(":")[0] for k in answered}) == len(UNARY)
         assert (await gateway.status()).log_last_seq >= 1  # still answering
+
+
+async def test_a_stopped_gateway_saves_the_position_it_reached(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    """The projection flushes at most every second; a stop flushes and saves what it applied since."""
+    async with running_gateway(nats_server.url, tmp_path / "gw") as gateway:
+        for i in range(3):
+            await gateway.store(f"memory {i} before the stop")
+        position = gateway.app.live.projection.position
+        reached = gateway.app.live.seq
+    assert reached >= 3 and Position(position._path).seq == reached

@@ -38,3 +38,11 @@ def test_hnsw_ef_defaults_to_the_engine_and_is_bounded() -> None:
     for bad in ("-1", "5000"):
         with pytest.raises(SettingsError, match="HNSW_EF"):
             GatewaySettings.from_env({"CODEMEMORY_GATEWAY_HNSW_EF": bad})
+
+
+def test_the_shard_layout_is_ram_unless_disk_is_asked_for() -> None:
+    assert GatewaySettings.from_env({}).shard_layout.name == "ram"
+    disk = GatewaySettings.from_env({"CODEMEMORY_GATEWAY_SHARD_LAYOUT": " Disk "}).shard_layout
+    assert disk.name == "disk" and disk.quantization == "int8" and disk.dense_on_disk
+    with pytest.raises(SettingsError, match=r"SHARD_LAYOUT.*ram, disk"):
+        GatewaySettings.from_env({"CODEMEMORY_GATEWAY_SHARD_LAYOUT": "ssd"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,16 @@ from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
 
 from codememory.bus import Delivery
 from codememory.embed.handler import EmbedHandler
-from codememory.events import InMemoryEventLog, MemoryScope, MemoryStored, decode_envelope
+from codememory.events import (
+    Appended,
+    Envelope,
+    InMemoryEventLog,
+    LogRecord,
+    MemoryScope,
+    MemoryStored,
+    decode_envelope,
+    log_subject,
+)
 from codememory.events.codec import install_sealer
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument
@@ -182,3 +191,43 @@ async def test_vectors_are_waited_for_a_window_at_a_time_and_one_stuck_memory_hi
     assert read and max(read) <= 4  # never more than a window per look
     points = await asyncio.to_thread(real_get, point_ids("t1", run._new[1:]))
     assert all(p.payload["embedded_digest"] == p.payload["text_digest"] for p in points)
+
+
+class EncodedLog(InMemoryEventLog):
+    """A log that takes envelopes encoded by the caller (as JetStream's does), recording what came how."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.encoded_batches: list[int] = []
+
+    async def append_encoded(self, envelopes: Sequence[Envelope], encoded: Sequence[bytes]) -> list[Appended]:
+        self.encoded_batches.append(len(envelopes))
+        results = []
+        for envelope, data in zip(envelopes, encoded, strict=True):
+            seq = len(self.records) + 1
+            self.records.append(LogRecord(seq=seq, subject=log_subject(envelope), data=data))
+            results.append(Appended(seq=seq, duplicate=False))
+        return results
+
+
+async def test_a_log_that_takes_encoded_envelopes_gets_each_batch_sealed_while_it_was_prepared(
+    tmp_path: Path,
+) -> None:
+    log = EncodedLog()
+    projection = MemoryProjection(EdgeVectorIndex(tmp_path / "shard", DIM), SparseEncoder(), Position(None))
+    live = LiveProjection(projection)
+    task = asyncio.create_task(poll(log, live))
+    previous = install_sealer(Sealer(FileKeyStore(tmp_path / "keys")))
+    try:
+        run = ImportRun("t1", live, log, clean_text)
+        memories = _memories(150)
+        for start in range(0, 150, 100):
+            await run.add(memories[start : start + 100])
+        tally = await run.finish(wait_embedded=False, timeout_s=10)
+        assert log.encoded_batches == [100, 50] and tally.stored == 150
+        assert all(b"retries" not in r.data and b"cmseal1:" in r.data for r in log.records)  # sealed
+        texts = {decode_envelope(r.data).payload.text for r in log.records}  # type: ignore[union-attr]
+        assert texts == {m.memory.text for m in memories}  # and they open: their keys were kept
+    finally:
+        install_sealer(previous)
+        task.cancel()

@@ -47,3 +47,20 @@ def test_points_keyed_by_memory_id_are_dropped_before_a_fold_from_the_start(tmp_
     assert [p.id for p in projection.index.scroll(IndexFilter())] == [new]
     assert drop_unscoped_points(projection) == 0  # keyed as today: left alone
     projection.index.close()
+
+
+def test_a_generation_keeps_the_layout_it_was_built_with(tmp_path: Path) -> None:
+    from codememory.vectorstore import layout_named
+
+    before = IndexGenerations(tmp_path, 4).projection(1, SparseEncoder())  # the default: ram
+    before.index.close()
+    marker = tmp_path / "memories" / "gen-1" / "model.json"
+    marker.write_text('{"model_id": "", "dim": 4}')  # as written before layouts
+    disk = IndexGenerations(tmp_path, 4, layout=layout_named("disk"))
+    assert disk.layout_of(1).name == "ram"  # built before layouts were recorded: ram, not the configured
+    assert disk.layout_of(2).name == "disk"  # a new generation (a replay's) gets the configured one
+    fresh = disk.projection(2, SparseEncoder())
+    assert isinstance(fresh.index, EdgeVectorIndex) and fresh.index.layout.name == "disk"
+    fresh.index.close()
+    again = IndexGenerations(tmp_path, 4)  # configured ram since: generation 2 stays disk
+    assert again.layout_of(2).name == "disk" and again.layout_of(1).name == "ram"

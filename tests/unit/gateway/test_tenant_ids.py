@@ -25,7 +25,7 @@ from codememory.gateway.core import GatewayCore
 from codememory.gateway.erasure import memory_session
 from codememory.gateway.errors import NotFound
 from codememory.gateway.importing import ImportedMemory, ImportRun
-from codememory.gateway.replay import rebuild_memory
+from codememory.gateway.memoryrebuild import rebuild_memory
 from codememory.gateway.writes import NewMemory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position, point_id, text_digest

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from codememory.bus.follower import Followed
 from codememory.gateway.watchdog import Watchdog
 
 
@@ -24,6 +25,10 @@ class FakeFollower:
     @property
     def name(self) -> str:
         return self.live.name
+
+    @property
+    def runner(self) -> FakeFollower:
+        return self
 
     async def restart(self) -> None:
         self.restarts += 1
@@ -122,3 +127,31 @@ async def test_projection_report() -> None:
         True,
     )
     assert code.name == "code" and not code.stalled and code.restarts == 0
+
+
+async def test_one_follower_feeding_both_projections_is_restarted_once_per_cause() -> None:
+    world, shared = World(), FakeFollower(FakeLive("both"))
+    memory = Followed(shared, FakeLive("memory"))  # type: ignore[arg-type]
+    code = Followed(shared, FakeLive("code"))  # type: ignore[arg-type]
+    world.watchdog = Watchdog(
+        [memory, code],  # type: ignore[list-item]
+        world.log_last_seq,
+        world.set_serving,
+        stall_after_s=30.0,
+        clock=lambda: world.now,
+    )
+    memory.live.seq = code.live.seq = world.last
+    assert await world.at(1)
+    shared.alive = False  # its task died: both projections see it
+    assert not await world.at(2) and shared.restarts == 1
+    assert await world.at(3)
+    world.last = 20  # both behind and still: stalled, one restart for both
+    assert await world.at(10)
+    assert not await world.at(41) and shared.restarts == 2
+    assert [p.stalled for p in world.watchdog.projections()] == [True, True]
+    world.reachable = False
+    assert not await world.at(42)
+    world.reachable = True
+    memory.live.seq = code.live.seq = 20
+    assert await world.at(43) and shared.restarts == 3  # LOG readable again: one restart
+    assert [(p.name, p.restarts) for p in world.watchdog.projections()] == [("memory", 3), ("code", 3)]

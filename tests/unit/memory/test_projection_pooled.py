@@ -83,6 +83,7 @@ def test_deferred_sync_writes_the_position_only_when_synced(tmp_path: Path) -> N
     assert projection.apply_batch(history[:30]) == 30
     assert projection.last_seq == 30 and not (tmp_path / "position.json").exists()
     projection.sync()
-    projection.apply_batch(history[30:40])  # after sync: every batch durable again
+    projection.flush_every_s = 0.0
+    projection.apply_batch(history[30:40])  # after sync: batches durable again (here every one)
     projection.index.close()
     assert _projection(tmp_path).last_seq == 40

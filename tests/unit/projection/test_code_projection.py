@@ -21,6 +21,7 @@ from codememory.events import (
 )
 from codememory.lexical import SparseEncoder
 from codememory.projection import CodeProjection, fold_records
+from codememory.vectorstore import IndexUnavailableError
 
 DIM = 8
 
@@ -111,3 +112,42 @@ def test_digest_is_stable_across_a_rebuild(tmp_path: Path) -> None:
     assert one.digest() == two.digest()
     one.shard.close()
     two.shard.close()
+
+
+def test_a_batchs_files_are_searchable_when_its_position_moves(tmp_path: Path) -> None:
+    projection = _projection(tmp_path)
+    batch = [(1, _envelope(1, _file("pay.py", "pay.charge"))), (2, _envelope(2, _file("api.py", "api.sell")))]
+    assert projection.apply_batch(batch) == 2
+    assert projection.last_seq == 2
+    assert {h.path for h in projection.code_index.search("t1", "charge sell", None, mode="lexical")} == {
+        "pay.py",
+        "api.py",
+    }
+    projection.shard.close()
+
+
+def test_a_code_search_write_that_fails_leaves_the_position_before_its_event(tmp_path: Path) -> None:
+    projection = _projection(tmp_path)
+    projection.apply_batch([(1, _envelope(1, _file("pay.py", "pay.charge")))])
+    batch = [(2, _envelope(2, _file("api.py", "api.sell"))), (3, _envelope(3, _file("cart.py", "cart.add")))]
+    projection.shard.close()  # the index is away: transient, the runner retries from the position
+    with pytest.raises(IndexUnavailableError):
+        projection.apply_batch(batch)
+    assert projection.last_seq == 1
+    assert "api.py" in queries.indexed_files(projection.graphs.graph("t1"), "shop")  # its graph part is in
+    projection.shard.reopen()
+    assert projection.apply_batch(batch) == 2  # the graph skips what it has; code search writes them
+    assert projection.last_seq == 3
+    found = {h.path for h in projection.code_index.search("t1", "sell add", None, mode="lexical")}
+    assert found == {"api.py", "cart.py"}
+    projection.shard.close()
+
+
+def test_a_poison_event_keeps_the_files_before_it(tmp_path: Path) -> None:
+    projection = _projection(tmp_path)
+    batch = [(1, _envelope(1, _file("pay.py", "pay.charge"))), (2, _envelope(2, _vectors("pay.py", DIM + 3)))]
+    with pytest.raises(CodeIndexError, match="dimensions"):
+        projection.apply_batch(batch)
+    assert projection.last_seq == 1
+    assert [h.path for h in projection.code_index.search("t1", "charge", None, mode="lexical")] == ["pay.py"]
+    projection.shard.close()

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import math
+import threading
 import uuid
 from pathlib import Path
+
+import pytest
 
 from codememory.events import (
     Event,
@@ -19,6 +22,7 @@ from codememory.events import (
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position, memory_id_of, point_ids, text_digest
 from codememory.projection import LiveProjection, Poisoned
+from codememory.projection.port import Decoded
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
 
 DIM = 8
@@ -83,6 +87,8 @@ async def test_poison_is_passed_counted_and_parked_and_the_rest_applied(tmp_path
     }
     assert points[A].dense is None and points[A].payload["text"] == "tokens are validated in middleware"
     assert points[B].dense is not None
+    assert Position(tmp_path / "position.json").poisoned == 2  # saved with each poison event
+    live.projection.sync()  # the applied events' position: saved at the next flush
     again = Position(tmp_path / "position.json")
     assert (again.seq, again.poisoned) == (5, 2)  # the count survives a restart
     live.projection.index.close()
@@ -131,3 +137,58 @@ async def test_a_fresh_record_after_the_position_is_followed(tmp_path: Path) -> 
     assert live.seq == 6 and live.poisoned == 2
     assert live.projection.index.count(IndexFilter()) == 3
     live.projection.index.close()
+
+
+class HeldProjection:
+    """The real memory projection, whose ``apply_batch`` waits for a signal (a fold in its thread)."""
+
+    def __init__(self, inner: MemoryProjection) -> None:
+        self.inner = inner
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.concurrent = 0
+        self._running = 0
+
+    @property
+    def last_seq(self) -> int:
+        return self.inner.last_seq
+
+    @property
+    def poisoned(self) -> int:
+        return self.inner.poisoned
+
+    def apply_batch(self, decoded: Decoded) -> int:
+        self._running += 1
+        self.concurrent = max(self.concurrent, self._running)
+        self.entered.set()
+        self.release.wait(10)
+        try:
+            return self.inner.apply_batch(decoded)
+        finally:
+            self._running -= 1
+
+    def skip(self, seq: int) -> None:
+        self.inner.skip(seq)
+
+    def save_position(self, seq: int) -> None:
+        self.inner.save_position(seq)
+
+
+async def test_a_follower_cancelled_mid_fold_holds_the_lock_until_its_thread_is_done(tmp_path: Path) -> None:
+    log = await _log(_events())
+    held = HeldProjection(_projection(tmp_path))
+    live = LiveProjection(held)
+    records = [r async for r in log.read(1)]
+    first = asyncio.create_task(live.apply(records))
+    await asyncio.to_thread(held.entered.wait, 5)
+    first.cancel()
+    await asyncio.sleep(0.05)
+    assert not first.done() and live.lock.locked()  # the thread still folds: the lock is not let go
+    restarted = asyncio.create_task(live.apply(records))  # what a restarted follower does at once
+    held.release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert await restarted == 0  # it waited for the lock and found every record applied already
+    assert held.concurrent == 1 and live.seq == 5
+    assert live.projection.inner.index.count(IndexFilter()) == 2
+    held.inner.index.close()

@@ -53,12 +53,13 @@ def test_observations_never_crowd_out_what_someone_stated() -> None:
     o3 = hit("o3", "Bash: git branch -a\n* main\n  feat/refunds", 0.6, kind="observation")
     seed = hit("seed", "the random seed is 42 everywhere", 0.5)
     vectors = plane_vectors(o1=0.0, o2=0.05, rule=0.3, o3=0.2, seed=2.5)
-    # two observations above the rule: it stays; the third observation gives way
+    # two observations above the rule: the lower one gives way in its stead (the topic's first hit
+    # keeps its place whatever its kind); the third observation gives way too
     assert order(crowd_topics([o1, o2, rule, o3, seed], vectors, 0.4, 2, window=20)) == [
         "o1",
-        "o2",
         "rule",
         "seed",
+        "o2",
         "o3",
     ]
     # the rule and one observation above: the second and third observations give way
@@ -78,3 +79,78 @@ def test_conversation_turns_and_commits_keep_their_order() -> None:
     ]
     vectors = plane_vectors(d0=0.0, d1=0.01, d2=0.02, d3=0.03)
     assert order(crowd_topics(ranked, vectors, 0.4, 2, window=20)) == ["d0", "d1", "d2", "d3"]
+
+
+def test_a_hit_alike_to_two_kept_hits_joins_their_topics() -> None:
+    ranked = [
+        hit("wrap", 'every returned error gets wrapped: fmt.Errorf("loading index: %w", err)', 0.9),
+        hit("swallow", "we never swallow errors, wrap and return them with %w", 0.8),
+        hit(
+            "read",
+            'Read store.go\nreturn fmt.Errorf("open segment %s: %w", name, err)',
+            0.7,
+            kind="observation",
+        ),
+        hit("seed", "the random seed is 42 everywhere", 0.6),
+    ]
+    # "read" is alike to "wrap" only (cos 0.6 and 0.2): with "swallow" alike to "wrap" (0.5), the
+    # three are one topic and the observation gives way
+    vectors = plane_vectors(wrap=0.0, swallow=-1.05, read=0.93, seed=2.5)
+    assert order(crowd_topics(ranked, vectors, 0.4, 2, window=20)) == ["wrap", "swallow", "seed", "read"]
+
+
+def test_an_observation_needs_less_likeness_to_share_a_topic() -> None:
+    ranked = [
+        hit(
+            "short", "keep the access token lifetime at 15 min, the refresh token does the long sessions", 0.9
+        ),
+        hit("single", "refresh tokens are single use, every refresh issues a new one", 0.8),
+        hit("test", "Bash: pytest tests/test_refresh.py -q\n4 passed in 0.61s", 0.7, kind="observation"),
+        hit("seed", "the random seed is 42 everywhere", 0.6),
+    ]
+    vectors = plane_vectors(short=0.0, single=0.8, test=2.0, seed=3.0)  # test: cos 0.36 to "single"
+    assert order(crowd_topics(ranked, vectors, 0.4, 2, window=20)) == order(ranked)
+    out = crowd_topics(ranked, vectors, 0.4, 2, window=20, derived_similarity=0.25)
+    assert order(out) == ["short", "single", "seed", "test"]
+
+
+def test_a_package_at_a_version_names_the_package() -> None:
+    assert same_topic('Read package.json\n"packageManager": "pnpm@9.12.0"', "install deps with pnpm install")
+
+
+def test_the_wording_stated_most_often_leads_its_topic() -> None:
+    once = hit("once", "remember the seed is 42 for torch, numpy and random", 0.9)
+    often = hit("often", "reminder: use seed 42, we compare runs across people", 0.8)
+    other = hit("other", "experiments go to mlflow", 0.7)
+    often[0].payload["restated"] = 4
+    vectors = plane_vectors(once=0.0, often=0.5, other=2.5)
+    out = crowd_topics([once, often, other], vectors, 0.4, 2, window=20)
+    assert order(out) == ["often", "once", "other"]
+    assert [p.total for _, p in out] == [0.9, 0.8, 0.7]
+
+
+def test_two_versions_of_a_rule_are_never_crowded() -> None:
+    ranked = [
+        hit("old", "dbt staging models are named stg_<source>_<table>, e.g. stg_shopify_orders", 0.9),
+        hit("tests", "every dbt staging model gets unique and not_null tests on its key", 0.8),
+        hit("new", "staging models get a double underscore between parts: stg__shopify__orders", 0.7),
+        hit("seed", "the random seed is 42 everywhere", 0.6),
+    ]
+    ranked[0][0].payload["restated"] = 3
+    vectors = plane_vectors(old=0.0, tests=0.4, new=0.3, seed=2.5)
+    assert order(crowd_topics(ranked, vectors, 0.4, 2, window=20)) == ["old", "tests", "new", "seed"]
+
+
+def test_a_topics_first_hit_keeps_its_place_even_when_a_tool_observed_it() -> None:
+    used = hit("used", "Bash: make migrate-staging\nApplied 3 migrations to staging", 0.9, kind="observation")
+    refresh = hit("refresh", "The staging database is refreshed from production every Sunday night.", 0.8)
+    masked = hit("masked", "The staging refresh job copies production data and masks emails.", 0.7)
+    seed = hit("seed", "the random seed is 42 everywhere", 0.6)
+    vectors = plane_vectors(used=0.0, refresh=0.9, masked=1.1, seed=2.6)  # used at cos 0.62 and 0.45
+    # the topic is full and nothing derived stands below its first hit, so the third one gives way
+    assert order(crowd_topics([used, refresh, masked, seed], vectors, 0.4, 2, window=20)) == [
+        "used",
+        "refresh",
+        "seed",
+        "masked",
+    ]

@@ -6,7 +6,10 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+import msgspec
+
 from codememory.lexical import SparseEncoder, code_terms
+from codememory.memory.points import point_id
 from codememory.recall import Recaller, RecallQuery, parse_weights
 from codememory.vectorstore import EdgeVectorIndex, IndexPoint
 
@@ -111,4 +114,31 @@ def test_relevance_feedback_finds_a_memory_that_shares_no_word_with_the_query(tm
     assert str(uuid.UUID(int=4)) not in hits  # shares nothing with the topic either
     ranked = [h.memory_id for h in widened.recall(query)]
     assert ranked.index(topic) > ranked.index(str(uuid.UUID(int=1)))  # the query's own words weigh more
+    index.close()
+
+
+def test_a_query_that_does_not_crowd_keeps_a_topics_third_hit(tmp_path: Path) -> None:
+    """Topic crowding moves a topic's third stated hit below the others (a short list of answers);
+    a budgeted pack such as session context asks for the hits uncrowded."""
+    index = EdgeVectorIndex(tmp_path / "shard", 4)
+    texts = {
+        1: ("define new features as feast feature views", (1.0, 0.05, 0.0, 0.0)),
+        2: ("after changing a feast feature view, run feast apply", (1.0, 0.1, 0.0, 0.0)),
+        3: ("feast feature definitions live in feature_repo/", (1.0, 0.15, 0.0, 0.0)),
+        4: ("the online store is redis", (0.6, 0.0, 0.8, 0.0)),
+        5: ("training jobs run on the a100 queue", (0.5, 0.0, 0.0, 0.87)),
+    }
+    points = []
+    for n, (text, dense) in texts.items():
+        point = _stored(n, text, dense)  # stored as the projection stores a memory: its own point id
+        payload = {**point.payload, "type": "prompt", "memory_id": point.id}
+        points.append(msgspec.structs.replace(point, id=point_id("t", point.id), payload=payload))
+    index.upsert(points)
+    recaller = Recaller(
+        index, FixedEmbedder(), SparseEncoder(), parse_weights("lexical=0,feedback=0,link=0,restated=0")
+    )
+    crowded = recaller.recall(RecallQuery(tenant="t", text="feast", limit=3))
+    plain = recaller.recall(RecallQuery(tenant="t", text="feast", limit=3, crowd=False))
+    assert [h.memory_id for h in plain] == [str(uuid.UUID(int=n)) for n in (1, 2, 3)]
+    assert [h.memory_id for h in crowded] == [str(uuid.UUID(int=n)) for n in (1, 2, 4)]
     index.close()

@@ -86,6 +86,9 @@ def test_file_store_fsyncs_a_batch_of_keys_at_sync_not_at_create(
 ) -> None:
     import os
 
+    from codememory.sealing import durable
+
+    monkeypatch.setattr(durable, "_syncfs", None)  # where there is no syncfs: an fsync per key
     synced: list[int] = []
     real = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
@@ -101,6 +104,38 @@ def test_file_store_fsyncs_a_batch_of_keys_at_sync_not_at_create(
     store.sync()
     assert synced == []  # each once
     assert [store.get("t", f"k{i}") for i in (0, 3, 19)] == [b"v", None, b"v"]
+
+
+def test_a_batch_of_keys_is_made_durable_by_one_syncfs_and_a_few_by_fsyncs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from codememory.sealing import durable, keystore
+
+    if durable._syncfs is None:
+        pytest.skip("no syncfs on this platform: the fsync path is tested above")
+    calls: list[str] = []
+    real_syncfs, real_fsync = durable._syncfs, os.fsync
+    monkeypatch.setattr(durable, "_syncfs", lambda fd: (calls.append("syncfs"), real_syncfs(fd))[1])
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append("fsync"), real_fsync(fd))[1])
+    store = FileKeyStore(tmp_path / "keys")
+    for i in range(keystore.SYNCFS_FROM):
+        store.create("t", f"k{i}", b"v")
+    store.sync()
+    assert calls == ["syncfs"]  # the keys and their directories, one call
+    calls.clear()
+    store.sync()
+    assert calls == []  # nothing left
+    store.create("t", "one more", b"v")
+    store.sync()
+    assert calls == ["fsync", "fsync"]  # a lone key: its file and its directory
+    monkeypatch.setattr(durable, "_syncfs", lambda fd: -1)  # syncfs failed: fsync each instead
+    calls.clear()
+    for i in range(keystore.SYNCFS_FROM):
+        store.create("t", f"again{i}", b"v")
+    store.sync()
+    assert calls.count("fsync") == keystore.SYNCFS_FROM + 1
 
 
 def test_file_store_sees_its_own_destroy_at_once_and_another_process_within_recheck(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ import pytest
 from codememory.events import Envelope, PromptSubmitted, decode_envelope, encode_envelope, new_envelope
 from codememory.events.codec import install_sealer
 from codememory.sealing import ERASED, KeyStore, MemoryKeyStore, Sealer, destroy, plan
-from codememory.sealing.keys import KeyRing, StoredRecord, decode_stored, record_name
+from codememory.sealing.keys import KeyRing
+from codememory.sealing.stored import StoredRecord, decode_stored, record_name
 from codememory.sealing.tree import ARITY, DEPTH, LEVELS, Frontier, leaf_index
 
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
 import msgspec
 import numpy as np
-import pytest
 
 from codememory.embed.texts import embedded_events, jobs_for
 from codememory.events import (
@@ -21,17 +19,8 @@ from codememory.events import (
     encode_envelope,
     new_envelope,
 )
-from codememory.events.codec import install_sealer
 from codememory.memory import text_digest
-from codememory.sealing import ERASED, MemoryKeyStore, Sealer, destroy, plan
-
-
-@pytest.fixture
-def sealer() -> Iterator[Sealer]:
-    installed = Sealer(MemoryKeyStore())
-    previous = install_sealer(installed)
-    yield installed
-    install_sealer(previous)
+from codememory.sealing import ERASED, Sealer, destroy, plan
 
 
 def _vector(seed: int, dtype: type = np.float32) -> tuple[float, ...]:

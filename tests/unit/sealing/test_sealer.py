@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
-
-import pytest
 
 from codememory.events import (
     Envelope,
@@ -22,14 +19,6 @@ from codememory.events import (
 )
 from codememory.events.codec import install_sealer
 from codememory.sealing import ERASED, UNAVAILABLE, MemoryKeyStore, Sealer, destroy, plan
-
-
-@pytest.fixture
-def sealer() -> Iterator[Sealer]:
-    installed = Sealer(MemoryKeyStore())
-    previous = install_sealer(installed)
-    yield installed
-    install_sealer(previous)
 
 
 def _memory(text: str, *, user: str = "alice", session: str = "s1", tenant: str = "t") -> Envelope:
@@ -141,3 +130,26 @@ def test_settings_default_to_the_home_and_can_turn_sealing_off(tmp_path) -> None
         assert install_sealing(off) is None and installed_sealer() is None
     finally:
         install_sealer(previous)
+
+
+def test_a_memory_key_another_process_made_is_used_not_replaced_and_erased_stays_erased(
+    tmp_path,  # type: ignore[no-untyped-def]
+) -> None:
+    from codememory.sealing import FileKeyStore
+
+    first, second = Sealer(FileKeyStore(tmp_path / "keys")), Sealer(FileKeyStore(tmp_path / "keys"))
+    stored = _memory("made by the first")
+    memory_id = stored.payload.memory_id  # type: ignore[union-attr]
+    refined = new_envelope(
+        MemoryRefined(memory_id=memory_id, text="refined by the second"), event_id="r", tenant="t"
+    )
+    sealed_first = first.seal(stored)
+    sealed_second = second.seal(refined)  # its own key ring: finds the key the first made
+    assert first.open(sealed_second) == refined and second.open(sealed_first) == stored
+    destroy(first.keys, plan(first.keys, "t", "memory", memory_id))
+    third = Sealer(FileKeyStore(tmp_path / "keys"))
+    again = third.seal(
+        new_envelope(MemoryRefined(memory_id=memory_id, text="after"), event_id="a", tenant="t")
+    )
+    assert again.payload.text == ERASED  # type: ignore[union-attr]
+    assert third.open(sealed_first).payload.text == ERASED  # type: ignore[union-attr]

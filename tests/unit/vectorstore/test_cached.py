@@ -62,3 +62,52 @@ def test_capacity_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="capacity"):
         PayloadCachedIndex(edge, 0)
     edge.close()
+
+
+def test_dense_vectors_are_kept_beside_payloads_until_a_write_changes_them(tmp_path: Path) -> None:
+    edge = EdgeVectorIndex(tmp_path / "shard", DIM)
+    cached = PayloadCachedIndex(edge, 2)
+    axes = [(1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0)]
+    points = [IndexPoint(id=pid(n), payload={"n": n}, dense=axes[n]) for n in range(3)]
+    cached.upsert(points)
+    asked: list[list[str]] = []
+    real = edge.dense_vectors
+
+    def counting(point_ids: list[str]) -> dict[str, object]:
+        asked.append(list(point_ids))
+        return real(point_ids)  # type: ignore[return-value]
+
+    edge.dense_vectors = counting  # type: ignore[method-assign,assignment]
+    first = cached.dense_vectors([pid(0), pid(1)])
+    assert cached.dense_vectors([pid(1), pid(0)]) == first and asked == [[pid(0), pid(1)]]
+    assert list(first[pid(1)]) == [0.0, 1.0, 0.0, 0.0]  # the engine's float32 values, unchanged
+    cached.set_payload(pid(0), {"m": 1})  # a payload write leaves the vector
+    cached.dense_vectors([pid(0)])
+    assert len(asked) == 1
+    cached.set_dense(pid(0), (0.0, 0.0, 0.0, 1.0))  # a vector write does not
+    assert list(cached.dense_vectors([pid(0)])[pid(0)]) == [0.0, 0.0, 0.0, 1.0]
+    assert asked[-1] == [pid(0)]
+    cached.delete([pid(1)])
+    assert cached.dense_vectors([pid(1)]) == {} and asked[-1] == [pid(1)]
+    cached.dense_vectors([pid(2)])  # capacity 2: the least recently used (1, absent, was never kept) ...
+    cached.dense_vectors([pid(0), pid(2)])
+    assert asked[-1] == [pid(2)]  # ... so 0 and 2 are both held
+    cached.close()
+
+
+def test_a_raced_vector_read_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    edge = EdgeVectorIndex(tmp_path / "shard", DIM)
+    cached = PayloadCachedIndex(edge, 10)
+    cached.upsert([IndexPoint(id=pid(1), payload={}, dense=(1.0, 0.0, 0.0, 0.0))])
+    real = edge.dense_vectors
+
+    def racing(point_ids: list[str]) -> dict[str, object]:
+        read = real(point_ids)
+        cached.set_dense(pid(1), (0.0, 1.0, 0.0, 0.0))  # applied while the read was in flight
+        return read  # type: ignore[return-value]
+
+    monkeypatch.setattr(edge, "dense_vectors", racing)
+    assert list(cached.dense_vectors([pid(1)])[pid(1)]) == [1.0, 0.0, 0.0, 0.0]
+    monkeypatch.setattr(edge, "dense_vectors", real)
+    assert list(cached.dense_vectors([pid(1)])[pid(1)]) == [0.0, 1.0, 0.0, 0.0]
+    cached.close()

@@ -9,12 +9,16 @@ from vectorstore_support import pid, unit  # type: ignore[import-not-found]
 
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.vectorstore import (
+    EdgeVectorIndex,
     IndexFilter,
     IndexPoint,
     IndexUnavailableError,
+    PairedSearch,
+    PayloadCachedIndex,
     PointNotFoundError,
     VectorIndex,
     VectorIndexError,
+    search_pair,
 )
 
 EVERYTHING = IndexFilter()
@@ -45,6 +49,19 @@ def test_upsert_get_round_trip(index: VectorIndex) -> None:
     [bare] = index.get([pid(1)])
     assert bare.payload == payload
     assert bare.dense is None and bare.sparse is None
+
+
+def test_dense_vectors_reads_only_the_points_that_have_one(index: VectorIndex) -> None:
+    sparse = SparseVec((3,), (1.0,))
+    index.upsert([point(1, unit(1, 0, 0, 0), sparse), point(2, sparse=sparse), point(3, unit(0, 1, 1, 0))])
+    found = index.dense_vectors([pid(3), pid(2), pid(9), pid(1).upper(), pid(3)])
+    assert set(found) == {pid(1), pid(3)}  # canonical ids; none without a dense vector or missing
+    assert tuple(found[pid(1)]) == pytest.approx(unit(1, 0, 0, 0))
+    assert tuple(found[pid(3)]) == pytest.approx(unit(0, 1, 1, 0))
+    index.set_dense(pid(1), unit(0, 0, 0, 1))  # a later read sees the new vector (a cache forgets)
+    assert tuple(index.dense_vectors([pid(1)])[pid(1)]) == pytest.approx(unit(0, 0, 0, 1))
+    index.delete([pid(3)])
+    assert index.dense_vectors([pid(3)]) == {} and index.dense_vectors([]) == {}
 
 
 def test_get_skips_missing_keeps_order_and_dedupes(index: VectorIndex) -> None:
@@ -233,6 +250,30 @@ def test_search_sparse_ranks_by_bm25(index: VectorIndex) -> None:
     bare = index.search_sparse(ENCODER.encode_query(code_terms("validate token")), EVERYTHING, 10, False)
     assert [(h.id, h.score) for h in bare] == [(h.id, h.score) for h in hits]
     assert all(h.payload == {} for h in bare) and all(h.payload for h in hits)
+
+
+def test_search_pair_is_both_searches_without_payloads(index: VectorIndex) -> None:
+    texts = {1: "retry the upload", 2: "token refresh in validateToken", 3: "retry budget", 4: "staging db"}
+    index.upsert(
+        [
+            point(n, dense=unit(n, 1, 0, 0), sparse=ENCODER.encode_document(code_terms(t)), tenant="a")
+            for n, t in texts.items()
+        ]
+        + [point(5, dense=unit(1, 1, 0, 0), sparse=ENCODER.encode_document("retry"), tenant="b")]
+    )
+    query, only_a = ENCODER.encode_query(code_terms("retry token")), IndexFilter(equals={"tenant": "a"})
+    dense, lexical = search_pair(index, unit(1, 1, 0, 0), query, only_a, 3)
+    want_dense = index.search_dense(unit(1, 1, 0, 0), only_a, 3, with_payload=False)
+    want_lexical = index.search_sparse(query, only_a, 3, False)
+    assert [(h.id, h.score) for h in dense] == [(h.id, h.score) for h in want_dense] and len(dense) == 3
+    assert [(h.id, h.score) for h in lexical] == [(h.id, h.score) for h in want_lexical]
+    assert {h.id for h in lexical} == {pid(1), pid(2), pid(3)}
+    assert all(h.payload == {} for h in [*dense, *lexical])
+    assert search_pair(index, unit(1, 1, 0, 0), SparseVec(), only_a, 3)[1] == []  # no terms: no BM25
+    assert search_pair(index, unit(1, 1, 0, 0), query, IndexFilter(any_of={"state": []}), 3) == ([], [])
+    # Edge, in either layout and behind the cache, answers in one engine call (``query_batch``)
+    if isinstance(index, EdgeVectorIndex | PayloadCachedIndex):
+        assert isinstance(index, PairedSearch)
 
 
 def test_tenant_isolation_via_equals_filter(index: VectorIndex) -> None:

@@ -151,3 +151,21 @@ def test_shared_payload_values_are_split_off_and_merge_back_to_each_point() -> N
     assert own[6] is points[6]  # alone in holding what it holds: not worth a merge
     assert split_shared(points, min_shared=9) == (points, [])
     assert split_shared([*points, points[0]], min_shared=4) == ([*points, points[0]], [])
+
+
+def test_the_child_digests_what_the_shard_holds_and_an_abort_ends_the_wait(tmp_path: Path) -> None:
+    """A replay's check runs in the child (``digest``); a stopping gateway kills it (``abort``)."""
+    builder = _builder(tmp_path / "shard")
+    builder.upsert([_point(n, tenant="a") for n in range(1, 30)])
+    digest = builder.digest()
+    builder.close()
+    shard = EdgeVectorIndex(tmp_path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS)
+    assert digest == index_digest(shard, IndexFilter())
+    shard.close()
+    builder = _builder(tmp_path / "shard")
+    builder.abort()
+    with pytest.raises(IndexUnavailableError):
+        builder.optimize()
+    with pytest.raises(IndexUnavailableError):
+        builder.close()
+    builder.close()  # closed: harmless again

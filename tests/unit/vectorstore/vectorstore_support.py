@@ -16,11 +16,12 @@ from codememory.vectorstore import (
     QdrantClientIndex,
     ShardBuilder,
     VectorIndex,
+    layout_named,
 )
 
 DIM = 4
-KINDS = ["edge", "client", "cached", "builder"]  # cached: Edge behind the payload cache; builder: Edge
-# written by a child process (ShardBuilder)
+KINDS = ["edge", "client", "cached", "builder", "disk"]  # cached: Edge behind the payload cache; builder:
+# Edge written by a child process (ShardBuilder); disk: Edge in the ``disk`` layout (vectorstore.layout)
 # A few indexed fields (each costs ~25 ms to create on Edge); filters on others ("n") run unindexed.
 KEYWORDS = ("tenant", "state", "tags")
 FLOATS = ("created_at",)
@@ -48,7 +49,10 @@ def open_index(kind: str, path: Path) -> VectorIndex:
     if kind == "builder":
         EdgeVectorIndex(path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS).close()
         return ShardBuilder(path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS)
-    if kind in ("edge", "cached"):
-        edge = EdgeVectorIndex(path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS)
+    if kind in ("edge", "cached", "disk"):
+        layout = layout_named("disk") if kind == "disk" else None
+        edge = EdgeVectorIndex(
+            path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS, layout=layout
+        )
         return PayloadCachedIndex(edge, capacity=64) if kind == "cached" else edge
     return open_local(QdrantClient(location=":memory:"))

@@ -17,9 +17,11 @@ from collections.abc import Callable
 import msgspec
 import structlog
 
-from codememory.consolidate.cycle import CycleOutput, run_cycle, run_session_cycle, unsummarized
+from codememory.consolidate.cycle import run_cycle
+from codememory.consolidate.output import CycleOutput
 from codememory.consolidate.phrasing import Extracted, Phraser
 from codememory.consolidate.policy import ConsolidationPolicy
+from codememory.consolidate.session_cycle import run_session_cycle, unsummarized
 from codememory.consolidate.view import ConsolidationView
 from codememory.cycles import CycleReport
 from codememory.events import Event, EventLog, InsightDerived, new_envelope

@@ -10,55 +10,32 @@ and last ``consolidation.completed`` with the counts and the LOG position the cy
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from codememory.consolidate.decay import adjustments, expiries
 from codememory.consolidate.duplicates import Merge, find_merges, merge_reason
-from codememory.consolidate.insights import (
-    Lesson,
-    corrections,
-    finished,
-    fixes,
-    summary,
-    summary_sources,
-)
+from codememory.consolidate.insights import Lesson
 from codememory.consolidate.links import find_links
+from codememory.consolidate.output import CHUNK, CycleOutput, lesson_event
 from codememory.consolidate.policy import ConsolidationPolicy
+from codememory.consolidate.session_cycle import session_events
 from codememory.consolidate.supersession import find_supersessions
 from codememory.consolidate.view import Remembered, TenantView
 from codememory.events import (
     ConsolidationCompleted,
-    Event,
     ImportanceAdjustment,
     ImportanceDecayed,
-    InsightDerived,
     MemoriesArchived,
     MemoriesLinked,
     MemoriesMerged,
     MemoryLinks,
     MemorySource,
     MemorySuperseded,
-    SessionSummarized,
     deterministic_id,
 )
 from codememory.memory.kinds import DERIVED_TYPES
 from codememory.memory.terms import has_cue, is_question
 
-CHUNK = 500  # memories named by one event at most (an event stays well under NATS's payload limit)
 COUNTS = ("merged", "superseded", "archived", "decayed", "insights", "summaries", "linked")
-
-
-@dataclass
-class CycleOutput:
-    cycle_id: str
-    events: list[tuple[str, Event]] = field(default_factory=list)  # (event id, event)
-    counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-
-    def add(self, event_id: str, event: Event, count: str = "", n: int = 1) -> None:
-        self.events.append((event_id, event))
-        if count:
-            self.counts[count] += n
 
 
 def _by_repo(memories: list[Remembered]) -> dict[str, list[Remembered]]:
@@ -92,25 +69,6 @@ def _merge_events(out: CycleOutput, tenant: str, merges: list[Merge], policy: Co
         out.add(
             deterministic_id(tenant, "merged", merge.canonical.memory_id, *ids), event, "merged", len(ids)
         )
-
-
-def _lesson_event(
-    tenant: str, session_id: str, repo: str, lesson: Lesson, cycle_id: str
-) -> tuple[str, Event]:
-    insight_id = deterministic_id(tenant, "insight", lesson.kind, *lesson.evidence)
-    event = InsightDerived(
-        insight_id=insight_id,
-        kind=lesson.kind,
-        title=lesson.title,
-        situation=lesson.situation,
-        what_worked=lesson.what_worked,
-        evidence_ids=lesson.evidence,
-        session_id=session_id,
-        repo=repo,
-        paths=lesson.paths,
-        cycle_id=cycle_id,
-    )
-    return insight_id, event
 
 
 def _repo_events(
@@ -172,7 +130,7 @@ def _repo_events(
             evidence=(merge.canonical.memory_id,),
             paths=merge.canonical.paths,
         )
-        insight_id, insight = _lesson_event(tenant, merge.canonical.session_id, repo, lesson, out.cycle_id)
+        insight_id, insight = lesson_event(tenant, merge.canonical.session_id, repo, lesson, out.cycle_id)
         if insight_id not in view.derived:
             out.add(insight_id, insight, "insights")
 
@@ -212,45 +170,6 @@ def _decay_events(
             out.add(deterministic_id(tenant, "archived", *ids), archived, "archived", len(ids))
 
 
-def _session_events(
-    out: CycleOutput, view: TenantView, tenant: str, now: float, policy: ConsolidationPolicy
-) -> None:
-    """Lessons and a summary of each session that finished since it was last looked at."""
-    for session in view.sessions.values():
-        summary_id = deterministic_id(tenant, "summary", session.session_id)
-        if summary_id in view.derived or not finished(session, now, policy):
-            continue
-        for lesson in (*fixes(session.steps), *corrections(session.steps, policy)):
-            insight_id, insight = _lesson_event(
-                tenant, session.session_id, session.repo, lesson, out.cycle_id
-            )
-            if insight_id not in view.derived:
-                out.add(insight_id, insight, "insights")
-        text = summary(session, policy)
-        if not text:
-            continue
-        paths = tuple(dict.fromkeys(p for s in session.steps if s.kind == "edit" for p in s.paths))[:20]
-        summarized = SessionSummarized(
-            summary_id=summary_id,
-            session_id=session.session_id,
-            summary=text,
-            repo=session.repo,
-            paths=paths,
-            # what it quotes first (erasing one of those erases it), then the rest of its steps
-            memory_ids=_capped(summary_sources(session, policy), (s.event_id for s in session.steps)),
-            cycle_id=out.cycle_id,
-            ended_at=session.last_at,
-        )
-        out.add(summary_id, summarized, "summaries")
-
-
-def _capped(quoted: tuple[str, ...], steps: Iterable[str], cap: int = 200) -> tuple[str, ...]:
-    """Every quoted id, then the other steps' up to ``cap`` in all."""
-    named = set(quoted)
-    rest = [s for s in steps if s not in named]
-    return (*quoted, *rest[: max(0, cap - len(quoted))])
-
-
 def run_cycle(
     view: TenantView,
     tenant: str,
@@ -269,7 +188,7 @@ def run_cycle(
     for repo, group in _by_repo(current).items():
         _repo_events(out, view, tenant, repo, group, policy)
     _decay_events(out, view, tenant, now, policy)
-    _session_events(out, view, tenant, now, policy)
+    session_events(out, view, tenant, now, policy)
     counts = {k: out.counts.get(k, 0) for k in COUNTS}
     completed = ConsolidationCompleted(
         cycle_id=out.cycle_id,
@@ -285,22 +204,3 @@ def run_cycle(
     )
     out.add(deterministic_id(tenant, "completed", out.cycle_id, trigger), completed)
     return out
-
-
-def run_session_cycle(
-    view: TenantView, tenant: str, policy: ConsolidationPolicy, *, now: float
-) -> CycleOutput:
-    """Only the lessons and summaries of finished sessions: what a session's end asks for at once.
-    It records no ``consolidation.completed``, so the next full cycle still sees every new memory."""
-    out = CycleOutput(deterministic_id(tenant, "sessions", str(now)))
-    _session_events(out, view, tenant, now, policy)
-    return out
-
-
-def unsummarized(view: TenantView, tenant: str, policy: ConsolidationPolicy, now: float) -> bool:
-    """Whether a finished session of the tenant has no summary yet."""
-    return any(
-        finished(session, now, policy)
-        and deterministic_id(tenant, "summary", session.session_id) not in view.derived
-        for session in view.sessions.values()
-    )

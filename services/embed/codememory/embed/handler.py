@@ -37,9 +37,11 @@ class EmbedHandler:
         writers: ModelWriters | None = None,
         model_events: Callable[[], Awaitable[Any]] | None = None,
         symbols: Executor | None = None,
+        memories: Executor | None = None,
     ) -> None:
         self._log = event_log
         self._symbols = symbols  # where symbol texts are embedded (None: with the memories' texts)
+        self._memories = memories  # where memory texts are embedded (None: the default executor)
         self._embedder = embedder
         self._writers = writers
         self._model_events = model_events
@@ -64,7 +66,7 @@ class EmbedHandler:
         events: list[Envelope] = []
         for index, model in enumerate(models):
             if jobs:
-                vectors = await self._embed(model, [job.text for job in jobs], None)
+                vectors = await self._embed(model, [job.text for job in jobs], self._memories)
                 events += embedded_events(jobs, vectors, model.model_id)
             code_texts = [text for job in code_jobs for text in job.texts] if index == 0 else []
             if code_texts:  # in the symbols' own thread, below the event path's priority (priority.py)

@@ -55,6 +55,7 @@ class ModelSlot:
         self.embedder: Embedder | None = None
         self._writers: ModelWriters | None = None
         self._symbols: ThreadPoolExecutor | None = None
+        self._memories: ThreadPoolExecutor | None = None
 
     async def load(self) -> None:
         if self.embedder is None:
@@ -70,6 +71,13 @@ class ModelSlot:
         if self._symbols is None:
             self._symbols = symbol_executor(self._settings.symbol_nice)
         return self._symbols
+
+    def memories(self) -> ThreadPoolExecutor | None:
+        """Where memory texts are embedded: the default executor, or with ``memory_nice`` one thread
+        below the event path (a bulk import's fold first, its vectors after: ``priority.py``)."""
+        if self._settings.memory_nice and self._memories is None:
+            self._memories = symbol_executor(self._settings.memory_nice, "embed-memories")
+        return self._memories
 
     def writers(self, js: JetStreamContext) -> ModelWriters:
         """One set of written models per process (the durable and the redrive handler share it)."""
@@ -112,7 +120,12 @@ def create_router(settings: EmbedSettings, jetstream: BrokerJetStream, model: Mo
     def handler(js: JetStreamContext) -> EmbedHandler:
         writers = model.writers(js)
         return EmbedHandler(
-            JetStreamEventLog(js), writers.default, writers, lambda: read_model_events(js), model.symbols()
+            JetStreamEventLog(js),
+            writers.default,
+            writers,
+            lambda: read_model_events(js),
+            model.symbols(),
+            model.memories(),
         )
 
     subscribe_durable(router, EMBED, durable_settings(settings), handler, jetstream=jetstream)

@@ -35,11 +35,10 @@ def _lower_priority(nice: int) -> None:
         log.warning("symbol_nice_refused", nice=nice, error=str(exc))
 
 
-def symbol_executor(nice: int) -> ThreadPoolExecutor:
-    """The one thread symbol texts are embedded in, ``nice`` steps below the caller's priority."""
-    return ThreadPoolExecutor(
-        1, thread_name_prefix="embed-symbols", initializer=_lower_priority, initargs=(nice,)
-    )
+def symbol_executor(nice: int, name: str = "embed-symbols") -> ThreadPoolExecutor:
+    """The one thread symbol texts (or, with ``memory_nice``, memory texts) are embedded in, ``nice``
+    steps below the caller's priority."""
+    return ThreadPoolExecutor(1, thread_name_prefix=name, initializer=_lower_priority, initargs=(nice,))
 
 
 def thread_nice() -> int:

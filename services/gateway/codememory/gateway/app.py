@@ -45,7 +45,7 @@ from codememory.gateway.unmergerpc import ConsolidationServicer
 from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
 from codememory.metrics import TimedEmbedder, track_projections
-from codememory.projection import LiveProjection
+from codememory.projection import LiveProjection, in_thread
 from codememory.redaction import clean_text
 from codememory.v1 import consolidation_pb2_grpc, models_pb2_grpc
 from codememory.v1 import memory_pb2 as pb
@@ -86,6 +86,7 @@ class GatewayApp:
             hnsw_ef=settings.hnsw_ef,
             model_id=embedder.model_id,
             spec=settings.model,
+            layout=settings.shard_layout,
         )
         ModelSwitch.discard_abandoned(self.generations)
         self.generations.renew()  # an index keyed by memory id alone is rebuilt from LOG
@@ -116,7 +117,8 @@ class GatewayApp:
             code_weights=settings.code_weights,
             prepared=prepared,
         )
-        self.followers = [Follower(js, self.live), Follower(js, self.code_live)]
+        self.follower = Follower(js, self.live, self.code_live)  # one read of LOG feeds both
+        self.followers = self.follower.views()  # the watchdog's view: health per projection
         self.replayer = Replayer(
             self.event_log,
             self.generations,
@@ -141,7 +143,7 @@ class GatewayApp:
         self.watchdog = Watchdog(
             self.followers, self.event_log.last_seq, self._set_serving, stall_after_s=settings.stall_after_s
         )
-        self.status = StatusSource(js, self.core, self.watchdog)
+        self.status = StatusSource(js, self.core, self.watchdog, lambda: self.replayer.indexing)
         self.browse = BrowseServicer(lambda: self.live.projection.index, TenantLog(js), settings.tokens)
         self.erasure = erasure_servicer(
             self.event_log, self.live.wait_for, lambda: self.live.projection.index, settings, HooksDrain(js)
@@ -175,6 +177,7 @@ class GatewayApp:
             self.code.rank,
             admin_tokens=self.settings.admin_tokens,
             code_pool=self.settings.code_pool,
+            replay_phase=lambda: self.replayer.phase,
         )
         code_servicer = CodeServicer(self.code, self.settings.tokens)
         try:
@@ -201,8 +204,7 @@ class GatewayApp:
             self._health_server, _ = await health_server(self._health, self.settings.health_listen)
             await self._health_server.start()
         await self._server.start()
-        for follower in self.followers:
-            follower.start()
+        self.follower.start()
         self._spawn(self._watch(), "gateway-watchdog")
         track_projections(self, _projections, _log_last_seq)
         self._spawn(
@@ -254,11 +256,11 @@ class GatewayApp:
 
     async def _optimize(self) -> None:
         """Off the query path: Qdrant Edge builds HNSW only when asked; ask every few thousand events."""
-        if self.live.unoptimized < self.settings.optimize_after_events:
-            return
+        if self.live.unoptimized < self.settings.optimize_after_events or self.replayer.running:
+            return  # a replay swaps in a fold whose HNSW it builds apart: not here too (``indexbuild``)
         async with self.live.lock:  # applying waits, reads do not
             self.live.unoptimized = 0
-            await asyncio.to_thread(self.live.projection.index.optimize)
+            await in_thread(self.live.projection.index.optimize)  # a stop waits for it: then closes
         log.info("index_optimized", projection_seq=self.live.seq)
 
     async def replay(self) -> pb.ReplayResponse:
@@ -272,6 +274,8 @@ class GatewayApp:
             digest_after=done.digest_after,
             graph_digest_before=done.graph_digest_before,
             graph_digest_after=done.graph_digest_after,
+            fold_seconds=done.fold_seconds,
+            index_seconds=done.index_seconds,
         )
 
     async def stop(self) -> None:
@@ -282,8 +286,9 @@ class GatewayApp:
         if self._health_server is not None:
             await self._health_server.stop(grace=None)
         await self.models.stop()
+        await self.replayer.stop()
         stopped = await asyncio.gather(*(stop_task(t) for t in self._tasks))
-        await asyncio.gather(*(f.stop() for f in self.followers))
+        await self.follower.stop()
         try:
             await asyncio.wait_for(self.accesses.flush(), 2.0)
         except Exception as exc:  # LOG gone at shutdown: those accesses are not recorded
@@ -294,7 +299,7 @@ class GatewayApp:
             await asyncio.to_thread(self._flush_and_close)
 
     def _flush_and_close(self) -> None:
-        self.live.projection.index.flush()
+        self.live.projection.sync()  # flushes and saves the position: a restart folds nothing again
         self._close_indexes()
 
     def _close_indexes(self) -> None:

@@ -2,8 +2,10 @@
 
 Why not ``Store`` per memory: each Store appends one event and waits for the projection to apply it,
 so an import of 1,700 memories took minutes. Here a batch is validated and redacted in a worker
-thread, checked against the index in one read, and appended to LOG in one call; the caller waits once,
-after the last batch, for the projection (and, if asked, for every new memory's dense vector).
+thread, checked against the index in one read, sealed there too when the log takes encoded envelopes
+(JetStream's ``append_encoded``: the next batch is sealed while this one is published), and appended
+to LOG in one call; the caller waits once, after the last batch, for the projection (and, if asked,
+for every new memory's dense vector).
 
 Ids are derived, so importing the same memories twice stores each once: a memory keeps the id it was
 exported with, or gets one derived from what it says (tenant, text, time, type, scope; keyed by the
@@ -17,10 +19,11 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from codememory.events import (
+    Appended,
     Envelope,
     EventLog,
     MemoryDeprecated,
@@ -28,6 +31,7 @@ from codememory.events import (
     deterministic_id,
     new_envelope,
 )
+from codememory.events.codec import encode_envelopes
 from codememory.gateway.errors import InvalidArgument, NotReady
 from codememory.gateway.writes import MAX_TEXT, NewMemory
 from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection, memory_id_of, point_ids
@@ -37,6 +41,15 @@ from codememory.sealing import text_id
 STATES = ("", ACTIVE, DEPRECATED)
 EMBED_CHECK = 256  # pending memories read per look at the index while waiting for vectors
 EMBED_STALL_S = 60.0  # no new vector for this long: return without them (is the embed service up?)
+
+
+AppendEncoded = Callable[[Sequence[Envelope], Sequence[bytes]], Awaitable[list[Appended]]]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    envelopes: list[Envelope]
+    encoded: list[bytes] | None  # sealed and encoded already (None: ``append`` encodes them)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,6 +100,8 @@ class ImportRun:
         self._new: list[str] = []  # the ids of what this run stored, in order
         self.tally = ImportTally()
         self._appending: asyncio.Future[None] | None = None
+        # a log that takes encoded envelopes (JetStream's): each batch is sealed while preparing it
+        self._encoded: AppendEncoded | None = getattr(event_log, "append_encoded", None)
 
     def _event(self, number: int, item: ImportedMemory) -> MemoryStored:
         memory = item.memory
@@ -107,8 +122,9 @@ class ImportRun:
             raise InvalidArgument(f"memory {number}: {exc}") from exc
         return memory.stored(memory_id, text, self._clean, source="import")
 
-    def _prepare(self, batch: Sequence[ImportedMemory]) -> list[Envelope]:
-        """Validate, redact, drop what exists: the envelopes to append (runs in a worker thread)."""
+    def _prepare(self, batch: Sequence[ImportedMemory]) -> Prepared:
+        """Validate, redact, drop what exists, and seal when the log takes encoded envelopes: what to
+        append (runs in a worker thread, while the batch before is being published)."""
         first = self.tally.received + 1
         events = [(self._event(first + i, item), item.state) for i, item in enumerate(batch)]
         # this tenant's points only: another tenant's memory of the same id is another point
@@ -128,23 +144,29 @@ class ImportRun:
                 envelopes.append(new_envelope(deprecated, event_id=deprecated_id, tenant=self.tenant))
             self._new.append(event.memory_id)
         self.tally.received += len(batch)
-        return envelopes
+        # sealed here (keys made and durable) rather than in ``append``: off the publishing's path
+        encoded = encode_envelopes(envelopes) if envelopes and self._encoded is not None else None
+        return Prepared(envelopes, encoded)
 
     async def add(self, batch: Sequence[ImportedMemory]) -> None:
         """Prepare ``batch`` while the previous one is appended; appends stay in stream order."""
-        envelopes = await asyncio.to_thread(self._prepare, batch)
+        prepared = await asyncio.to_thread(self._prepare, batch)
         await self._appended()
-        if envelopes:
-            self._appending = asyncio.ensure_future(self._append(envelopes))
+        if prepared.envelopes:
+            self._appending = asyncio.ensure_future(self._append(prepared))
 
     async def _appended(self) -> None:
         appending, self._appending = self._appending, None
         if appending is not None:
             await appending
 
-    async def _append(self, envelopes: list[Envelope]) -> None:
+    async def _append(self, prepared: Prepared) -> None:
         started = time.perf_counter()
-        appended = await self._log.append(envelopes)
+        envelopes = prepared.envelopes
+        if prepared.encoded is not None and self._encoded is not None:
+            appended = await self._encoded(envelopes, prepared.encoded)
+        else:
+            appended = await self._log.append(envelopes)
         self.tally.append_s += time.perf_counter() - started
         self.tally.stored += sum(1 for e in envelopes if isinstance(e.payload, MemoryStored))
         self.tally.last_seq = max([self.tally.last_seq, *(a.seq for a in appended)])

@@ -13,6 +13,11 @@ generation in use: replay rebuilds with it, and a model migration (``modelswitch
 generation with another and makes it ``active`` when it commits. ``model.json`` also names how memory
 points are keyed (``codememory.memory.POINT_IDS``); a generation keyed otherwise (by memory id alone,
 before tenants were part of the key) is replaced at start by a fresh one filled from LOG (``renew``).
+
+``model.json`` names the shard's layout too (``vectorstore.layout``: ``ram`` or ``disk``). The engine
+fixes a segment's storage when it builds it, so the configured layout (``SHARD_LAYOUT``) is given to
+new generations only (a replay, a migration, a renewal): a generation is always opened with the
+layout it was built with (one recorded before layouts existed is ``ram``), never a mix of both.
 """
 
 from __future__ import annotations
@@ -34,7 +39,9 @@ from codememory.vectorstore import (
     IndexFilter,
     PayloadCachedIndex,
     QdrantClientIndex,
+    ShardLayout,
     VectorIndex,
+    layout_named,
 )
 
 
@@ -58,12 +65,14 @@ class IndexGenerations:
         hnsw_ef: int = 0,
         model_id: str = "",
         spec: str = "",
+        layout: ShardLayout | None = None,
     ) -> None:
         self.root = data_dir / "memories"
         self.root.mkdir(parents=True, exist_ok=True)
         self._qdrant_url = qdrant_url
         self._payload_cache = payload_cache
         self._hnsw_ef = hnsw_ef
+        self.layout = layout or ShardLayout()  # of new generations
         configured = IndexModel(model_id, dense_size, spec)
         self.active = self.model_of(self.current()) or configured
 
@@ -74,6 +83,23 @@ class IndexGenerations:
             return IndexModel(str(data["model_id"]), int(data["dim"]), str(data.get("spec", "")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+    def layout_of(self, generation: int) -> ShardLayout:
+        """The layout generation ``generation`` was built with: the recorded one; ``ram`` for a shard
+        built before layouts were recorded; the configured one for a generation not built yet."""
+        directory = self.root / f"gen-{generation}"
+        try:
+            recorded = json.loads((directory / "model.json").read_text()).get("layout")
+        except (OSError, ValueError, AttributeError):
+            recorded = None
+        if isinstance(recorded, str):
+            try:
+                return layout_named(recorded)
+            except ValueError:
+                pass  # a name this version does not know: as configured
+        elif (directory / "shard").is_dir() and any((directory / "shard").iterdir()):
+            return ShardLayout()
+        return self.layout
 
     def renew(self) -> int:
         """The current generation, or a fresh one in its place when it holds points keyed another way
@@ -100,13 +126,14 @@ class IndexGenerations:
         marker = self.root / "CURRENT"
         return int(marker.read_text().strip()) if marker.is_file() else 1
 
-    def _open(self, generation: int, dense_size: int) -> VectorIndex:
+    def _open(self, generation: int, dense_size: int, layout: ShardLayout) -> VectorIndex:
         if self._qdrant_url:
             from qdrant_client import QdrantClient
 
             client = QdrantClient(url=self._qdrant_url)
             return QdrantClientIndex(client, f"memories_gen_{generation}", dense_size)
-        shard = EdgeVectorIndex(self.root / f"gen-{generation}" / "shard", dense_size, hnsw_ef=self._hnsw_ef)
+        path = self.root / f"gen-{generation}" / "shard"
+        shard = EdgeVectorIndex(path, dense_size, hnsw_ef=self._hnsw_ef, layout=layout)
         # this process is the shard's only writer, so recall may read payloads from memory
         return PayloadCachedIndex(shard, self._payload_cache) if self._payload_cache else shard
 
@@ -115,12 +142,15 @@ class IndexGenerations:
     ) -> MemoryProjection:
         """Generation ``generation`` holding ``model``'s vectors (``active`` by default), recorded."""
         chosen = model or self.active
+        layout = self.layout_of(generation)
         directory = self.root / f"gen-{generation}"
         directory.mkdir(parents=True, exist_ok=True)
         marker = {"model_id": chosen.model_id, "dim": chosen.dim, "spec": chosen.spec, "point_ids": POINT_IDS}
+        marker["layout"] = layout.name
         (directory / "model.json").write_text(json.dumps(marker))
         position = Position(directory / "position.json")
-        return MemoryProjection(self._open(generation, chosen.dim), encoder, position, model=chosen.model_id)
+        index = self._open(generation, chosen.dim, layout)
+        return MemoryProjection(index, encoder, position, model=chosen.model_id)
 
     def commit(self, generation: int) -> None:
         tmp = self.root / "CURRENT.tmp"

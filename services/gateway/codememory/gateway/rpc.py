@@ -128,8 +128,10 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         code_rank: CodeRank | None = None,
         admin_tokens: Collection[str] = frozenset(),
         code_pool: int = 50,
+        replay_phase: Callable[[], str] = lambda: "",
     ) -> None:
         self.core = core
+        self._replay_phase = replay_phase  # after the fold: "code", "indexing", "finishing"
         self._code_pool = code_pool
         self.admin_tokens = admin_tokens
         self._code_rank = code_rank
@@ -250,7 +252,9 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             rebuilding = self.core.live.rebuilding
             folded = folded or rebuilding is not None
             seq, until = rebuilding or (0, 0)
-            phase = "memory" if rebuilding else ("finishing" if folded else "starting")
+            phase = (
+                "memory" if rebuilding else ((self._replay_phase() or "finishing") if folded else "starting")
+            )
             yield pb.ReplayProgress(phase=phase, seq=seq, until=until)
         try:
             result = task.result()

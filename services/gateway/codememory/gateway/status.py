@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 
 from nats.js.client import JetStreamContext
 from nats.js.errors import NotFoundError
@@ -24,8 +25,15 @@ _SERVICE_OF = {c.durable: s.name for s in SERVICES for c in (*s.consumers, s.red
 
 
 class StatusSource:
-    def __init__(self, js: JetStreamContext, core: GatewayCore, watchdog: Watchdog) -> None:
+    def __init__(
+        self,
+        js: JetStreamContext,
+        core: GatewayCore,
+        watchdog: Watchdog,
+        index_building: Callable[[], bool] = lambda: False,
+    ) -> None:
         self._js = js
+        self._index_building = index_building  # a replay's HNSW built apart (``indexbuild``)
         self._core = core
         self._watchdog = watchdog
 
@@ -92,4 +100,5 @@ class StatusSource:
             serving=self._watchdog.serving,
             pid=os.getpid(),
             host=socket.gethostname(),
+            index_building=self._index_building(),
         )

@@ -8,6 +8,9 @@ follower whose task has died is restarted at once and the replica is NOT_SERVING
 check; a stalled one is restarted too (at most once per ``stall_after_s``). When the projection
 moves again, or is level with LOG, health turns back to SERVING. Kubernetes' gRPC readiness probe
 reads this, so traffic leaves a replica that fell behind.
+
+Health is per projection; several projections may be fed by one follower (``Follower.views()``: the
+gateway reads LOG once for both), which is then restarted once for all of them.
 """
 
 from __future__ import annotations
@@ -16,12 +19,33 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import structlog
 
-from codememory.bus.follower import Follower
+from codememory.projection import LiveProjection
 
 log = structlog.get_logger(__name__)
+
+
+class Restartable(Protocol):
+    async def restart(self) -> None: ...
+
+
+class Followed(Protocol):
+    """One projection and the follower feeding it (``Follower``, or one of ``Follower.views()``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def live(self) -> LiveProjection[Any]: ...
+    @property
+    def alive(self) -> bool: ...
+    @property
+    def restarts(self) -> int: ...
+    @property
+    def runner(self) -> Restartable: ...
+    async def restart(self) -> None: ...
 
 
 @dataclass
@@ -46,7 +70,7 @@ class ProjectionHealth:
 class Watchdog:
     def __init__(
         self,
-        followers: Sequence[Follower],
+        followers: Sequence[Followed],
         log_last_seq: Callable[[], Awaitable[int]],
         set_serving: Callable[[bool], Awaitable[None]],
         *,
@@ -77,8 +101,8 @@ class Watchdog:
         if readable:
             if self._log_lost:  # the server may have lost the ordered consumers: follow afresh
                 log.info("log_readable_again", log_last_seq=self.last_log_seq)
-                for follower in self.followers:
-                    await follower.restart()
+                for runner in {id(f.runner): f.runner for f in self.followers}.values():
+                    await runner.restart()
             self._log_read_at = now
         self._log_lost = not readable
         reasons: list[str] = []
@@ -86,8 +110,9 @@ class Watchdog:
             reasons.append("LOG unreadable")
         if self._ready_at is None and self.last_log_seq >= 0:
             self._ready_at = self.last_log_seq
+        restarted: set[int] = set()  # runners restarted in this check (one may feed several)
         for follower in self.followers:
-            reason = await self._check(follower, now)
+            reason = await self._check(follower, now, restarted)
             if reason:
                 reasons.append(f"{follower.name}: {reason}")
         if not self.ready and self._ready_at is not None:
@@ -103,11 +128,12 @@ class Watchdog:
             return False
         return True
 
-    async def _check(self, follower: Follower, now: float) -> str:
+    async def _check(self, follower: Followed, now: float, restarted: set[int]) -> str:
         track = self._tracks[follower.name]
         if not follower.alive:
             log.warning("follower_dead", projection=follower.name, seq=follower.live.seq)
             await follower.restart()
+            restarted.add(id(follower.runner))
             track.restarted_at = now
             return "follower died"
         seq = follower.live.seq
@@ -123,7 +149,9 @@ class Watchdog:
         track.stalled = True
         if now - track.restarted_at >= self.stall_after_s:
             track.restarted_at = now
-            await follower.restart()
+            if id(follower.runner) not in restarted:
+                restarted.add(id(follower.runner))
+                await follower.restart()
         return "stalled"
 
     async def _serve(self, serving: bool, reasons: list[str]) -> None:
