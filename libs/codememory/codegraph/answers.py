@@ -25,6 +25,7 @@ class SymbolInfo(msgspec.Struct, frozen=True, kw_only=True):
     digest: str
     changed_at: float | None
     valid: bool
+    docstring: str = ""  # its first paragraph, at most ``model.DOC_CHARS``
 
 
 class Neighbour(msgspec.Struct, frozen=True, kw_only=True):

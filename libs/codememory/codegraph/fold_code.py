@@ -14,7 +14,7 @@ Edges from other files into a symbol that ended stay; queries about the present 
 from __future__ import annotations
 
 from codememory.codegraph.fold_memory import wake
-from codememory.codegraph.model import FileNode, SymbolNode, alive_now, mark
+from codememory.codegraph.model import FileNode, SymbolNode, alive_now, mark, symbol_doc
 from codememory.codegraph.resolve import RepoIndex, SymFact
 from codememory.codegraph.store import GraphStore
 from codememory.events import CodeRef, FileDeleted, SymbolsExtracted
@@ -57,6 +57,7 @@ def apply_symbols(graph: GraphStore, event: SymbolsExtracted, at: float, seq: in
         node.name, node.kind, node.path = symbol.name, symbol.kind, event.path
         node.start_line, node.end_line, node.parent = symbol.start_line, symbol.end_line, symbol.parent
         node.signature, node.digest, node.seq = symbol.signature, symbol.digest, seq
+        node.doc = symbol_doc(symbol.docstring)
         if never_seen:
             node.history.append((at, symbol.digest, event.commit))
             node.first_indexed = first

@@ -30,6 +30,7 @@ __all__ = [
     "alive_at",
     "alive_now",
     "mark",
+    "symbol_doc",
 ]
 
 EdgeKind = Literal[
@@ -67,6 +68,16 @@ def alive_at(life: Life, at: float) -> bool | None:
     return life[i - 1][1] if i else None
 
 
+DOC_CHARS = 300  # a symbol's doc in the graph: enough to say what it is for, small at Django's 40,000 symbols
+
+
+def symbol_doc(docstring: str) -> str:
+    """What the graph keeps of a docstring: its first paragraph, whitespace folded, at most ``DOC_CHARS``
+    (the full text is code search's; the graph holds every symbol in memory)."""
+    first = " ".join(docstring.strip().split("\n\n", 1)[0].split())
+    return first if len(first) <= DOC_CHARS else first[: DOC_CHARS - 1].rstrip() + "…"
+
+
 def alive_now(life: Life) -> bool:
     return bool(life) and life[-1][1]
 
@@ -100,6 +111,7 @@ class SymbolNode:
     end_line: int = 0
     parent: str = ""
     signature: str = ""
+    doc: str = ""  # the docstring's first paragraph, at most DOC_CHARS (``symbol_doc``)
     digest: str = ""
     changed_at: float | None = None
     first_indexed: bool = False  # first seen when its file was first indexed: its age is unknown

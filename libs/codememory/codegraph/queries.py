@@ -179,6 +179,7 @@ def _info(s: SymbolNode) -> SymbolInfo:
         start_line=s.start_line,
         end_line=s.end_line,
         signature=s.signature,
+        docstring=s.doc,
         digest=s.digest,
         changed_at=s.changed_at,
         valid=is_current(s),

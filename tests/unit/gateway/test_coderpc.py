@@ -22,6 +22,23 @@ async def test_symbol_info_reports_callers_callees_and_children(shop: CodeStack)
     assert [n.qualname for n in cls.children] == ["shop.pay.Gateway.charge"]
 
 
+async def test_a_symbol_answers_with_the_first_paragraph_of_its_docstring(code_stack: CodeStack) -> None:
+    source = b'''def refund(amount):
+    """Give the amount back to the card it came from.
+
+    Refunds over the original charge are refused by the processor.
+    """
+    return -amount
+'''
+    await code_stack.record(extract_file("shop", "shop/refund.py", source))
+    info = await code_stack.stub.SymbolInfo(cpb.SymbolInfoRequest(symbol="shop.refund.refund"), metadata=META)
+    assert info.symbol.docstring == "Give the amount back to the card it came from."
+    module = await code_stack.stub.SymbolInfo(cpb.SymbolInfoRequest(symbol="shop.refund"), metadata=META)
+    assert [(n.qualname, n.docstring) for n in module.children] == [
+        ("shop.refund.refund", "Give the amount back to the card it came from.")
+    ]
+
+
 async def test_neighbours_and_dependents(shop: CodeStack) -> None:
     out = await shop.stub.Neighbours(
         cpb.NeighboursRequest(node="shop.pay.Gateway.charge", edge_kinds=["calls"], direction="out"),

@@ -32,7 +32,7 @@ def node_message(
     symbol = queries.symbol_of(graph, ref) if ref.kind == "symbol" else None
     if symbol is not None:
         message.qualname, message.name, message.symbol_kind = symbol.qualname, symbol.name, symbol.kind
-        message.path, message.signature = symbol.path, symbol.signature
+        message.path, message.signature, message.docstring = symbol.path, symbol.signature, symbol.docstring
         message.start_line, message.end_line = symbol.start_line, symbol.end_line
         message.changed_at = symbol.changed_at or 0.0
     if centrality is not None and ref.kind in ("file", "symbol"):
