@@ -151,7 +151,23 @@ def value_slots(text: str) -> dict[str, frozenset[str]]:
     return {value: frozenset(near) for value, near in slots.items()}
 
 
+_EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+
+
+@lru_cache(maxsize=65536)
+def is_number(value: str) -> bool:
+    """A value that states a number: one with a digit (``8080``, ``v1.2``, ``python3.11``, ``18.x``,
+    ``config.py:42``), unless its digits are part of a file name or a dotted identifier: a last
+    dotted part that is a name (a letter first) after a part with a letter (``intro.mp4``,
+    ``v2.mp4``, ``e2e.test.ts``, ``api.v2``). Such a value names a thing, as a word does."""
+    if not any(ch.isdigit() for ch in value):
+        return False
+    head, dot, last = value.rpartition(".")
+    before = head.rpartition(".")[2]
+    return not (dot and _EXTENSION.fullmatch(last) and any(ch.isalpha() for ch in before))
+
+
 @lru_cache(maxsize=65536)
 def number_values(text: str) -> tuple[str, ...]:
-    """The text's values with a digit (``value_slots`` keys)."""
-    return tuple(v for v in value_slots(text) if any(ch.isdigit() for ch in v))
+    """The text's values that state a number (``is_number``; ``value_slots`` keys)."""
+    return tuple(v for v in value_slots(text) if is_number(v))
