@@ -39,14 +39,13 @@ from codememory.events import (
     MemoryRefined,
     MemoryScope,
     MemoryStored,
-    event_tag,
+    log_subject,
     new_envelope,
 )
 from codememory.events.codec import encode_envelopes
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position, text_digest
 from codememory.projection.fold import fold_records
-from codememory.subjects import log as log_subject
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, PayloadCachedIndex, index_digest
 
 TENANT = "bench"
@@ -107,7 +106,7 @@ def update_events(n: int) -> list[Envelope]:
 def records(envelopes: list[Envelope], first_seq: int) -> list[LogRecord]:
     data = encode_envelopes(envelopes)
     return [
-        LogRecord(seq=first_seq + i, subject=log_subject(e.tenant, event_tag(type(e.payload))), data=d)
+        LogRecord(seq=first_seq + i, subject=log_subject(e), data=d)
         for i, (e, d) in enumerate(zip(envelopes, data, strict=True))
     ]
 

@@ -44,7 +44,8 @@ import msgspec
 import numpy as np
 
 from codememory.memory.kinds import OBSERVED_TYPES
-from codememory.memory.terms import analyse, conflicting_values, subject_words
+from codememory.memory.statements import conflicting_values
+from codememory.memory.terms import analyse, subject_words
 from codememory.recall.restated import Ranked, eligible, give_way, statement
 from codememory.recall.scoring import Candidate, ScoreParts
 

@@ -34,16 +34,10 @@ from collections.abc import Mapping, Sequence
 import msgspec
 import numpy as np
 
+from codememory.memory.cues import CHANGE_CUES, NOT_CHANGE_CUES, cues_of
 from codememory.memory.kinds import OBSERVED_TYPES, STATED_TYPES
-from codememory.memory.terms import (
-    CHANGE_CUES,
-    NOT_CHANGE_CUES,
-    PARALLEL_RATIO,
-    analyse,
-    cues_of,
-    same_statement,
-    subject_overlap,
-)
+from codememory.memory.statements import PARALLEL_RATIO, same_statement
+from codememory.memory.terms import analyse, subject_overlap
 from codememory.recall.scoring import Candidate, ScoreParts
 
 Ranked = list[tuple[Candidate, ScoreParts]]

@@ -18,6 +18,9 @@ Destroying ``rec:<record>`` erases one memory or session; puncturing erases one 
 destroying ``kek:<kid>`` makes every record wrapped by it unreadable at once. Unwrapped keys are cached
 per process; the cache is dropped when the store's ``generation`` moves (something was destroyed,
 perhaps by another process).
+
+Reading keys (``keyreads.py``) and making them (here) are two halves of one ring: ``KeyRing`` adds
+creation, bulk preparation and puncturing to the reads and the cache it shares with them.
 """
 
 from __future__ import annotations
@@ -28,11 +31,11 @@ import uuid
 from collections.abc import Sequence
 
 import msgspec
-from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from codememory.sealing.fields import Record
-from codememory.sealing.keystore import KeyStore, KeyStoreError
+from codememory.sealing.keyreads import KeyReads, RecordKey
+from codememory.sealing.keystore import KeyStoreError
 from codememory.sealing.stored import (
     NONCE,
     StoredIdKey,
@@ -49,41 +52,8 @@ from codememory.sealing.tree import Frontier, leaf_index
 __all__ = ["KeyRing", "RecordKey"]
 
 
-class RecordKey:
-    """What seals and opens a record's fields: one data key, or a key per leaf of the record's tree."""
-
-    def __init__(self, direct: AESGCM | None = None, frontier: Frontier | None = None) -> None:
-        self._direct = direct
-        self.frontier = frontier
-
-    def key(self, leaf: str) -> AESGCM | None:
-        """The key of the event (or memory) named ``leaf``; None when that leaf was punctured."""
-        if self._direct is not None:
-            return self._direct
-        assert self.frontier is not None
-        raw = self.frontier.leaf(leaf_index(leaf))
-        return None if raw is None else AESGCM(raw)
-
-
-class KeyRing:
+class KeyRing(KeyReads):
     """Keys of records for sealing (created when missing) and opening (never created)."""
-
-    def __init__(self, store: KeyStore) -> None:
-        self.store = store
-        self._generation = store.generation()
-        self._keks: dict[tuple[str, str], AESGCM | None] = {}
-        self._users: dict[tuple[str, str], str] = {}
-        self._records: dict[tuple[str, str], RecordKey | None] = {}
-        self._id_keys: dict[str, bytes] = {}  # never destroyed: not dropped on refresh
-
-    def refresh(self) -> None:
-        """Drop cached keys when anything was destroyed since they were read."""
-        generation = self.store.generation()
-        if generation != self._generation:
-            self._keks.clear()
-            self._users.clear()
-            self._records.clear()
-            self._generation = generation
 
     def for_sealing(self, tenant: str, record: Record) -> RecordKey | None:
         """The record's key, made (under its user's key) when it has none; None when it was erased."""
@@ -103,36 +73,6 @@ class KeyRing:
         self._records[(tenant, record.record_id)] = key
         return key
 
-    def for_opening(self, tenant: str, record_id: str) -> RecordKey | None:
-        key = self._records.get((tenant, record_id))
-        if key is None and (tenant, record_id) not in self._records:
-            stored = self.live_record(tenant, record_id)
-            key = self._unwrap(tenant, stored) if stored is not None else None
-            if key is not None:  # a missing key is looked up again: a writer may create it later
-                self._records[(tenant, record_id)] = key
-        return key
-
-    def erased(self, tenant: str, record_id: str) -> bool:
-        """The record's key, or the key of its user, was destroyed."""
-        stored = self.live_record(tenant, record_id)
-        if stored is None:
-            return self.store.destroyed(tenant, record_name(record_id))
-        return self.store.destroyed(tenant, f"kek:{stored.kek}")
-
-    def live_record(self, tenant: str, record_id: str) -> StoredRecord | None:
-        """The record's stored key as it is now (its newest frontier), None when it has none."""
-        epoch = 0
-        while self.store.destroyed(tenant, record_name(record_id, epoch)):
-            epoch += 1
-        value = self.store.get(tenant, record_name(record_id, epoch))
-        while value is not None:  # a puncture that has not destroyed the frontier before it (yet)
-            newer = self.store.get(tenant, record_name(record_id, epoch + 1))
-            if newer is None:
-                break
-            value, epoch = newer, epoch + 1
-        stored = decode_stored(value or b"")
-        return stored if isinstance(stored, StoredRecord) else None
-
     def puncture(self, tenant: str, record_id: str, leaf: str) -> bool:
         """Erase one leaf of a session's tree: its next frontier is written (and made durable), then
         every older one destroyed. False when the record has no tree, or the leaf is gone already."""
@@ -140,7 +80,7 @@ class KeyRing:
             stored = self.live_record(tenant, record_id)
             key = self._unwrap(tenant, stored) if stored is not None and stored.tree else None
             cut = key.frontier.punctured(leaf_index(leaf)) if key is not None and key.frontier else None
-            kek = self._kek(tenant, stored.kek, create=False) if stored is not None else None
+            kek = self._kek(tenant, stored.kek) if stored is not None else None
             if stored is None or cut is None or kek is None:
                 return False
             nonce = os.urandom(NONCE)
@@ -192,41 +132,13 @@ class KeyRing:
                 return pointer.kek
             epoch += 1  # erased before: the user starts again with a new key
 
-    def current_user_pointer(self, tenant: str, user: str) -> tuple[str, str] | None:
-        """(name, kek id) of the user's live pointer, None when the user has none."""
-        epoch = 0
-        while self.store.destroyed(tenant, f"user:{user}#{epoch}"):
-            epoch += 1
-        name = f"user:{user}#{epoch}"
-        pointer = decode_stored(self.store.get(tenant, name) or b"")
-        return (name, pointer.kek) if isinstance(pointer, UserPointer) else None
-
-    def _kek(self, tenant: str, kid: str, *, create: bool) -> AESGCM | None:
+    def _made_kek(self, tenant: str, kid: str) -> AESGCM | None:
+        """The key encryption key ``kid``, made when missing; None when it was destroyed."""
         cached = self._keks.get((tenant, kid))
         if cached is not None:
             return cached
-        name = f"kek:{kid}"
-        if create:
-            fresh = StoredKek(key=base64.b64encode(AESGCM.generate_key(256)).decode())
-            value = self.store.create(tenant, name, msgspec.json.encode(fresh))
-        else:
-            value = self.store.get(tenant, name)
-        stored = decode_stored(value or b"")
-        kek = AESGCM(base64.b64decode(stored.key)) if isinstance(stored, StoredKek) else None
-        if kek is not None:
-            self._keks[(tenant, kid)] = kek
-        return kek
-
-    def _unwrap(self, tenant: str, stored: StoredRecord) -> RecordKey | None:
-        kek = self._kek(tenant, stored.kek, create=False)
-        if kek is None:
-            return None
-        blob = base64.b64decode(stored.wrapped)
-        try:
-            clear = kek.decrypt(blob[:NONCE], blob[NONCE:], record_aad(tenant, stored))
-            return RecordKey(frontier=Frontier.decode(clear)) if stored.tree else RecordKey(AESGCM(clear))
-        except (InvalidTag, ValueError):
-            return None
+        fresh = msgspec.json.encode(StoredKek(key=base64.b64encode(AESGCM.generate_key(256)).decode()))
+        return self._kek_of(tenant, kid, self.store.create(tenant, f"kek:{kid}", fresh))
 
     def _new_entry(self, tenant: str, record: Record) -> tuple[bytes, bytes] | None:
         """A fresh key for ``record`` and its stored entry (wrapped by its user's key); None when
@@ -237,7 +149,7 @@ class KeyRing:
             kid = inherited.kek if inherited is not None else ""
         if not kid:
             kid = self.user_kek(tenant, record.user)
-        kek = self._kek(tenant, kid, create=True)
+        kek = self._made_kek(tenant, kid)
         if kek is None:
             return None
         secret = Frontier.fresh(os.urandom(32)).encode() if record.per_event else AESGCM.generate_key(256)
@@ -296,20 +208,3 @@ class KeyRing:
         values = self.store.create_many(items)
         for ((tenant, rid), (record, secret, encoded)), value in zip(fresh.items(), values, strict=True):
             self._records[(tenant, rid)] = self._key_of(tenant, record, secret, encoded, value)
-
-    def sources_erased(self, tenant: str, record: Record) -> bool:
-        """Whether a memory ``record``'s text repeats was erased: its own record's key, its leaf of the
-        session's tree or the whole session (a derived record names its session)."""
-        if any(self.store.destroyed(tenant, record_name(f"m:{source}")) for source in record.sources):
-            return True
-        if not record.session:
-            return False
-        session = self.live_record(tenant, f"s:{record.session}")
-        if session is None:
-            return self.store.destroyed(tenant, record_name(f"s:{record.session}"))
-        key = self._unwrap(tenant, session)
-        if key is None:  # its user's key is gone (or the entry is damaged: keep nothing)
-            return True
-        return key.frontier is not None and any(
-            key.frontier.leaf(leaf_index(source)) is None for source in record.sources
-        )

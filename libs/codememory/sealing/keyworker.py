@@ -109,7 +109,7 @@ class KeyWorker:
 
 def serve(root: Path, requests: IO[bytes], answers: IO[bytes]) -> None:
     """The helper's loop: create each batch's keys, make them durable, answer; until the input ends."""
-    from codememory.sealing.keystore import FileKeyStore
+    from codememory.sealing.filekeys import FileKeyStore
 
     store = FileKeyStore(root)
     while (body := _read(requests)) is not None:

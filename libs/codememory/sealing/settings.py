@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codememory.events.codec import install_sealer
-from codememory.sealing.keystore import FileKeyStore
+from codememory.sealing.filekeys import FileKeyStore
 from codememory.sealing.sealer import Sealer
 from codememory.settings import default_home, env_bool, env_float, env_str
 

@@ -5,24 +5,15 @@ end as one-at-a-time folding leaves them; a point left half-written is written a
 from __future__ import annotations
 
 import time
-import uuid
 from pathlib import Path
 
-from codememory.events import (
-    Envelope,
-    MemoryForgotten,
-    MemoryRefined,
-    MemoryScope,
-    MemoryStored,
-    new_envelope,
-)
-from codememory.lexical import SparseEncoder
+import projectionkit as kit  # type: ignore[import-not-found]
+
+from codememory.events import Envelope, MemoryForgotten, MemoryRefined, MemoryScope, MemoryStored
 from codememory.memory import MemoryProjection, Position, point_id
 from codememory.memory.projection import FLUSH_GAPS
-from codememory.vectorstore import EdgeVectorIndex, IndexFilter, IndexPoint, PayloadCachedIndex, index_digest
+from codememory.vectorstore import IndexFilter, IndexPoint, PayloadCachedIndex, index_digest
 from codememory.vectorstore.shared import split_hidden
-
-DIM = 4
 
 
 class CountingFlushes(PayloadCachedIndex):
@@ -34,16 +25,13 @@ class CountingFlushes(PayloadCachedIndex):
 
 
 def _projection(path: Path, flush_every_s: float = 0.0) -> MemoryProjection:
-    index = CountingFlushes(EdgeVectorIndex(path / "shard", DIM), 1000)
-    return MemoryProjection(
-        index, SparseEncoder(), Position(path / "position.json"), flush_every_s=flush_every_s
-    )
+    return kit.projection(path, flush_every_s=flush_every_s, wrap=lambda shard: CountingFlushes(shard, 1000))
 
 
 def _imported(n: int) -> list[tuple[int, Envelope]]:
     events: list[object] = []
     for i in range(n):
-        mid = str(uuid.UUID(int=i + 1))
+        mid = kit.memory_id(i)
         scope = MemoryScope(session_id=f"s{i % 4}", repo="r", user="" if i % 3 else "ann")
         events.append(
             MemoryStored(memory_id=mid, text=f"note {i}: parseConfig {i % 7}", scope=scope, tags=("x",))
@@ -52,11 +40,7 @@ def _imported(n: int) -> list[tuple[int, Envelope]]:
             events.append(MemoryRefined(memory_id=mid, text=f"refined {i}"))
         if i % 13 == 6:
             events.append(MemoryForgotten(memory_id=mid))
-    envelopes = [
-        new_envelope(e, event_id=str(uuid.UUID(int=50_000 + k)), tenant="t")  # type: ignore[arg-type]
-        for k, e in enumerate(events)
-    ]
-    return [(k + 1, env) for k, env in enumerate(envelopes)]
+    return kit.sequenced(events, 50_000)
 
 
 def test_a_bulk_batch_ends_as_one_event_at_a_time(tmp_path: Path) -> None:
@@ -79,7 +63,7 @@ def test_a_point_left_half_written_is_taken_for_absent_and_written_whole(tmp_pat
     clean = _projection(tmp_path / "clean")
     clean.apply_batch(history)
     crashed = _projection(tmp_path / "crashed")
-    stored = clean.index.get([point_id("t", str(uuid.UUID(int=i + 1))) for i in range(20)], with_vectors=True)
+    stored = clean.index.get([point_id("t", kit.memory_id(i)) for i in range(20)], with_vectors=True)
     points = [IndexPoint(id=p.id, payload=p.payload, sparse=p.sparse) for p in stored]
     own, _ = split_hidden(points, "tenant", min_shared=2)
     crashed.index.upsert(own)  # the first of upsert_new's two updates, then a crash
@@ -122,10 +106,9 @@ def test_a_slow_flush_spaces_the_next_ones_out(tmp_path: Path) -> None:
             super().flush()
             self.took = time.monotonic() - started
 
-    index = SlowFlushes(EdgeVectorIndex(tmp_path / "shard", DIM), 1000)
-    projection = MemoryProjection(
-        index, SparseEncoder(), Position(tmp_path / "position.json"), flush_every_s=0.01
-    )
+    projection = kit.projection(tmp_path, flush_every_s=0.01, wrap=lambda shard: SlowFlushes(shard, 1000))
+    index = projection.index
+    assert isinstance(index, SlowFlushes)
     history = _imported(30)
     projection.apply_batch(history[:10])
     time.sleep(0.05)  # past flush_every_s, not past FLUSH_GAPS times the 0.05 s flush

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
+import projectionkit as kit  # type: ignore[import-not-found]
 import pytest
 
 from codememory.events import (
@@ -14,27 +14,18 @@ from codememory.events import (
     MemoryRefined,
     MemoryScope,
     MemoryStored,
-    new_envelope,
 )
 from codememory.lexical import SparseEncoder
 from codememory.lexical.pool import TermsPool
-from codememory.memory import MemoryProjection, Position, text_digest
-from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
-
-DIM = 4
-
-
-def _projection(path: Path) -> MemoryProjection:
-    return MemoryProjection(
-        EdgeVectorIndex(path / "shard", DIM), SparseEncoder(), Position(path / "position.json")
-    )
+from codememory.memory import text_digest
+from codememory.vectorstore import IndexFilter, index_digest
 
 
 def _history() -> list[tuple[int, Envelope]]:
     """Sessions whose memories carry their predecessor's text, refinements and forgetting inside a batch."""
     events: list[object] = []
     for i in range(120):
-        mid = str(uuid.UUID(int=i + 1))
+        mid = kit.memory_id(i)
         text = f"turn {i}: parseConfig reads {i % 5}.yaml via RetryPolicy"
         scope = MemoryScope(session_id=f"s{i % 3}", repo="r")
         events.append(MemoryStored(memory_id=mid, text=text, scope=scope))
@@ -47,11 +38,7 @@ def _history() -> list[tuple[int, Envelope]]:
             events.append(MemoryRefined(memory_id=mid, text=f"refined {i}: loadSettings"))
         if i % 17 == 5:
             events.append(MemoryForgotten(memory_id=mid))
-    envelopes = [
-        new_envelope(e, event_id=str(uuid.UUID(int=10_000 + n)), tenant="t")  # type: ignore[arg-type]
-        for n, e in enumerate(events)
-    ]
-    return [(n + 1, env) for n, env in enumerate(envelopes)]
+    return kit.sequenced(events, 10_000)
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +49,10 @@ def pool() -> TermsPool:
 
 def test_a_pooled_rebuild_has_the_live_digest(tmp_path: Path, pool: TermsPool) -> None:
     history = _history()
-    live = _projection(tmp_path / "live")
+    live = kit.projection(tmp_path / "live")
     for seq_env in history:  # live following: one event at a time
         live.apply_batch([seq_env])
-    rebuilt = _projection(tmp_path / "rebuilt")
+    rebuilt = kit.projection(tmp_path / "rebuilt")
     rebuilt.terms, rebuilt.deferred_sync = pool, True
     for start in range(0, len(history), 50):
         rebuilt.apply_batch(history[start : start + 50])
@@ -78,7 +65,7 @@ def test_a_pooled_rebuild_has_the_live_digest(tmp_path: Path, pool: TermsPool) -
 
 def test_deferred_sync_writes_the_position_only_when_synced(tmp_path: Path) -> None:
     history = _history()
-    projection = _projection(tmp_path)
+    projection = kit.projection(tmp_path)
     projection.deferred_sync = True
     assert projection.apply_batch(history[:30]) == 30
     assert projection.last_seq == 30 and not (tmp_path / "position.json").exists()
@@ -86,4 +73,4 @@ def test_deferred_sync_writes_the_position_only_when_synced(tmp_path: Path) -> N
     projection.flush_every_s = 0.0
     projection.apply_batch(history[30:40])  # after sync: batches durable again (here every one)
     projection.index.close()
-    assert _projection(tmp_path).last_seq == 40
+    assert kit.projection(tmp_path).last_seq == 40

@@ -9,8 +9,7 @@ import pytest
 
 from codememory.events import MemoryScope, MemoryStored, decode_envelope, new_envelope
 from codememory.events.codec import encode_envelopes, install_sealer
-from codememory.sealing import ERASED, FileKeyStore, Sealer, destroy, plan
-from codememory.sealing import keystore as keystore_module
+from codememory.sealing import ERASED, FileKeyStore, Sealer, destroy, filekeys, plan
 from codememory.sealing.keyworker import KeyWorker, KeyWorkerError
 
 
@@ -19,7 +18,7 @@ def test_the_helper_creates_keeps_what_exists_and_refuses_what_was_destroyed(tmp
     try:
         store.create("t", "k0", b"first")
         store.destroy("t", "k1")
-        items = [("t", f"k{i}", f"v{i}".encode()) for i in range(keystore_module.WORKER_FROM)]
+        items = [("t", f"k{i}", f"v{i}".encode()) for i in range(filekeys.WORKER_FROM)]
         values = store.create_many(items)
         assert store._worker is not None and store._worker._process is not None  # the helper did it
         assert values[:3] == [b"first", None, b"v2"] and values[-1] == f"v{len(items) - 1}".encode()
@@ -67,7 +66,7 @@ def test_when_the_helper_fails_the_batch_is_made_here(
 
     monkeypatch.setattr(KeyWorker, "create_many", gone)
     store = FileKeyStore(tmp_path / "keys")
-    items = [("t", f"k{i}", b"v") for i in range(keystore_module.WORKER_FROM)]
+    items = [("t", f"k{i}", b"v") for i in range(filekeys.WORKER_FROM)]
     assert store.create_many(items) == [b"v"] * len(items)
     assert store.get("t", "k5") == b"v"
 

@@ -32,8 +32,9 @@ from codememory.events import (
     MemorySuperseded,
     deterministic_id,
 )
+from codememory.memory.cues import has_cue
 from codememory.memory.kinds import DERIVED_TYPES
-from codememory.memory.terms import has_cue, is_question
+from codememory.memory.statements import is_question
 
 COUNTS = ("merged", "superseded", "archived", "decayed", "insights", "summaries", "linked")
 

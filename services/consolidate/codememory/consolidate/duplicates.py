@@ -20,7 +20,8 @@ import numpy as np
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.similarity import matrix, similar_pairs
 from codememory.consolidate.view import Remembered
-from codememory.memory.terms import cues_of, is_question, same_statement
+from codememory.memory.cues import cues_of
+from codememory.memory.statements import is_question, same_statement
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.sessions import SessionLog, Step
 from codememory.events import InsightKind
-from codememory.memory.terms import has_cue
+from codememory.memory.cues import has_cue
 
 _SAYS_SOMETHING = 20  # characters a prompt needs to be worth naming in a summary (as session context)
 

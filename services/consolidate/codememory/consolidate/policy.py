@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from codememory.memory.cues import CHANGE_CUES, NOT_CHANGE_CUES
 from codememory.memory.kinds import OBSERVED_TYPES, STATED_TYPES
-from codememory.memory.terms import CHANGE_CUES, NOT_CHANGE_CUES, PARALLEL_RATIO
+from codememory.memory.statements import PARALLEL_RATIO
 
 # how a user corrects the agent ("no,", "don't", "that's wrong")
 CORRECTION_CUES = (

@@ -21,15 +21,9 @@ from dataclasses import dataclass
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.similarity import nearest_earlier, similar_pairs
 from codememory.consolidate.view import Remembered
-from codememory.memory.terms import (
-    contrasted,
-    cues_of,
-    is_question,
-    new_values,
-    only_numbers_differ,
-    parallel,
-    subject_overlap,
-)
+from codememory.memory.cues import cues_of
+from codememory.memory.statements import contrasted, is_question, only_numbers_differ, parallel
+from codememory.memory.terms import new_values, subject_overlap
 
 
 @dataclass(frozen=True)

@@ -1,42 +1,32 @@
-"""``conflicting_values`` decided per side equals its definition over every pair of values, and the
-cached value test equals the plain one: recall asks both of every pair of alike hits, so they were made
-cheaper, and these pin that they still answer the same."""
+"""``conflicting_values`` decided per side equals its definition over every pair of values: recall asks
+it of every pair of alike hits, so it was made cheaper, and this pins that it still answers the same."""
 
 from __future__ import annotations
 
 import itertools
 import random
 
-from codememory.memory import terms
-from codememory.memory.terms import _CAMEL, _is_value, _named_words, _slots, conflicting_values
+from codememory.memory.statements import conflicting_values
+from codememory.memory.terms import is_number, named_words, value_slots
 
 WORDS = ["indent", "spaces", "tracking", "uri", "port", "user", "card", "orders", "timeout", "retry"]
 VALUES = ["4", "2", "8080", "mlflow.internal", "wandb.internal", "UserCard.tsx", "user-card.tsx",
           "stg_shopify_orders", "stg__shopify__orders", "zodResolver", "`onChange`", "v1.2",
-          "ops@acme.io"]  # fmt: skip
+          "ops@acme.io", "intro.mp4", "v2.mp4", "python3.11"]  # fmt: skip
 
 
 def pairwise(a: str, b: str) -> bool:
-    """The definition: some value only ``a`` states and some only ``b`` states are both numbers, stand
-    by a common subject word, or are made of a common word."""
-    slots_a, slots_b = _slots(a), _slots(b)
+    """The definition: some value only ``a`` states and some only ``b`` states are both numbers (not
+    file names: ``is_number``), stand by a common subject word, or are made of a common word."""
+    slots_a, slots_b = value_slots(a), value_slots(b)
     only_a = [(v, near) for v, near in slots_a.items() if v not in slots_b]
     only_b = [(v, near) for v, near in slots_b.items() if v not in slots_a]
     for (value_a, near_a), (value_b, near_b) in itertools.product(only_a, only_b):
-        if near_a & near_b or _named_words(value_a) & _named_words(value_b):
+        if near_a & near_b or named_words(value_a) & named_words(value_b):
             return True
-        if any(ch.isdigit() for ch in value_a) and any(ch.isdigit() for ch in value_b):
+        if is_number(value_a) and is_number(value_b):
             return True
     return False
-
-
-def plain_is_value(token: str) -> bool:
-    return (
-        token[0] in "`\"'"
-        or any(ch.isdigit() for ch in token)
-        or any(ch in token.strip(".:-/") for ch in "._/:@-")
-        or _CAMEL.search(token) is not None
-    )
 
 
 def test_conflicting_values_equals_its_pairwise_definition() -> None:
@@ -53,10 +43,3 @@ def test_conflicting_values_equals_its_pairwise_definition() -> None:
     assert 0 < conflicts < len(texts) * (len(texts) - 1) // 2  # both answers were exercised
     assert conflicting_values("indent with 4 spaces", "indent with 2 spaces")
     assert not conflicting_values("a zod schema via zodResolver", "no validation by hand in onChange")
-
-
-def test_the_cached_value_test_answers_as_the_plain_one() -> None:
-    tokens = [*WORDS, *VALUES, "camelCase", "HTTP", "Ünïcode", "naïve", "x²", "a.b", "-flag", "/path", "'q'"]
-    terms._is_value.cache_clear()
-    for token in tokens * 2:  # the second time from the cache
-        assert _is_value(token) == plain_is_value(token), token

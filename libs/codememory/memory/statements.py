@@ -1,0 +1,104 @@
+"""Whether two memories state the same thing: a question against a rule, values that set one thing
+differently, the same sentence about another thing, two kinds of one thing.
+
+Built on the words and values of one text (``terms.py``); asked of pairs by the consolidate cycle
+(what merges, what supersedes) and by recall (whether a hit restates one ranked above it), so these
+answers must stay cheap (recall asks them of every pair of alike hits).
+"""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+
+from codememory.memory.terms import (
+    analyse,
+    named_words,
+    new_values,
+    number_values,
+    subject_sequence,
+    tokens,
+    value_slots,
+)
+
+
+def is_question(text: str) -> bool:
+    """A question states no rule: it cannot supersede or be the canonical wording of one."""
+    return text.rstrip().endswith("?")
+
+
+def parallel(a: str, b: str, threshold: float) -> bool:
+    """The same sentence about another thing ("fix the type errors in a.py" / "... in b.py"): most
+    tokens shared in the same order. Such memories state one thing each about different subjects."""
+    return SequenceMatcher(None, tokens(a), tokens(b), autojunk=False).ratio() >= threshold
+
+
+def only_numbers_differ(a: str, b: str) -> bool:
+    """Whether every token one text has and the other lacks carries a digit (``port 8080`` / ``port
+    9090``): the same sentence with another number is a changed value, not another subject."""
+    ta, tb = set(tokens(a)), set(tokens(b))
+    return all(any(ch.isdigit() for ch in token) for token in ta ^ tb)
+
+
+def different_subjects(a: str, b: str) -> bool:
+    """Each text has subject words the other lacks ("settings page" / "CSV export")."""
+    sa, sb = analyse(a)[0], analyse(b)[0]
+    return bool(sa - sb) and bool(sb - sa)
+
+
+def contrasted(a: str, b: str) -> bool:
+    """Whether the two name different kinds of one thing: a subject word both share stands right
+    after a word only ``a`` has in ``a`` and right after another only ``b`` has in ``b`` ("audit logs
+    are kept for 7 years" / "debug logs are kept for 14 days", "the production node pool" / "the CI
+    runner pool", "error toasts" / "success toasts"). Such statements set values of two subjects."""
+    sa, sb = subject_sequence(a), subject_sequence(b)
+    only_a, only_b = set(sa) - set(sb) - {""}, set(sb) - set(sa) - {""}
+    if not only_a or not only_b:
+        return False
+    before_a = {w: sa[i - 1] for i, w in enumerate(sa) if w and i and sa[i - 1] in only_a}
+    before_b = {w: sb[i - 1] for i, w in enumerate(sb) if w and i and sb[i - 1] in only_b}
+    return bool(before_a.keys() & before_b.keys())
+
+
+PARALLEL_RATIO = 0.6  # token sequences this alike say the same sentence of another thing (the default)
+
+
+def conflicting_values(a: str, b: str) -> bool:
+    """Whether two texts set one thing to different values: a value only ``a`` states and one only
+    ``b`` states that are both numbers, that stand by a common subject word (``indent with 4
+    spaces`` / ``indent with 2 spaces``; ``tracking uri is mlflow.internal`` / ``... is
+    wandb.internal``), or that are made of a common word (``UserCard.tsx`` / ``user-card.tsx``,
+    ``stg_shopify_orders`` / ``stg__shopify__orders``). Values each side names for different
+    things are details, not a conflict ("a zod schema hooked up through zodResolver" / "no
+    validation by hand in onChange")."""
+    slots_a, slots_b = value_slots(a), value_slots(b)
+    only_a = [v for v in slots_a if v not in slots_b]
+    only_b = [v for v in slots_b if v not in slots_a] if only_a else []
+    if not only_b:
+        return False
+    # some pair of them conflicts exactly when their sides' words meet (recall asks this of every
+    # pair of alike hits: one pass over each side, not over each pair of values)
+    if any(v not in slots_b for v in number_values(a)) and any(v not in slots_a for v in number_values(b)):
+        return True
+    near_a = frozenset().union(*(slots_a[v] for v in only_a))
+    if not near_a.isdisjoint(frozenset().union(*(slots_b[v] for v in only_b))):
+        return True
+    named_a = frozenset().union(*(named_words(v) for v in only_a))
+    return not named_a.isdisjoint(frozenset().union(*(named_words(v) for v in only_b)))
+
+
+def same_statement(a: str, b: str, parallel_ratio: float, *, strict: bool = True) -> bool:
+    """Whether two texts alike in meaning can state the same thing: not one a question and the other
+    not, no values that set one thing differently (``conflicting_values``: ``4 spaces`` / ``2
+    spaces``; a value only one names is a detail, not a conflict), and not the same sentence frame
+    filled with different things ("the settings page broke" / "the CSV export broke": ``parallel``,
+    each with subject words the other lacks). ``strict``, as a merge needs (it takes a memory out of
+    recall, so it must be sure): any value on each side that the other lacks is a conflict, and two
+    kinds of one thing are two subjects (``contrasted``: "error toasts ..." / "success toasts ...");
+    recall's ordering, which only moves a hit down, asks for ``conflicting_values``."""
+    if is_question(a) != is_question(b):
+        return False
+    if (new_values(b, a) and new_values(a, b)) if strict else conflicting_values(a, b):
+        return False
+    if strict and contrasted(a, b):
+        return False
+    return not (parallel(a, b, parallel_ratio) and different_subjects(a, b))

@@ -1,0 +1,46 @@
+"""Whether two texts state the same thing: questions are not rules, a changed number is a changed
+value, another word is another subject, and two kinds of one thing are two statements."""
+
+from __future__ import annotations
+
+from codememory.memory.statements import (
+    conflicting_values,
+    contrasted,
+    different_subjects,
+    is_question,
+    only_numbers_differ,
+    same_statement,
+)
+
+
+def test_questions_are_recognised() -> None:
+    assert is_question("should we use tabs?") and not is_question("use tabs.")
+
+
+def test_a_changed_number_is_a_value_and_a_changed_word_a_subject() -> None:
+    assert only_numbers_differ("The API listens on port 8080", "The API listens on port 9090")
+    assert not only_numbers_differ("fix errors in a.py", "fix errors in b.py")
+    assert different_subjects("the settings page broke", "the CSV export broke")
+    assert not different_subjects("We lint with ruff", "Lint with ruff")
+
+
+def test_two_kinds_of_one_thing_are_contrasted_and_never_one_statement_for_a_merge() -> None:
+    assert contrasted("the production node pool runs m6i.xlarge", "the CI runner pool runs c6i.2xlarge")
+    assert contrasted(
+        "Error toasts stay on screen until closed.", "Success toasts disappear after 4 seconds."
+    )
+    assert not contrasted("Terraform state lives in S3", "Terraform state moves to Terraform Cloud")
+    assert not contrasted("use ruff for linting", "we lint with ruff")  # nothing stands before a shared word
+    a, b = "Error toasts stay on screen until closed.", "Success toasts stay on screen until closed."
+    assert not same_statement(a, b, 0.6)
+
+
+def test_a_file_name_or_dotted_identifier_with_a_digit_is_not_a_number() -> None:
+    """``intro.mp4`` and ``v2.mp4`` name files: two texts naming different files for different things
+    set nothing to two values, as two port numbers would."""
+    a, b = "watch intro.mp4 before the demo", "record v2.mp4 after lunch"
+    assert not conflicting_values(a, b)
+    assert not conflicting_values("e2e.test.ts covers checkout", "api.v2 serves the orders")
+    assert conflicting_values("the walkthrough video is intro.mp4", "the walkthrough video is v2.mp4")
+    assert conflicting_values("run tests on python3.11", "deploy with node 18.x")  # versions are numbers
+    assert conflicting_values("see config.py:42", "the limit is 30")  # a line number is one
