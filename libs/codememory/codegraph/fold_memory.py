@@ -104,35 +104,40 @@ def link_mentions(graph: GraphStore, midx: int) -> None:
     text = memory.text
     found = _PATH.findall(text) if _PATH_HINT.search(text) else ()
     files = dict.fromkeys((*memory.paths, *found))
-    names = dict.fromkeys((name, bool(left) or bool(right)) for left, name, right in _IDENT.findall(text))
+    idents = _IDENT.findall(text)
     if not graph.repos:
-        _wait_for_all(graph, memory.memory_id, files, names)
+        _wait_for_all(graph, memory.memory_id, files, {name for _, name, _ in idents})
         targets: set[int] = kept
     else:
         repos = [memory.repo] if memory.repo in graph.repos else sorted(graph.repos)
         targets = kept  # code removed since it was linked stays linked: that makes it suspect
         for raw in files:
             targets |= _files(graph, memory, raw, repos)
-        for name, quoted in names:
+        for name, quoted in dict.fromkeys((name, bool(lq) or bool(rq)) for lq, name, rq in idents):
             targets |= _symbols(graph, memory, name.replace("::", "."), quoted, repos)
     for target in sorted(targets):
         graph.link(midx, target, "mentions")
 
 
-def _wait_for_all(
-    graph: GraphStore, memory_id: str, files: Iterable[str], names: Iterable[tuple[str, bool]]
-) -> None:
+def _wait_for_all(graph: GraphStore, memory_id: str, files: Iterable[str], names: Iterable[str]) -> None:
     """What ``_files`` and ``_symbols`` do when the graph has no repository: nothing is found, so
     the memory waits for every file name and every name long enough to link."""
-    waiters = graph.mention_waiters
+    tokens = []
     for raw in files:
         base = _file_token(raw).rsplit("/", 1)[-1]
         if base and "." in base:
-            waiters.setdefault(base, set()).add(memory_id)
-    for name, _ in names:
-        last = name.replace("::", ".").rsplit(".", 1)[-1]
+            tokens.append(base)
+    for name in names:
+        last = name.replace("::", ".").rsplit(".", 1)[-1] if "." in name or ":" in name else name
         if len(last) >= 4:
-            waiters.setdefault(last, set()).add(memory_id)
+            tokens.append(last)
+    waiters = graph.mention_waiters
+    for token in tokens:
+        waiting = waiters.get(token)
+        if waiting is None:
+            waiters[token] = {memory_id}
+        else:
+            waiting.add(memory_id)
 
 
 def _file_token(raw: str) -> str:
