@@ -22,6 +22,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 
 from codememory import subjects
+from codememory.bus.headers import use_fast_headers
 from codememory.bus.streams import LOG
 from codememory.events import LogRecord
 
@@ -73,6 +74,7 @@ async def read_batches(
             await ready.put(full)
 
     config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=from_seq)
+    use_fast_headers(js._nc)  # each message's headers: see ``headers``
     sub = await js.subscribe(
         subjects.LOG_ALL,
         stream=LOG,
@@ -123,6 +125,7 @@ async def follow(
     bulk import folds 1,024 events per index flush; a lone event is yielded at once); at most
     ``ahead`` batches wait unread before the server is held back."""
     arrivals = _Arrivals(batch * ahead)
+    use_fast_headers(js._nc)
     sub = await js.subscribe(
         subjects.LOG_ALL,
         stream=LOG,

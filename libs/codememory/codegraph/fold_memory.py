@@ -23,6 +23,7 @@ with new text re-links.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from codememory.codegraph.model import MemoryNode, SessionNode, SymbolNode, alive_now
 from codememory.codegraph.store import GraphStore
@@ -33,8 +34,12 @@ __all__ = ["apply_memory", "forget", "link_mentions", "refine", "wake"]
 
 MENTIONS = frozenset({"mentions"})
 _PATH = re.compile(r"(?:[A-Za-z]:)?[\w.\-/\\@+]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7}\b")
+# every path-like token holds one of these; ``_PATH`` backtracks over each word of a text, so a text
+# without one (most prose) is not scanned
+_PATH_HINT = re.compile(r"[\w\-]\.[A-Za-z]")
 _IDENT = re.compile(r"(`?)([A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)(`|\()?")
 _CODEY = re.compile(r"_|\d|[a-z][A-Z]")
+_DRIVE = re.compile(r"^[A-Za-z]:")
 _MAX_SUFFIX_HITS = 2
 
 
@@ -85,6 +90,9 @@ def wake(graph: GraphStore, repo: str, path: str, names: set[str]) -> None:
 
 
 def link_mentions(graph: GraphStore, midx: int) -> None:
+    """Each distinct token of the text is looked up once (a memory names the same file or symbol
+    often); before any code is recorded (no repository: replay folds memories first) only the
+    waiters are written, which is all the lookups would do then."""
     memory = graph.g[midx]
     assert isinstance(memory, MemoryNode)
     kept = {
@@ -93,20 +101,53 @@ def link_mentions(graph: GraphStore, midx: int) -> None:
         if isinstance(graph.g[d], SymbolNode) and not _alive_symbol(graph, d)
     }
     graph.unlink_out(midx, MENTIONS)
-    repos = [memory.repo] if memory.repo in graph.repos else sorted(graph.repos)
-    targets: set[int] = kept  # code removed since it was linked stays linked: that makes it suspect
-    for raw in (*memory.paths, *(m.group(0) for m in _PATH.finditer(memory.text))):
-        targets |= _files(graph, memory, raw, repos)
-    for match in _IDENT.finditer(memory.text):
-        quoted = bool(match.group(1)) or bool(match.group(3))
-        targets |= _symbols(graph, memory, match.group(2).replace("::", "."), quoted, repos)
+    text = memory.text
+    found = _PATH.findall(text) if _PATH_HINT.search(text) else ()
+    files = dict.fromkeys((*memory.paths, *found))
+    idents = _IDENT.findall(text)
+    if not graph.repos:
+        _wait_for_all(graph, memory.memory_id, files, {name for _, name, _ in idents})
+        targets: set[int] = kept
+    else:
+        repos = [memory.repo] if memory.repo in graph.repos else sorted(graph.repos)
+        targets = kept  # code removed since it was linked stays linked: that makes it suspect
+        for raw in files:
+            targets |= _files(graph, memory, raw, repos)
+        for name, quoted in dict.fromkeys((name, bool(lq) or bool(rq)) for lq, name, rq in idents):
+            targets |= _symbols(graph, memory, name.replace("::", "."), quoted, repos)
     for target in sorted(targets):
         graph.link(midx, target, "mentions")
 
 
-def _files(graph: GraphStore, memory: MemoryNode, raw: str, repos: list[str]) -> set[int]:
+def _wait_for_all(graph: GraphStore, memory_id: str, files: Iterable[str], names: Iterable[str]) -> None:
+    """What ``_files`` and ``_symbols`` do when the graph has no repository: nothing is found, so
+    the memory waits for every file name and every name long enough to link."""
+    tokens = []
+    for raw in files:
+        base = _file_token(raw).rsplit("/", 1)[-1]
+        if base and "." in base:
+            tokens.append(base)
+    for name in names:
+        last = name.replace("::", ".").rsplit(".", 1)[-1] if "." in name or ":" in name else name
+        if len(last) >= 4:
+            tokens.append(last)
+    waiters = graph.mention_waiters
+    for token in tokens:
+        waiting = waiters.get(token)
+        if waiting is None:
+            waiters[token] = {memory_id}
+        else:
+            waiting.add(memory_id)
+
+
+def _file_token(raw: str) -> str:
+    """A path-like token as a repository-relative path (separators, leading ``./``, a drive)."""
     token = raw.replace("\\", "/").lstrip("./") if not raw.startswith("..") else raw.replace("\\", "/")
-    token = token.split(":", 1)[-1].lstrip("/") if re.match(r"^[A-Za-z]:", token) else token.lstrip("/")
+    return token.split(":", 1)[-1].lstrip("/") if _DRIVE.match(token) else token.lstrip("/")
+
+
+def _files(graph: GraphStore, memory: MemoryNode, raw: str, repos: list[str]) -> set[int]:
+    token = _file_token(raw)
     base = token.rsplit("/", 1)[-1]
     if not base or "." not in base:
         return set()

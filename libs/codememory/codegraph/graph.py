@@ -19,6 +19,7 @@ from codememory.events import (
     CommitRecorded,
     Envelope,
     FileDeleted,
+    MemoryEmbedded,
     MemoryForgotten,
     MemoryRefined,
     SymbolsExtracted,
@@ -52,6 +53,8 @@ class CodeGraph(GraphStore):
 
     def _fold(self, envelope: Envelope, event: object, at: float, seq: int) -> None:
         match event:
+            case MemoryEmbedded():  # half of a memory's events: no memory and no code, only the position
+                pass
             case SymbolsExtracted():
                 fold_code.apply_symbols(self, event, at, seq)
             case FileDeleted():

@@ -14,6 +14,7 @@ and a later refinement of the memory re-encodes with the same context. Pure func
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -42,7 +43,19 @@ def date_words(created_at: float) -> str:
     """``8 May 2023`` for an epoch time (UTC); empty for an unknown (zero or negative) time."""
     if created_at <= 0:
         return ""
-    return datetime.fromtimestamp(created_at, UTC).strftime("%-d %B %Y")
+    day = int(created_at // _DAY_S)
+    if _NEAR_MIDNIGHT_S < created_at - day * _DAY_S < _DAY_S - _NEAR_MIDNIGHT_S:
+        return _day_words(day)
+    return datetime.fromtimestamp(created_at, UTC).strftime("%-d %B %Y")  # as it rounds
+
+
+_DAY_S = 86400  # an epoch day in UTC (epoch time has no leap seconds)
+_NEAR_MIDNIGHT_S = 0.001  # ``fromtimestamp`` rounds to microseconds: near midnight, ask it
+
+
+@functools.lru_cache(maxsize=4096)  # a replay formats the same few days for thousands of memories
+def _day_words(day: int) -> str:
+    return datetime.fromtimestamp(day * _DAY_S, UTC).strftime("%-d %B %Y")
 
 
 def indexed_text(payload: Mapping[str, object], enrichment: Enrichment) -> str:

@@ -66,3 +66,28 @@ def test_observations_become_linked_memories_and_refinement_relinks(shop_feed: F
     assert "pkg/api.py" in mentioned(shop_feed, memory_id)
     shop_feed.emit(MemoryRefined(memory_id=memory_id, text="see unused_thing"))
     assert mentioned(shop_feed, memory_id) == {"pkg/api.py", "pkg.api.unused_thing"}
+
+
+_TEXTS = (
+    "touched C:\\work\\net\\client.py, ./net/retry.py and ../up/x.cfg; net/client.py again",
+    "net.client.retry_budget calls `send` and Pool::acquire(); retry_budget twice, a b cd abc",
+    "plain prose about the budget and the backoff of service7 with jittered retries retries",
+    "$scope.value_x, _private, x9, Session.request(), v2.json, README.md, .hidden, a.b.c.d",
+)
+
+
+def test_before_any_code_a_memory_waits_as_the_lookups_would_have_made_it(feed: Feed) -> None:
+    # the graph has no repository yet (replay folds memories first): only the waiters are written;
+    # they are those of a graph whose one repository defines none of the names
+    coded = Feed()
+    coded.file("other/unrelated.go", "other.unrelated", [sym("other.unrelated.Zzz")])
+    for i, text in enumerate(_TEXTS):
+        feed.memory(f"m{i}", text, T0, paths=("src/given.py",))
+        coded.memory(f"m{i}", text, T0, paths=("src/given.py",))
+    assert not feed.graph.repos
+    assert feed.graph.mention_waiters == coded.graph.mention_waiters
+    assert "retry_budget" in feed.graph.mention_waiters and "client.py" in feed.graph.mention_waiters
+    for f in (feed, coded):  # and the code arriving later links both alike
+        f.file("net/client.py", "net.client", [sym("net.client.retry_budget"), sym("net.client.send")])
+    assert mentioned(feed, "m0") == mentioned(coded, "m0") == {"net/client.py"}
+    assert mentioned(feed, "m1") == mentioned(coded, "m1") == {"net.client.retry_budget", "net.client.send"}

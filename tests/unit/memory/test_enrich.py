@@ -30,6 +30,17 @@ def test_date_words_names_day_month_and_year() -> None:
     assert date_words(0.0) == ""
 
 
+def test_date_words_of_a_day_formatted_once_are_those_of_its_every_moment() -> None:
+    # the day's words are kept by day; within a microsecond of midnight the time rounds to the next day
+    midnight = datetime(2023, 5, 9, tzinfo=UTC).timestamp()
+    moments = [MAY_8 + s for s in (0.0, 0.5, 3600.25)] + [midnight - 0.0000004, midnight - 0.01]
+    moments += [midnight, midnight + 0.0000004, midnight + 86399.9999997]
+    for at in moments:
+        assert date_words(at) == datetime.fromtimestamp(at, UTC).strftime("%-d %B %Y"), at
+    assert date_words(midnight - 0.0000004) == "9 May 2023"
+    assert date_words(midnight + 86399.9999997) == "10 May 2023"
+
+
 def test_indexed_text_adds_what_is_switched_on() -> None:
     payload = {"text": "yes, last week", "created_at": MAY_8, "context": "did you go to the concert?"}
     assert indexed_text(payload, Enrichment()) == "yes, last week\n8 May 2023\ndid you go to the concert?"
