@@ -231,3 +231,23 @@ async def test_a_log_that_takes_encoded_envelopes_gets_each_batch_sealed_while_i
     finally:
         install_sealer(previous)
         task.cancel()
+
+
+async def test_an_import_is_a_bulk_writer_from_its_first_batch_until_applied_or_released(
+    core: GatewayCore,
+) -> None:
+    run = _run(core)
+    assert core.live.bulk_writers == 0
+    await run.add(_memories(20))
+    await run.add(_memories(5))
+    assert core.live.bulk_writers == 1  # counted once, however many batches
+    await run.finish(wait_embedded=False, timeout_s=10)
+    assert core.live.bulk_writers == 0
+    run.release()  # again: nothing more
+    assert core.live.bulk_writers == 0
+    refused = _run(core)
+    with pytest.raises(InvalidArgument):
+        await refused.add([ImportedMemory(memory=NewMemory(text="x", memory_id="nope"))])
+    assert core.live.bulk_writers == 1  # until the server releases it (``Import``'s finally)
+    refused.release()
+    assert core.live.bulk_writers == 0

@@ -100,6 +100,7 @@ class ImportRun:
         self._new: list[str] = []  # the ids of what this run stored, in order
         self.tally = ImportTally()
         self._appending: asyncio.Future[None] | None = None
+        self._writing = False  # counted in ``live.bulk_writers`` (the gateway optimizes less meanwhile)
         # a log that takes encoded envelopes (JetStream's): each batch is sealed while preparing it
         self._encoded: AppendEncoded | None = getattr(event_log, "append_encoded", None)
 
@@ -150,6 +151,9 @@ class ImportRun:
 
     async def add(self, batch: Sequence[ImportedMemory]) -> None:
         """Prepare ``batch`` while the previous one is appended; appends stay in stream order."""
+        if not self._writing:
+            self._writing = True
+            self._live.bulk_writers += 1
         prepared = await asyncio.to_thread(self._prepare, batch)
         await self._appended()
         if prepared.envelopes:
@@ -176,9 +180,16 @@ class ImportRun:
         await self._appended()
         if self.tally.last_seq and not await self._live.wait_for(self.tally.last_seq, timeout_s):
             raise NotReady(f"imported up to {self.tally.last_seq} but it is not yet applied")
+        self.release()
         self.tally.last_seq = max(self.tally.last_seq, self._live.seq)
         self.tally.embedded = await self._wait_embedded() if wait_embedded else False
         return self.tally
+
+    def release(self) -> None:
+        """No longer a bulk writer of the projection (``finish`` does it; call it when a run fails)."""
+        if self._writing:
+            self._writing = False
+            self._live.bulk_writers -= 1
 
     async def _wait_embedded(self) -> bool:
         """Until every memory this run stored has its vector: a window of ``EMBED_CHECK`` pending ids

@@ -294,15 +294,18 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         core = self.core
         run = ImportRun(tenant, core.live, core.event_log, core.clean)
         wait_embedded: bool | None = None
-        async for request in requests:
-            if wait_embedded is None:
-                wait_embedded = request.wait_embedded
-            if request.memories:
-                admin = is_admin(context, self.admin_tokens)
-                imported = [imported_memory(m) for m in request.memories]
-                await run.add([replace(m, memory=clamp_memory(m.memory, admin=admin)) for m in imported])
-        remaining = context.time_remaining()
-        tally = await run.finish(
-            wait_embedded=bool(wait_embedded), timeout_s=IMPORT_WAIT_S if remaining is None else remaining
-        )
+        try:
+            async for request in requests:
+                if wait_embedded is None:
+                    wait_embedded = request.wait_embedded
+                if request.memories:
+                    admin = is_admin(context, self.admin_tokens)
+                    imported = [imported_memory(m) for m in request.memories]
+                    await run.add([replace(m, memory=clamp_memory(m.memory, admin=admin)) for m in imported])
+            remaining = context.time_remaining()
+            tally = await run.finish(
+                wait_embedded=bool(wait_embedded), timeout_s=IMPORT_WAIT_S if remaining is None else remaining
+            )
+        finally:
+            run.release()  # a refused or cancelled import too
         return import_response(tally, time.perf_counter() - started)
