@@ -180,6 +180,7 @@ class GatewayApp:
             admin_tokens=self.settings.admin_tokens,
             code_pool=self.settings.code_pool,
             replay_phase=lambda: self.replayer.phase,
+            import_workers_after=self.settings.import_workers_after,
         )
         code_servicer = CodeServicer(self.code, self.settings.tokens)
         try:
