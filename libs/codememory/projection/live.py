@@ -57,6 +57,7 @@ class LiveProjection(Generic[P]):
         self._poison = poison
         self._transient = transient
         self.unoptimized = 0  # events applied since the index last built its search structures
+        self.bulk_writers = 0  # bulk imports appending into it now (the gateway's optimize waits longer)
         self.rebuilding: tuple[int, int] | None = None  # (LOG seq folded, LOG seq to reach) in a rebuild
 
     @property

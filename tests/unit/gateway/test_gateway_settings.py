@@ -46,3 +46,9 @@ def test_the_shard_layout_is_ram_unless_disk_is_asked_for() -> None:
     assert disk.name == "disk" and disk.quantization == "int8" and disk.dense_on_disk
     with pytest.raises(SettingsError, match=r"SHARD_LAYOUT.*ram, disk"):
         GatewaySettings.from_env({"CODEMEMORY_GATEWAY_SHARD_LAYOUT": "ssd"})
+
+
+def test_an_import_past_5000_memories_is_redacted_in_workers_unless_told_otherwise() -> None:
+    assert GatewaySettings.from_env({}).import_workers_after == 5000
+    env = {"CODEMEMORY_GATEWAY_IMPORT_WORKERS_AFTER": "0"}
+    assert GatewaySettings.from_env(env).import_workers_after == 0

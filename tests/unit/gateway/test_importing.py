@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ from codememory.events import (
     log_subject,
 )
 from codememory.events.codec import install_sealer
+from codememory.gateway.codeintake import CodeIntake
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.importing import ImportedMemory, ImportRun, imported_id
@@ -231,3 +234,56 @@ async def test_a_log_that_takes_encoded_envelopes_gets_each_batch_sealed_while_i
     finally:
         install_sealer(previous)
         task.cancel()
+
+
+async def test_an_import_is_a_bulk_writer_from_its_first_batch_until_applied_or_released(
+    core: GatewayCore,
+) -> None:
+    run = _run(core)
+    assert core.live.bulk_writers == 0
+    await run.add(_memories(20))
+    await run.add(_memories(5))
+    assert core.live.bulk_writers == 1  # counted once, however many batches
+    await run.finish(wait_embedded=False, timeout_s=10)
+    assert core.live.bulk_writers == 0
+    run.release()  # again: nothing more
+    assert core.live.bulk_writers == 0
+    refused = _run(core)
+    with pytest.raises(InvalidArgument):
+        await refused.add([ImportedMemory(memory=NewMemory(text="x", memory_id="nope"))])
+    assert core.live.bulk_writers == 1  # until the server releases it (``Import``'s finally)
+    refused.release()
+    assert core.live.bulk_writers == 0
+
+
+def redacted_where(text: str) -> str:
+    """``clean_text`` that says which process ran it (a worker imports it by name)."""
+    return f"{clean_text(text)} [pid {os.getpid()}]"
+
+
+async def test_a_large_import_is_redacted_in_the_intake_workers_once_they_started(core: GatewayCore) -> None:
+    intake = CodeIntake(workers=1)
+    try:
+        run = ImportRun("t1", core.live, core.event_log, redacted_where, intake=intake, workers_after=2)
+        secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+        memory = NewMemory(text=f"token {secret} in ci", metadata={"note": f"key {secret}"})
+        await run.add([ImportedMemory(memory=memory), *_memories(1)])  # in this process
+        await run.add(_memories(3)[2:])  # past ``workers_after``: the worker starts, this one is here
+        for _ in range(100):  # the worker starts in the background (spawned: about a second)
+            if intake.ready():
+                break
+            await asyncio.sleep(0.1)
+        assert intake.ready()
+        await run.add([ImportedMemory(memory=replace(memory, text=f"{memory.text}, again")), *_memories(3)])
+        tally = await run.finish(wait_embedded=False, timeout_s=10)
+    finally:
+        intake.close()
+    assert (tally.stored, tally.existing) == (5, 2)  # fact 0 and fact 2 again in the last batch
+    stored = [decode_envelope(r.data).payload for r in core.event_log.records]  # type: ignore[attr-defined]
+    assert all(isinstance(e, MemoryStored) and secret not in e.text for e in stored)
+    pids = {e.text.rsplit("[pid ", 1)[1].rstrip("]") for e in stored}  # type: ignore[union-attr]
+    assert str(os.getpid()) in pids and len(pids) == 2  # the first batch here, the second in the worker
+    first, again = stored[0], stored[3]
+    assert isinstance(first, MemoryStored) and isinstance(again, MemoryStored)
+    assert secret not in first.metadata["note"] and secret not in again.metadata["note"]
+    assert again.memory_id == imported_id("t1", replace(memory, text=f"{memory.text}, again"))

@@ -35,6 +35,7 @@ from codememory.gateway.indexes import IndexGenerations, code_projection, drop_u
 from codememory.gateway.logpages import TenantLog
 from codememory.gateway.modelsrpc import ModelServicer
 from codememory.gateway.modelswitch import ModelSwitch
+from codememory.gateway.optimizing import OptimizePolicy
 from codememory.gateway.querymodels import memory_query_model, query_model
 from codememory.gateway.replay import Replayer
 from codememory.gateway.rpc import MemoryServicer
@@ -45,7 +46,7 @@ from codememory.gateway.unmergerpc import ConsolidationServicer
 from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
 from codememory.metrics import TimedEmbedder, track_projections
-from codememory.projection import LiveProjection, in_thread
+from codememory.projection import LiveProjection
 from codememory.redaction import clean_text
 from codememory.v1 import consolidation_pb2_grpc, models_pb2_grpc
 from codememory.v1 import memory_pb2 as pb
@@ -94,6 +95,7 @@ class GatewayApp:
         memory = self.generations.projection(self.generations.current(), self.encoder)
         drop_unscoped_points(memory)  # a server collection from before per-tenant ids, folded again
         self.live = LiveProjection(memory, name="memory", poison=self.dead_letters)
+        self.optimizing = OptimizePolicy(settings.optimize_after_events)
         self.core = GatewayCore(
             self.live,
             self.event_log,
@@ -178,6 +180,7 @@ class GatewayApp:
             admin_tokens=self.settings.admin_tokens,
             code_pool=self.settings.code_pool,
             replay_phase=lambda: self.replayer.phase,
+            import_workers_after=self.settings.import_workers_after,
         )
         code_servicer = CodeServicer(self.code, self.settings.tokens)
         try:
@@ -255,13 +258,11 @@ class GatewayApp:
         await self.accesses.flush()
 
     async def _optimize(self) -> None:
-        """Off the query path: Qdrant Edge builds HNSW only when asked; ask every few thousand events."""
-        if self.live.unoptimized < self.settings.optimize_after_events or self.replayer.running:
+        """Off the query path: Qdrant Edge builds HNSW only when asked (``optimizing``)."""
+        if self.replayer.running or not self.optimizing.due(self.live):
             return  # a replay swaps in a fold whose HNSW it builds apart: not here too (``indexbuild``)
-        async with self.live.lock:  # applying waits, reads do not
-            self.live.unoptimized = 0
-            await in_thread(self.live.projection.index.optimize)  # a stop waits for it: then closes
-        log.info("index_optimized", projection_seq=self.live.seq)
+        seconds = await self.optimizing.optimize(self.live)
+        log.info("index_optimized", projection_seq=self.live.seq, seconds=round(seconds, 3))
 
     async def replay(self) -> pb.ReplayResponse:
         if self.models.running:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from collections.abc import AsyncIterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 from codememory.codesearch.prepared import EncoderSettings, PreparedFiles
 from codememory.events import Envelope, SymbolsExtracted
@@ -30,6 +31,8 @@ CHUNK_FACTS = 64  # facts per worker job: small enough to spread a stream over t
 INTAKE_WORKERS = 2
 MAX_STREAM_BYTES = 512 * 1024 * 1024  # one RecordCode stream, held until all of it is valid
 
+T = TypeVar("T")
+
 
 class CodeIntake:
     """Turns a RecordCode stream into envelopes; one per gateway, its worker pool started on first use
@@ -38,16 +41,31 @@ class CodeIntake:
     def __init__(self, *, workers: int = INTAKE_WORKERS) -> None:
         self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
-        self._warmed = False
+        self._started: list[Future[bool]] = []
 
     def warm(self) -> None:
         """Start the worker processes now, in the background: ``codememory index`` asks IndexedFiles
         before its first RecordCode, and a spawned worker takes about half a second to import."""
         executor = self._executor()
-        if executor is not None and not self._warmed:
-            self._warmed = True
-            for _ in range(self._workers):
-                executor.submit(worker_started)
+        if executor is not None and not self._started:
+            self._started = [executor.submit(worker_started) for _ in range(self._workers)]
+
+    def ready(self) -> bool:
+        """Whether the workers have started (``warm``): until then ``call`` runs in a thread."""
+        started = self._started
+        return (
+            self._pool is not None and bool(started) and all(s.done() and not s.exception() for s in started)
+        )
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker process once they have started, else (or if a worker died) in a
+        thread: another stream's work (a bulk import's redaction) that need not wait for them to start."""
+        if self.ready():
+            try:
+                return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+            except BrokenProcessPool:
+                self._pool, self._workers = None, 0
+        return await asyncio.to_thread(fn, *args)
 
     def _executor(self) -> Executor | None:
         if self._workers <= 0:
@@ -114,6 +132,7 @@ class CodeIntake:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+            self._started = []
 
 
 APPEND_BATCH = 256

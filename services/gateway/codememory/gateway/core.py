@@ -85,6 +85,11 @@ class GatewayCore:
         """``text`` without secrets and private parts."""
         return self._clean(text)
 
+    @property
+    def clean_text(self) -> Callable[[str], str]:
+        """What ``clean`` calls: a worker process can import it by name (a bulk import's redaction)."""
+        return self._clean
+
     def _recaller(self) -> Recaller:
         return Recaller(self.live.projection.index, self.embedder, self.encoder, self.weights)
 

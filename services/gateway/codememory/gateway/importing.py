@@ -5,7 +5,11 @@ so an import of 1,700 memories took minutes. Here a batch is validated and redac
 thread, checked against the index in one read, sealed there too when the log takes encoded envelopes
 (JetStream's ``append_encoded``: the next batch is sealed while this one is published), and appended
 to LOG in one call; the caller waits once, after the last batch, for the projection (and, if asked,
-for every new memory's dense vector).
+for every new memory's dense vector). Past ``WORKERS_AFTER`` memories (the gateway's
+``import_workers_after``) a batch's texts are redacted in the intake's worker processes instead
+(``importwork``), off the GIL the fold of the same import needs; a smaller import is over before they
+would have started. While it runs, the import counts as a bulk writer of the projection, and the
+gateway optimizes the shard less often (``optimizing``).
 
 Ids are derived, so importing the same memories twice stores each once: a memory keeps the id it was
 exported with, or gets one derived from what it says (tenant, text, time, type, scope; keyed by the
@@ -17,10 +21,11 @@ index, or earlier in the same stream, is skipped and counted as existing.
 from __future__ import annotations
 
 import asyncio
+import pickle
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from codememory.events import (
     Appended,
@@ -32,7 +37,9 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.events.codec import encode_envelopes
+from codememory.gateway.codeintake import CodeIntake
 from codememory.gateway.errors import InvalidArgument, NotReady
+from codememory.gateway.importwork import Cleaned, clean_chunk
 from codememory.gateway.writes import MAX_TEXT, NewMemory
 from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection, memory_id_of, point_ids
 from codememory.projection import LiveProjection
@@ -41,6 +48,8 @@ from codememory.sealing import text_id
 STATES = ("", ACTIVE, DEPRECATED)
 EMBED_CHECK = 256  # pending memories read per look at the index while waiting for vectors
 EMBED_STALL_S = 60.0  # no new vector for this long: return without them (is the embed service up?)
+CLEAN_CHUNK = 250  # memories per intake worker job: a batch of 1,000 spread over both workers
+WORKERS_AFTER = 5000  # an import this large starts the intake's workers (a smaller one is done first)
 
 
 AppendEncoded = Callable[[Sequence[Envelope], Sequence[bytes]], Awaitable[list[Appended]]]
@@ -91,6 +100,9 @@ class ImportRun:
         live: LiveProjection[MemoryProjection],
         event_log: EventLog,
         clean_text: Callable[[str], str],
+        *,
+        intake: CodeIntake | None = None,
+        workers_after: int = WORKERS_AFTER,
     ) -> None:
         self.tenant = tenant
         self._live = live
@@ -100,12 +112,20 @@ class ImportRun:
         self._new: list[str] = []  # the ids of what this run stored, in order
         self.tally = ImportTally()
         self._appending: asyncio.Future[None] | None = None
+        self._writing = False  # counted in ``live.bulk_writers`` (the gateway optimizes less meanwhile)
         # a log that takes encoded envelopes (JetStream's): each batch is sealed while preparing it
         self._encoded: AppendEncoded | None = getattr(event_log, "append_encoded", None)
+        # redaction in the intake's worker processes: only a function they can import by name
+        self._intake = intake if intake is not None and _by_name(clean_text) else None
+        self._workers_after = workers_after
 
-    def _event(self, number: int, item: ImportedMemory) -> MemoryStored:
-        memory = item.memory
-        text = self._clean(memory.text).strip()
+    def _event(self, number: int, item: ImportedMemory, cleaned: Cleaned | None) -> MemoryStored:
+        memory, clean = item.memory, self._clean
+        if cleaned is None:
+            text = clean(memory.text).strip()
+        else:  # redacted by a worker already, metadata too
+            text, metadata = cleaned
+            memory, clean = replace(memory, metadata=metadata), _kept
         if not text:
             raise InvalidArgument(
                 f"memory {number}: text is empty (after removing secrets and private parts)"
@@ -120,13 +140,17 @@ class ImportRun:
             memory_id = imported_id(self.tenant, memory)
         except InvalidArgument as exc:
             raise InvalidArgument(f"memory {number}: {exc}") from exc
-        return memory.stored(memory_id, text, self._clean, source="import")
+        return memory.stored(memory_id, text, clean, source="import")
 
-    def _prepare(self, batch: Sequence[ImportedMemory]) -> Prepared:
-        """Validate, redact, drop what exists, and seal when the log takes encoded envelopes: what to
-        append (runs in a worker thread, while the batch before is being published)."""
+    def _prepare(self, batch: Sequence[ImportedMemory], cleaned: Sequence[Cleaned] | None) -> Prepared:
+        """Validate, redact (unless ``cleaned`` by the intake's workers), drop what exists, and seal when
+        the log takes encoded envelopes: what to append (runs in a worker thread, while the batch
+        before is being published)."""
         first = self.tally.received + 1
-        events = [(self._event(first + i, item), item.state) for i, item in enumerate(batch)]
+        events = [
+            (self._event(first + i, item, None if cleaned is None else cleaned[i]), item.state)
+            for i, item in enumerate(batch)
+        ]
         # this tenant's points only: another tenant's memory of the same id is another point
         found = self._live.projection.index.get(point_ids(self.tenant, (e.memory_id for e, _ in events)))
         existing = {memory_id_of(p) for p in found if p.payload.get("tenant") == self.tenant}
@@ -150,10 +174,32 @@ class ImportRun:
 
     async def add(self, batch: Sequence[ImportedMemory]) -> None:
         """Prepare ``batch`` while the previous one is appended; appends stay in stream order."""
-        prepared = await asyncio.to_thread(self._prepare, batch)
+        if not self._writing:
+            self._writing = True
+            self._live.bulk_writers += 1
+        cleaned = await self._cleaned(batch)
+        prepared = await asyncio.to_thread(self._prepare, batch, cleaned)
         await self._appended()
         if prepared.envelopes:
             self._appending = asyncio.ensure_future(self._append(prepared))
+
+    async def _cleaned(self, batch: Sequence[ImportedMemory]) -> list[Cleaned] | None:
+        """``batch`` redacted in the intake's worker processes, in chunks at once; None while they have
+        not started (``_prepare`` redacts it in its thread then). They are started once the import is
+        past ``WORKERS_AFTER`` memories: a small import is done before they would be ready."""
+        intake = self._intake
+        if intake is None:
+            return None
+        if self.tally.received >= self._workers_after:
+            intake.warm()
+        if not intake.ready():
+            return None
+        chunks = [batch[start : start + CLEAN_CHUNK] for start in range(0, len(batch), CLEAN_CHUNK)]
+        jobs = [
+            intake.call(clean_chunk, self._clean, [m.memory.text for m in c], [m.memory.metadata for m in c])
+            for c in chunks
+        ]
+        return [memory for chunk in await asyncio.gather(*jobs) for memory in chunk]
 
     async def _appended(self) -> None:
         appending, self._appending = self._appending, None
@@ -176,9 +222,16 @@ class ImportRun:
         await self._appended()
         if self.tally.last_seq and not await self._live.wait_for(self.tally.last_seq, timeout_s):
             raise NotReady(f"imported up to {self.tally.last_seq} but it is not yet applied")
+        self.release()
         self.tally.last_seq = max(self.tally.last_seq, self._live.seq)
         self.tally.embedded = await self._wait_embedded() if wait_embedded else False
         return self.tally
+
+    def release(self) -> None:
+        """No longer a bulk writer of the projection (``finish`` does it; call it when a run fails)."""
+        if self._writing:
+            self._writing = False
+            self._live.bulk_writers -= 1
 
     async def _wait_embedded(self) -> bool:
         """Until every memory this run stored has its vector: a window of ``EMBED_CHECK`` pending ids
@@ -209,3 +262,15 @@ class ImportRun:
             if pending and len(done) < len(chunk):
                 await asyncio.sleep(0.1)
         return True
+
+
+def _kept(value: str) -> str:
+    return value
+
+
+def _by_name(fn: Callable[[str], str]) -> bool:
+    """Whether ``fn`` pickles as a reference (a module's function), as a worker process needs it."""
+    try:
+        return len(pickle.dumps(fn)) < 512
+    except Exception:  # a lambda, a bound method of something that does not pickle
+        return False

@@ -22,6 +22,7 @@ from codememory.codegraph import GraphError, InvalidQueryError, UnknownNodeError
 from codememory.codesearch import CodeSearchError, InvalidCodeInputError
 from codememory.gateway.callers import is_admin, require_admin, tenant_of
 from codememory.gateway.clamps import clamp_importance, clamp_memory
+from codememory.gateway.codeintake import shared_intake
 from codememory.gateway.convert import (
     consolidate_message,
     history_message,
@@ -41,7 +42,7 @@ from codememory.gateway.errors import (
     PermissionDenied,
     Unauthenticated,
 )
-from codememory.gateway.importing import ImportRun
+from codememory.gateway.importing import WORKERS_AFTER, ImportRun
 from codememory.gateway.status import StatusSource
 from codememory.recall import RecallHit
 from codememory.recall.codeaware import CodeAwareHit
@@ -129,8 +130,10 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         admin_tokens: Collection[str] = frozenset(),
         code_pool: int = 50,
         replay_phase: Callable[[], str] = lambda: "",
+        import_workers_after: int = WORKERS_AFTER,
     ) -> None:
         self.core = core
+        self._import_workers_after = import_workers_after
         self._replay_phase = replay_phase  # after the fold: "code", "indexing", "finishing"
         self._code_pool = code_pool
         self.admin_tokens = admin_tokens
@@ -292,17 +295,23 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
     ) -> pb.ImportResponse:
         started = time.perf_counter()
         core = self.core
-        run = ImportRun(tenant, core.live, core.event_log, core.clean)
-        wait_embedded: bool | None = None
-        async for request in requests:
-            if wait_embedded is None:
-                wait_embedded = request.wait_embedded
-            if request.memories:
-                admin = is_admin(context, self.admin_tokens)
-                imported = [imported_memory(m) for m in request.memories]
-                await run.add([replace(m, memory=clamp_memory(m.memory, admin=admin)) for m in imported])
-        remaining = context.time_remaining()
-        tally = await run.finish(
-            wait_embedded=bool(wait_embedded), timeout_s=IMPORT_WAIT_S if remaining is None else remaining
+        after = self._import_workers_after
+        run = ImportRun(
+            tenant, core.live, core.event_log, core.clean_text, intake=shared_intake(), workers_after=after
         )
+        wait_embedded: bool | None = None
+        try:
+            async for request in requests:
+                if wait_embedded is None:
+                    wait_embedded = request.wait_embedded
+                if request.memories:
+                    admin = is_admin(context, self.admin_tokens)
+                    imported = [imported_memory(m) for m in request.memories]
+                    await run.add([replace(m, memory=clamp_memory(m.memory, admin=admin)) for m in imported])
+            remaining = context.time_remaining()
+            tally = await run.finish(
+                wait_embedded=bool(wait_embedded), timeout_s=IMPORT_WAIT_S if remaining is None else remaining
+            )
+        finally:
+            run.release()  # a refused or cancelled import too
         return import_response(tally, time.perf_counter() - started)

@@ -63,6 +63,8 @@ class GatewaySettings:
     # as many as each search of the recaller brings): the code parts lift only what they see (0: 3x)
     code_pool: int = 50
     optimize_after_events: int = 2000
+    # an import past this many memories is redacted in the intake's worker processes (``importwork``)
+    import_workers_after: int = 5000
     optimize_every_s: float = 5.0
     centrality_every_s: float = 2.0
     log_level: str = "info"
@@ -104,6 +106,7 @@ class GatewaySettings:
                 SERVICE, "optimize_after_events", cls.optimize_after_events, environ
             ),
             optimize_every_s=env_float(SERVICE, "optimize_every_s", cls.optimize_every_s, environ),
+            import_workers_after=env_int(SERVICE, "import_workers_after", cls.import_workers_after, environ),
             centrality_every_s=env_float(SERVICE, "centrality_every_s", cls.centrality_every_s, environ),
             weights=parse_weights(env_str(SERVICE, "weights", "", environ)),
             code_weights=parse_code_weights(env_str(SERVICE, "code_weights", "", environ)),
