@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from codememory.gateway.writes import redacted_metadata
+
 Cleaned = tuple[str, dict[str, str]]  # a memory's text (stripped) and metadata values, redacted
 
 
@@ -21,7 +23,7 @@ def clean_chunk(
     """Each text redacted and stripped, and each of its metadata values redacted (runs in a worker
     process, or in a thread when there is none)."""
     return [
-        (clean(text).strip(), {key: clean(value) for key, value in metadata.items()})
+        (clean(text).strip(), redacted_metadata(metadata, clean))
         for text, metadata in zip(texts, metadatas, strict=True)
     ]
 

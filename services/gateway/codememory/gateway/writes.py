@@ -15,6 +15,11 @@ from codememory.events import MemoryScope, MemoryStored
 MAX_TEXT = 16_000
 
 
+def redacted_metadata(metadata: Mapping[str, str], clean: Callable[[str], str]) -> dict[str, str]:
+    """Each metadata value passed through ``clean``: the one rule for Store, Import and import workers."""
+    return {key: clean(value) for key, value in metadata.items()}
+
+
 @dataclass(frozen=True, kw_only=True)
 class NewMemory:
     text: str
@@ -39,7 +44,7 @@ class NewMemory:
             scope=self.scope,
             tags=self.tags,
             importance=self.importance,
-            metadata={k: clean(v) for k, v in self.metadata.items()},
+            metadata=redacted_metadata(self.metadata, clean),
             source=source,
             created_at=self.created_at,
             agent=self.agent,
