@@ -12,6 +12,7 @@ from difflib import SequenceMatcher
 
 from codememory.memory.terms import (
     analyse,
+    is_number,
     named_words,
     new_values,
     number_values,
@@ -33,10 +34,12 @@ def parallel(a: str, b: str, threshold: float) -> bool:
 
 
 def only_numbers_differ(a: str, b: str) -> bool:
-    """Whether every token one text has and the other lacks carries a digit (``port 8080`` / ``port
-    9090``): the same sentence with another number is a changed value, not another subject."""
+    """Whether every token one text has and the other lacks states a number (``port 8080`` / ``port
+    9090``): the same sentence with another number is a changed value, not another subject. A number
+    is what ``terms.is_number`` says, as for ``conflicting_values``: ``intro.mp4`` / ``outro.mp4``
+    name two files, two subjects."""
     ta, tb = set(tokens(a)), set(tokens(b))
-    return all(any(ch.isdigit() for ch in token) for token in ta ^ tb)
+    return all(is_number(token.strip("`\"'")) for token in ta ^ tb)
 
 
 def different_subjects(a: str, b: str) -> bool:

@@ -44,3 +44,13 @@ def test_a_file_name_or_dotted_identifier_with_a_digit_is_not_a_number() -> None
     assert conflicting_values("the walkthrough video is intro.mp4", "the walkthrough video is v2.mp4")
     assert conflicting_values("run tests on python3.11", "deploy with node 18.x")  # versions are numbers
     assert conflicting_values("see config.py:42", "the limit is 30")  # a line number is one
+
+
+def test_only_numbers_differ_reads_numbers_as_conflicting_values_does() -> None:
+    """``intro.mp4`` / ``outro.mp4`` name two files (``terms.is_number``), not one value changed."""
+    assert not only_numbers_differ(
+        "Autoplay intro.mp4 on the landing page", "Autoplay outro.mp4 on the landing page"
+    )
+    assert not only_numbers_differ("Autoplay `intro.mp4` first", "Autoplay `outro.mp4` first")
+    assert only_numbers_differ("We pin python3.11 in CI", "We pin python3.12 in CI")
+    assert only_numbers_differ("The limit is `50` requests", "The limit is `80` requests")
