@@ -6,8 +6,22 @@ Why a module of its own: these are tables and string rules, apart from the resol
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import asyncio.subprocess
+import collections
+import concurrent.futures
+import datetime
+import hashlib
 import io
+import logging
+import pathlib
+import queue
 import re
+import socket
+import sqlite3
+import subprocess
+import threading
 
 __all__ = [
     "CALLABLE",
@@ -33,24 +47,70 @@ FALLBACK_KINDS = {"calls": frozenset({"method"}), "inherits": CLASSLIKE, "refere
 SELF_WORDS = frozenset({"self", "this", "cls", "Self"})
 JS = frozenset({"javascript", "typescript", "tsx", "jsx"})
 JS_EXT = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js", "/index.jsx")
-_PY_BUILTIN_MEMBERS = frozenset(
-    name
-    for kind in (
-        dict,
-        list,
-        str,
-        set,
-        frozenset,
-        bytes,
-        tuple,
-        int,
-        float,
-        object,
-        io.TextIOWrapper,
-        io.BufferedReader,
+# Python values whose type a reader of ``x.name()`` usually cannot see, grouped by where they come from.
+_PY_VALUE_TYPES: dict[str, tuple[type, ...]] = {
+    "builtins": (dict, list, str, set, frozenset, bytes, bytearray, tuple, int, float, object),
+    "files": (io.TextIOWrapper, io.BufferedReader, io.BufferedWriter, io.BytesIO, io.StringIO),
+    "collections": (collections.deque, collections.Counter, collections.OrderedDict, collections.defaultdict),
+    "asyncio": (
+        asyncio.Future,
+        asyncio.Task,
+        asyncio.Event,
+        asyncio.Lock,
+        asyncio.Condition,
+        asyncio.Semaphore,
+        asyncio.Queue,
+        asyncio.AbstractEventLoop,
+        asyncio.StreamReader,
+        asyncio.StreamWriter,
+        asyncio.subprocess.Process,
+    ),
+    "threading": (
+        threading.Thread,
+        type(threading.Lock()),
+        type(threading.RLock()),
+        threading.Event,
+        threading.Condition,
+        threading.Semaphore,
+        queue.Queue,
+        concurrent.futures.Future,
+        concurrent.futures.Executor,
+    ),
+    "processes": (subprocess.Popen, subprocess.CompletedProcess),
+    "paths": (pathlib.Path,),
+    "logging": (logging.Logger, logging.Handler),
+    "text and time": (re.Pattern, re.Match, datetime.datetime, datetime.timedelta),
+    "sockets and databases": (socket.socket, sqlite3.Connection, sqlite3.Cursor),
+    "tools": (argparse.ArgumentParser, type(hashlib.sha256())),
+}
+
+
+def _python_value_members() -> frozenset[str]:
+    """The method names of the standard-library values in ``_PY_VALUE_TYPES``.
+
+    Why: the last-resort rule of ``resolve.py`` takes ``x.done()`` to the repository's only method
+    named ``done``. When ``x`` is untyped it is far more often a standard-library value (an asyncio
+    Task, a subprocess, a Path, a Logger) than an instance of that one class, and a wrong edge is worse
+    than none (``task.done()`` became a call of a rebuild's ``_BuiltApart.done``). Names are read with
+    ``dir()`` so each type's members stay exact as Python changes. Kept: methods (and dunders). Left
+    out: data attributes (``datetime.fold``, ``Path.parent``: nobody calls them, while a repository's
+    ``fold()`` is called), private names (``_``), and capitalised ones (``sqlite3.Connection.Error``,
+    classes that ``inherits`` may rightly reach). The cost: a repository method sharing such a name
+    (``close``, ``open``, ``resolve``) is no longer reached through an untyped receiver;
+    ``benchmarks/bench_edges.py`` measures that as recall.
+    """
+    return frozenset(
+        name
+        for kinds in _PY_VALUE_TYPES.values()
+        for kind in kinds
+        for name in dir(kind)
+        if (not name.startswith("_") or name.startswith("__"))
+        and not name[0].isupper()
+        and callable(getattr(kind, name, None))
     )
-    for name in dir(kind)
-)
+
+
+_PY_BUILTIN_MEMBERS = _python_value_members()
 _JS_BUILTIN_MEMBERS = frozenset(
     [
         "push",

@@ -23,9 +23,10 @@ symbols, and resolves each ``CodeRef`` in this order (the first hit wins):
    symbol of that name in the repository, if exactly one, that is a method (a class for ``inherits``)
    not nested in a function, name of >= 4 characters,
    and not a method of the language's built-in values (Python: members of ``dict``, ``list``, ``str``,
-   ``set``, file objects ... such as ``update``, ``keys``, ``read``; JS/TS: ``push``, ``then``,
-   ``forEach`` ...): a receiver of unknown type is far more often a built-in value than the one class
-   of the repository defining that name.
+   file objects, and of standard-library values such as asyncio Tasks, threads, subprocesses, Paths,
+   Loggers: ``update``, ``read``, ``done``, ``kill``, listed in ``names.py``; JS/TS: ``push``,
+   ``then``, ``forEach`` ...): a receiver of unknown type is far more often such a value than the one
+   class of the repository defining that name.
    Bare names never fall back (in Python they are builtins or star imports).
 
 Per language: Python uses rules 1 (``self``/``cls``/``super()``), 2 without class scopes, 3 with

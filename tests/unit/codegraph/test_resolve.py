@@ -174,3 +174,34 @@ def test_star_imports_of_submodules_not_folded_yet_cost_little_and_resolve_when_
     assert not edges(feed.graph, "calls") and len(steps) < 50
     feed.file("pkg/s3.py", "pkg.s3", [sym("pkg.s3.Widget", "class")])
     assert edges(feed.graph, "calls") == {("app.run", "pkg.s3.Widget")}
+
+
+def test_members_of_standard_library_objects_never_fall_back(feed: Feed) -> None:
+    # `task.done()` on an asyncio Task once resolved to the repository's only method named `done`
+    feed.file(
+        "build.py",
+        "build",
+        [
+            sym("build.Built", "class"),
+            sym("build.Built.done", "method", "build.Built"),
+            sym("build.Built.kill", "method", "build.Built"),
+            sym("build.Built.exists", "method", "build.Built"),
+            sym("build.Built.warning", "method", "build.Built"),
+            sym("build.Built.finish_build", "method", "build.Built"),
+        ],
+    )
+    feed.file(
+        "live.py",
+        "live",
+        [sym("live.to_the_end")],
+        refs=[
+            calls("live.to_the_end", "task.done"),  # asyncio.Task
+            calls("live.to_the_end", "process.kill"),  # subprocess.Popen
+            calls("live.to_the_end", "cache_path.exists"),  # pathlib.Path
+            calls("live.to_the_end", "log.warning"),  # logging.Logger
+            calls("live.to_the_end", "built.finish_build"),
+        ],
+    )
+    assert {d for s, d in edges(feed.graph, "calls") if s == "live.to_the_end"} == {
+        "build.Built.finish_build"
+    }
