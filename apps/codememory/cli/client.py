@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 import typer
@@ -44,6 +44,12 @@ def connect(home: Path, *, timeout: float = 30.0) -> Iterator[Connection]:
             timeout,
             channel,
         )
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """One line on stderr (``codememory: message``) and exit with ``code`` (2: a usage error)."""
+    typer.echo(f"codememory: {message}", err=True)
+    raise typer.Exit(code)
 
 
 @contextmanager

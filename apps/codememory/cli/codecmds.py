@@ -14,22 +14,16 @@ from typing import Annotated, Any
 import grpc
 import typer
 
-from codememory.cli.client import Connection, connect
-from codememory.cli.render import as_dict, console, nodes_table, print_json
+from codememory.cli.client import Connection, connect, fail
+from codememory.cli.render import Json, as_dict, console, nodes_table, print_json
 from codememory.runtime.home import NotRunningError
 from codememory.settings import default_home
 from codememory.v1 import code_pb2 as cpb
 
-Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 Repo = Annotated[str, typer.Option(help="Repository name (default: the work tree of the current directory)")]
 graph_app = typer.Typer(
     no_args_is_help=True, help="Query the code graph: symbols, dependents, paths, history."
 )
-
-
-def _fail(message: str, code: int = 1) -> None:
-    typer.echo(f"codememory: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def _with_conn(work: Callable[[Connection], Any]) -> Any:
@@ -37,9 +31,9 @@ def _with_conn(work: Callable[[Connection], Any]) -> Any:
         with connect(default_home()) as conn:
             return work(conn)
     except NotRunningError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except grpc.RpcError as exc:
-        _fail(f"{exc.code().name}: {exc.details()}")
+        fail(f"{exc.code().name}: {exc.details()}")
 
 
 def _indexing(work: Callable[[Connection], Any]) -> None:
@@ -51,9 +45,9 @@ def _indexing(work: Callable[[Connection], Any]) -> None:
     try:
         _with_conn(work)
     except (IndexingError, NotAWorkTreeError, GitHistoryError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except FactStreamError as exc:
-        _fail(f"nothing recorded: reading the facts failed: {exc}")
+        fail(f"nothing recorded: reading the facts failed: {exc}")
 
 
 def _repo(repo: str) -> str:

@@ -1,40 +1,29 @@
-"""The typer commands. Each one parses its options, calls the gateway (or NATS for ``log``), and renders."""
+"""The typer app and its commands on one memory at a time (``recall``, ``store``, ``refine`` ...), with
+``up`` and ``install-hooks``. Each parses its options, calls the gateway, and renders. The other
+commands live in modules of their own, each with a ``register(app)`` called at the end, in the order
+``--help`` lists them: ``datacmds`` (status, replay, log, export, import), ``codecmds``, ``opscmds``,
+``consolidatecmds``, ``reviewcmd``."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
-import grpc
 import typer
 
-from codememory.cli.client import call, connect
+from codememory.cli.client import call, fail
 from codememory.cli.codecmds import register as register_code_commands
 from codememory.cli.consolidatecmds import register as register_consolidate_commands
+from codememory.cli.datacmds import register as register_data_commands
 from codememory.cli.opscmds import register as register_ops_commands
-from codememory.cli.render import as_dict, console, hits_table, print_json
+from codememory.cli.render import Json, as_dict, console, hits_table, print_json
 from codememory.cli.reviewcmd import register as register_review_command
-from codememory.runtime.home import NotRunningError, read_runtime
-from codememory.settings import default_home
 from codememory.v1 import memory_pb2 as pb
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, help="Persistent, code-aware memory for AI coding agents."
 )
-
-Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-
-
-def _home() -> Path:
-    return default_home()
-
-
-def _fail(message: str, code: int = 1) -> None:
-    typer.echo(f"codememory: {message}", err=True)
-    raise typer.Exit(code)
 
 
 @app.command()
@@ -53,7 +42,7 @@ def up(
     try:
         settings = StackSettings.from_env(scale=scale)
     except SettingsError as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
     if tls:
         settings = replace(settings, tls=True)
     asyncio.run(run_stack(settings))
@@ -73,12 +62,12 @@ def install_hooks_cmd(
         _install_git_hook(project, command)
     if not agent:
         if not git:
-            _fail("say which --agent (claude, cursor, codex, gemini) and/or --git", 2)
+            fail("say which --agent (claude, cursor, codex, gemini) and/or --git", 2)
         return
     try:
         result = install_hooks(agent, project.resolve(), command=command)
     except (HookConfigError, UnknownAgentError, NotADirectoryError) as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
     state = "updated" if result.changed else "already up to date"
     typer.echo(f"{result.path}: {state} (added: {', '.join(result.events_added) or 'none'})")
 
@@ -91,7 +80,7 @@ def _install_git_hook(project: Path, command: str) -> None:
     try:
         path = install_post_commit(project.resolve(), command=f"{command} record-commit")
     except (HookConfigError, NotAGitRepositoryError) as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
     typer.echo(f"{path}: post-commit records each commit")
 
 
@@ -197,111 +186,7 @@ def forget(memory_id: str, reason: str = "", json_out: Json = False) -> None:
     _print_mutation(call("Forget", pb.ForgetRequest(memory_id=memory_id, reason=reason)), json_out)
 
 
-@app.command()
-def status(json_out: Json = False) -> None:
-    """Health, counts and consumer lag; handled/s, errors, handler p50/p99 and lag from /metrics."""
-    import dataclasses
-
-    from codememory.cli.opscmds import metrics_headline
-    from codememory.runtime.supervisor import read_processes
-
-    response = as_dict(call("Status", pb.StatusRequest()))
-    response["processes"] = read_processes(_home())
-    figures = metrics_headline(_home())  # rates, errors, latency, lag from /metrics (opscmds.py)
-    response["metrics"] = dataclasses.asdict(figures) if figures else None
-    if json_out:
-        print_json(response)
-        return
-    for key, value in response.items():
-        if key != "metrics":
-            typer.echo(f"{key}: {value}")
-    for line in figures.lines() if figures else ["metrics: no endpoint answered"]:
-        typer.echo(line)
-
-
-@app.command()
-def replay(json_out: Json = False) -> None:
-    """Rebuild the projections from LOG, without re-embedding (a progress bar on a terminal)."""
-    from codememory.cli.replaycmd import ReplayIncompleteError, watch_replay
-
-    try:
-        with connect(_home()) as conn:
-            response = as_dict(watch_replay(conn))
-    except (NotRunningError, ReplayIncompleteError) as exc:
-        _fail(str(exc))
-    except grpc.RpcError as exc:
-        _fail(f"{exc.code().name}: {exc.details()}")
-    if json_out:
-        print_json(response)
-    else:
-        same = response["digest_before"] == response["digest_after"]
-        events, seconds = int(response["events"]), float(response["seconds"])
-        typer.echo(
-            f"replayed {events} events in {seconds:.2f}s ({events / max(seconds, 1e-9):,.0f} events/s),"
-            f" serving; digest unchanged: {same}"
-        )
-        index_s = float(response.get("index_seconds", 0))
-        if index_s:
-            typer.echo(f"search index (HNSW) built and swapped in after {index_s:.2f}s")
-
-
-@app.command("log")
-def log_cmd(
-    from_seq: Annotated[int, typer.Option("--from", help="First LOG sequence")] = 1,
-    limit: int = 0,
-    json_out: Json = False,
-) -> None:
-    """Print the events of LOG, oldest first."""
-    from codememory.cli.logread import print_log
-
-    try:
-        nats_url = read_runtime(_home()).nats_url
-    except NotRunningError as exc:
-        _fail(str(exc))
-    asyncio.run(print_log(nats_url, from_seq, limit, json_out))
-
-
-@app.command()
-def export(repo: str = "", output: Annotated[Path | None, typer.Option("--output", "-o")] = None) -> None:
-    """Write every memory of your tenant as JSON lines."""
-    from codememory.cli.transfer import export_lines
-
-    try:
-        with connect(_home()) as conn:
-            lines = export_lines(conn, repo)
-            if output is None:
-                for line in lines:
-                    sys.stdout.write(line + "\n")
-            else:
-                with output.open("w") as handle:
-                    for line in lines:
-                        handle.write(line + "\n")
-    except NotRunningError as exc:
-        _fail(str(exc))
-
-
-@app.command("import")
-def import_cmd(
-    source: Annotated[Path, typer.Argument(help="JSON lines file, - for stdin")],
-    no_wait_embedded: Annotated[
-        bool, typer.Option("--no-wait-embedded", help="return once recallable lexically")
-    ] = False,
-) -> None:
-    """Store memories from JSON lines (as written by export) through the event path, in batches."""
-    from codememory.cli.transfer import ImportError_, import_memories, parse_lines
-
-    handle = sys.stdin if str(source) == "-" else source.open()
-    try:
-        memories = parse_lines(handle)
-        with connect(_home()) as conn:
-            summary = import_memories(conn, memories, wait_embedded=not no_wait_embedded)
-    except (NotRunningError, ImportError_) as exc:
-        _fail(str(exc))
-    except grpc.RpcError as exc:
-        _fail(f"{exc.code().name}: {exc.details()}")
-    typer.echo(json.dumps(summary))
-
-
+register_data_commands(app)
 register_code_commands(app)
 register_ops_commands(app)
 register_consolidate_commands(app)

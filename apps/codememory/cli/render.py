@@ -1,16 +1,20 @@
-"""Turning protobuf answers into JSON lines or a readable table for the terminal."""
+"""Turning protobuf answers into JSON lines or a readable table for the terminal, and the ``--json``
+option (``Json``) of the commands that can print either."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
+import typer
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 from rich.console import Console
 from rich.table import Table
+
+Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
 def as_dict(message: Message) -> dict[str, Any]:

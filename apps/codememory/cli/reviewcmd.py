@@ -16,8 +16,9 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from codememory.cli.codecmds import Json, Repo, _fail, _query
-from codememory.cli.render import console, print_json
+from codememory.cli.client import fail
+from codememory.cli.codecmds import Repo, _query
+from codememory.cli.render import Json, console, print_json
 from codememory.v1 import code_pb2 as cpb
 
 __all__ = ["register", "review_cmd"]
@@ -41,7 +42,7 @@ def _diff(span: str, staged: bool, base: str) -> tuple[str, bool]:
                 return piped, False
         return git_diff(Path("."), base=base, staged=staged), False
     except (GitDiffError, GitHistoryError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
         raise AssertionError("unreachable") from exc
 
 
