@@ -7,20 +7,19 @@ cannot read (unsupported language, binary, not UTF-8, over ``MAX_BYTES``) degrad
 ``parsed=False``; a syntax error still yields whatever tree-sitter recovered.
 
 Qualnames are ``module + "." + nesting``; the module is named under the repository's source roots
-(``roots``: the names code imports), else from the path (``modules``). A later definition of a
-qualname already defined in the file (a Java overload, a property setter, a conditional
-redefinition) is kept as its own symbol named ``qualname#2``, ``#3``... (``name`` unchanged), so
-its lines and its digest still belong to a symbol; the first definition keeps the plain qualname
-that references resolve to. So no two symbols of one file share a qualname (``codefacts`` refuses a
-fact where they do). A function the language scopes to its file (Go's ``init``, see
-``LanguageSpec.file_scoped``) is named under the file's
-symbol, so files that share a namespace do not share it either.
+(``roots``: the names code imports), else from the path (``modules``). How definitions become named
+symbols is ``symbols.py``'s: a later definition of a qualname already defined in the file (a Java
+overload, a property setter, a conditional redefinition) is kept as its own symbol named
+``qualname#2``, ``#3``... (``name`` unchanged), so its lines and its digest still belong to a symbol;
+the first definition keeps the plain qualname that references resolve to. So no two symbols of one
+file share a qualname (``codefacts`` refuses a fact where they do). A function the language scopes
+to its file (Go's ``init``, see ``LanguageSpec.file_scoped``) is named under the file's symbol, so
+files that share a namespace do not share it either.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import msgspec
@@ -29,16 +28,14 @@ from tree_sitter import Node, QueryCursor
 from codememory.code import registry
 from codememory.code.languages import language_of
 from codememory.code.modules import file_symbol_name
-from codememory.code.nodes import after_first_line, body_of, first_line, header_start, inside_braces
 from codememory.code.roots import SourceRoots
 from codememory.code.spec import ImportContext, LanguageSpec, line_of, node_text
-from codememory.code.text import content_hash, digest, excerpt, one_line
-from codememory.events import CodeRef, ImportRef, Symbol, SymbolsExtracted
-from codememory.events.catalogue import RefKind, SymbolKind
+from codememory.code.symbols import Def, name_symbols, nearest
+from codememory.code.text import content_hash
+from codememory.events import CodeRef, ImportRef, SymbolsExtracted
+from codememory.events.catalogue import RefKind
 
 MAX_BYTES = 2 * 1024 * 1024
-_EXCERPT_BYTES = 4096
-_CLASSLIKE = frozenset({"class", "struct", "interface", "enum", "trait", "impl"})
 _REF_KINDS: dict[str, RefKind] = {
     "call": "calls",
     "inherit": "inherits",
@@ -48,15 +45,6 @@ _REF_KINDS: dict[str, RefKind] = {
 }
 _NO_ROOTS = SourceRoots()
 _AS_WRITTEN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*!?$")
-
-
-@dataclass(slots=True)
-class _Def:
-    node: Node
-    name: str
-    kind: str  # a SymbolKind, or "impl"/"scope" for naming scopes that are not symbols
-    receiver: str = ""
-    qualname: str = ""
 
 
 def degraded(repo: str, path: str, source: bytes, language: str = "") -> SymbolsExtracted:
@@ -87,7 +75,7 @@ class _Extraction:
     ) -> None:
         self.repo, self.path, self.source, self.spec, self.root = repo, path, source, spec, root
         self.roots = roots
-        self.defs: list[_Def] = []
+        self.defs: list[Def] = []
         self.uses: list[tuple[RefKind, Node, str, str]] = []  # (kind, node, capture, text as written)
         self.import_nodes: list[Node] = []
         self.declared = ""
@@ -96,7 +84,7 @@ class _Extraction:
         self._collect()
         module = self.roots.module_name(self.spec.name, self.path, self.declared)
         file_qual = file_symbol_name(self.spec.name, self.path, module)
-        symbols = self._symbols(module, file_qual)
+        symbols = name_symbols(self.defs, module, file_qual, self.spec, self.source, self.path, self.root)
         names = {s.qualname for s in symbols}
         ctx = ImportContext(module=module, is_package=PurePosixPath(self.path).stem == "__init__")
         imports: list[ImportRef] = []
@@ -125,7 +113,7 @@ class _Extraction:
                     name_node = captures.get("name", [None])[0]
                     receiver = captures.get("receiver", [None])[0]
                     def_kind = capture[4:] if capture.startswith("def.") else capture
-                    self.defs.append(_Def(nodes[0], node_text(name_node), def_kind, node_text(receiver)))
+                    self.defs.append(Def(nodes[0], node_text(name_node), def_kind, node_text(receiver)))
                 elif capture in _REF_KINDS:
                     ref_kind = _REF_KINDS[capture]
                     self.uses.extend((ref_kind, node, capture, "") for node in nodes)
@@ -140,79 +128,10 @@ class _Extraction:
                 elif capture == "package" and not self.declared:
                     self.declared = node_text(nodes[0])
 
-    def _symbols(self, module: str, file_qual: str) -> list[Symbol]:
-        self.defs.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
-        stack: list[_Def] = []
-        out = [self._module_symbol(module, file_qual)]
-        seen = {file_qual}
-        for d in self.defs:
-            while stack and stack[-1].node.end_byte <= d.node.start_byte:
-                stack.pop()
-            enclosing = stack[-1] if stack else None
-            if d.receiver:
-                d.qualname = f"{module}.{d.receiver}.{d.name}"
-                d.kind = "method"
-            elif enclosing is None and d.kind == "function" and d.name in self.spec.file_scoped:
-                d.qualname = f"{file_qual}.{d.name}"
-            else:
-                d.qualname = f"{enclosing.qualname if enclosing else module}.{d.name}"
-                if d.kind == "function" and enclosing is not None and enclosing.kind in _CLASSLIKE:
-                    d.kind = "method"
-            stack.append(d)
-            if d.kind in ("impl", "scope") or not d.name:
-                continue
-            if d.qualname in seen:
-                d.qualname = _another(d.qualname, seen)
-            seen.add(d.qualname)
-            out.append(self._symbol(d))
-        for i, sym in enumerate(out[1:], start=1):
-            out[i] = _with_parent(sym, _nearest(sym.qualname, seen, file_qual))
-        return out
-
-    def _module_symbol(self, module: str, file_qual: str) -> Symbol:
-        lines = self.source.count(b"\n") + (0 if self.source.endswith(b"\n") or not self.source else 1)
-        return Symbol(
-            qualname=file_qual,
-            name=PurePosixPath(self.path).name if file_qual == self.path else module.rsplit(".", 1)[-1],
-            kind="module",
-            start_line=1,
-            end_line=max(1, lines),
-            docstring=self.spec.docstring(self.root),
-            excerpt=excerpt(self.source),
-            digest=digest(self.source),
-        )
-
-    def _symbol(self, d: _Def) -> Symbol:
-        node = d.node
-        outer = (
-            node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
-        )
-        body = body_of(node)
-        head = header_start(node)
-        header = self.source[head.start_byte : body.start_byte] if body is not None else first_line(head)
-        kind: SymbolKind = d.kind  # type: ignore[assignment]
-        return Symbol(
-            qualname=d.qualname,
-            name=d.name,
-            kind=kind,
-            start_line=line_of(outer),
-            end_line=node.end_point[0] + 1,
-            signature=one_line(header),
-            docstring=self.spec.docstring(node),
-            excerpt=excerpt(
-                inside_braces(
-                    self.source[body.start_byte : min(body.end_byte, body.start_byte + _EXCERPT_BYTES)]
-                )
-            )
-            if body is not None
-            else excerpt(after_first_line(node)),
-            digest=digest(self.source[outer.start_byte : node.end_byte]),
-        )
-
     def _refs(self, names: set[str], file_qual: str, imported: set[str]) -> list[CodeRef]:
         uses = sorted(self.uses, key=lambda u: u[1].start_byte)
         defs = self.defs  # sorted by _symbols
-        stack: list[_Def] = []
+        stack: list[Def] = []
         i = 0
         seen: set[tuple[str, str, str]] = set()
         out: list[CodeRef] = []
@@ -225,7 +144,7 @@ class _Extraction:
                 i += 1
             while stack and stack[-1].node.end_byte <= start:
                 stack.pop()
-            source = _nearest(stack[-1].qualname, names, file_qual, inclusive=True) if stack else file_qual
+            source = nearest(stack[-1].qualname, names, file_qual, inclusive=True) if stack else file_qual
             for target in self._targets(node, capture, text):
                 if capture == "ref.imported" and _head(target) not in imported:
                     continue
@@ -268,38 +187,3 @@ def _bindings(imports: list[ImportRef]) -> set[str]:
         elif not ref.name:
             out.add(_head(ref.module).rsplit("/", 1)[-1])
     return out
-
-
-def _another(qualname: str, seen: set[str]) -> str:
-    """``name#2``, ``name#3``...: a later definition of a name already defined in this file."""
-    n = 2
-    while f"{qualname}#{n}" in seen:
-        n += 1
-    return f"{qualname}#{n}"
-
-
-def _nearest(qualname: str, names: set[str], fallback: str, *, inclusive: bool = False) -> str:
-    """The longest (proper, unless ``inclusive``) dotted prefix of ``qualname`` that is a symbol here."""
-    current = qualname if inclusive else qualname.rpartition(".")[0]
-    while current:
-        if current in names:
-            return current
-        current = current.rpartition(".")[0]
-    return fallback
-
-
-def _with_parent(sym: Symbol, parent: str) -> Symbol:
-    if sym.parent == parent:
-        return sym
-    return Symbol(
-        qualname=sym.qualname,
-        name=sym.name,
-        kind=sym.kind,
-        start_line=sym.start_line,
-        end_line=sym.end_line,
-        parent=parent,
-        signature=sym.signature,
-        docstring=sym.docstring,
-        excerpt=sym.excerpt,
-        digest=sym.digest,
-    )
