@@ -17,13 +17,15 @@ are in ``faketokens.py`` (vendors' tokens) and ``fakesecrets.py`` (secrets known
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from codememory.redaction import fakesecrets as generic
 from codememory.redaction import faketokens as vendor
 from codememory.redaction.fakesecrets import Maker
 
-__all__ = ["SECRET_KINDS", "SecretSample", "secret_corpus"]
+__all__ = ["MAKERS", "SECRET_KINDS", "SecretSample", "secret_corpus"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,9 @@ _MAKERS: dict[str, Maker] = {
 
 SECRET_KINDS: tuple[str, ...] = tuple(_MAKERS)
 """The kinds ``secret_corpus`` deals round-robin, in order."""
+
+MAKERS: Mapping[str, Maker] = MappingProxyType(_MAKERS)
+"""Each kind's maker (read-only): the one table tests of single makers select from."""
 
 
 def secret_corpus(count: int = 240, seed: int = 7) -> list[SecretSample]:

@@ -3,6 +3,7 @@ digits and letters, each line embeds its secret, and ``redact_text`` reports eac
 
 from __future__ import annotations
 
+import inspect
 import random
 import string
 
@@ -11,17 +12,23 @@ import pytest
 from codememory.redaction import fakesecrets as generic
 from codememory.redaction import redact_text
 from codememory.redaction.fakesecrets import ALNUM, Maker, in_context, pick
+from codememory.redaction.testing import MAKERS as CORPUS_MAKERS
 
+# the corpus table's makers of secrets known by their context (the others are vendors' tokens)
 MAKERS: dict[str, Maker] = {
-    "jwt": generic.jwt,
-    "private_key": generic.private_key,
-    "password_in_url": generic.password_in_url,
-    "bearer_token": generic.bearer_token,
-    "basic_auth": generic.basic_auth,
-    "dotenv_assignment": generic.dotenv_assignment,
-    "secret_assignment": generic.secret_assignment,
-    "cli_secret_flag": generic.cli_secret_flag,
+    kind: make for kind, make in CORPUS_MAKERS.items() if make.__module__ == generic.__name__
 }
+
+
+def test_every_maker_of_secrets_known_by_their_context_is_in_the_corpus() -> None:
+    makers = {
+        make
+        for _, make in inspect.getmembers(generic, inspect.isfunction)
+        if make.__module__ == generic.__name__
+        and not make.__name__.startswith("_")
+        and make not in (pick, in_context)
+    }
+    assert len(MAKERS) >= 8 and makers == set(MAKERS.values())
 
 
 def test_a_drawn_token_mixes_a_digit_and_a_letter_when_its_alphabet_has_both() -> None:
