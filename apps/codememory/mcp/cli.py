@@ -12,12 +12,10 @@ from typing import Annotated
 
 import typer
 
+from codememory.cli.client import fail
 from codememory.settings import SettingsError
 
-
-def _fail(message: str, code: int = 2) -> None:
-    typer.echo(f"codememory: {message}", err=True)
-    raise typer.Exit(code)
+_USAGE = 2  # a bad setting or argument, as the rest of the CLI reports it
 
 
 def mcp_cmd(
@@ -35,7 +33,7 @@ def mcp_cmd(
     try:
         settings = McpSettings.from_env(project, host=host, port=port)
     except SettingsError as exc:
-        _fail(str(exc))
+        fail(str(exc), _USAGE)
     configure_logging()
     if http:
         typer.echo(f"codememory mcp: http://{settings.host}:{settings.port}/mcp", err=True)
@@ -57,7 +55,7 @@ def install_mcp_cmd(
     try:
         result = install_mcp(agent, project.resolve(), command=command)
     except (HookConfigError, UnknownAgentError, NotADirectoryError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc), _USAGE)
     state = "updated" if result.changed else "already up to date"
     typer.echo(f"{result.path}: {state} ({result.entry['command']} {' '.join(result.entry['args'])})")
 
