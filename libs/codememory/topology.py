@@ -11,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codememory import subjects
-from codememory.events import ToolObserved, event_tag
+from codememory.events import (
+    CommitRecorded,
+    Event,
+    MemoryEmbedded,
+    SymbolsEmbedded,
+    ToolObserved,
+    kinds_except,
+    log_filters,
+)
 from codememory.settings import SettingsError
 
 HOOKS = "HOOKS"
@@ -26,11 +34,20 @@ class UnknownServiceError(ValueError):
 
 @dataclass(frozen=True, kw_only=True)
 class Consumer:
-    """A durable pull consumer: every replica of its service pulls from it, so they split the work."""
+    """A durable pull consumer: every replica of its service pulls from it, so they split the work.
+
+    A consumer of LOG names the event ``kinds`` its handler acts on, and the server sends it those
+    only (``filter_subjects``); ``filter_subject`` is for the other streams.
+    """
 
     stream: str
     durable: str
-    filter_subject: str
+    filter_subject: str = ""
+    kinds: tuple[type[Event], ...] = ()
+
+    @property
+    def filter_subjects(self) -> tuple[str, ...]:
+        return log_filters(self.kinds) if self.kinds else (self.filter_subject,)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,14 +79,13 @@ INGEST = Service(
 )
 EMBED = Service(
     name="embed",
-    consumers=(Consumer(stream=LOG, durable="embed", filter_subject=subjects.LOG_ALL),),
+    # every kind that may carry a text, not the vectors it writes itself (as many as the memories)
+    consumers=(Consumer(stream=LOG, durable="embed", kinds=kinds_except(MemoryEmbedded, SymbolsEmbedded)),),
     reads=(LOG,),  # a requested model's backfill embeds the memories already in LOG
 )
 GRAPH = Service(
     name="graph",
-    consumers=(
-        Consumer(stream=LOG, durable="graph", filter_subject=subjects.log_of_kind(event_tag(ToolObserved))),
-    ),
+    consumers=(Consumer(stream=LOG, durable="graph", kinds=(ToolObserved,)),),
 )
 GATEWAY = Service(
     name="gateway",
@@ -83,7 +99,7 @@ CONSOLIDATE = Service(name="consolidate", follows_log=True, answers=(subjects.CO
 
 REVIEWS = Service(
     name="reviews",
-    consumers=(Consumer(stream=LOG, durable="reviews", filter_subject=subjects.LOG_ALL),),
+    consumers=(Consumer(stream=LOG, durable="reviews", kinds=(CommitRecorded, ToolObserved)),),  # judged
     follows_log=True,
     answers=(subjects.FORGETTING_REQUESTS,),
 )

@@ -5,6 +5,11 @@ work) and to its redrive consumer (dead letters put back). Messages arrive in ba
 acks; the raw bytes go to the service's handler untouched (no JSON decoding in FastStream: a payload
 nested thousands deep must reach the handler and get its typed rejection there), and the ``Settler``
 acks, naks or dead-letters each one.
+
+A consumer of LOG is filtered to the kinds its handler acts on (``Consumer.kinds``: one filter subject
+per kind, nats-server 2.10+). A durable made before, or with other kinds, is updated in place when the
+service starts (``prepare_streams`` creates or updates each one; the server keeps its position and the
+messages delivered but not yet acknowledged), so a restart needs no cleanup.
 """
 
 from __future__ import annotations
@@ -42,13 +47,15 @@ class DurableSettings:
 
 def consumer_config(consumer: Consumer, settings: DurableSettings) -> ConsumerConfig:
     """The durable consumer on the server: explicit acks, unlimited redelivery (the settler counts)."""
+    filters = list(consumer.filter_subjects)
     return ConsumerConfig(
         durable_name=consumer.durable,
         ack_policy=JsAckPolicy.EXPLICIT,
         deliver_policy=DeliverPolicy.ALL,
         max_deliver=-1,
         ack_wait=settings.ack_wait_s,
-        filter_subject=consumer.filter_subject,
+        filter_subject=filters[0] if len(filters) == 1 else None,
+        filter_subjects=filters if len(filters) > 1 else None,
         max_ack_pending=MAX_ACK_PENDING,
     )
 
@@ -89,8 +96,9 @@ def subscribe_durable(
     for consumer in (*service.consumers, service.redrive):
         settler = LazySettler(service, consumer, settings, handler, dead_letters, jetstream)
         settlers.append(settler)
+        filters = consumer.filter_subjects
         subscriber = router.subscriber(
-            consumer.filter_subject,
+            filters[0] if len(filters) == 1 else "",  # several: the consumer's own filter_subjects
             stream=JStream(name=consumer.stream, declare=False),
             durable=consumer.durable,
             config=consumer_config(consumer, settings),

@@ -152,7 +152,10 @@ def _batch_headers(envelope: Envelope, batch: str, number: int) -> dict[str, str
     }
 
 
-async def follow(js: JetStreamContext, from_seq: int, *, batch: int = 1024) -> AsyncIterator[list[LogRecord]]:
-    """Tail LOG forever from ``from_seq`` in lists of up to ``batch`` (``logbatches.follow``)."""
-    async for records in follow_batches(js, from_seq, batch=batch):
+async def follow(
+    js: JetStreamContext, from_seq: int, *, batch: int = 1024, filters: Sequence[str] = (subjects.LOG_ALL,)
+) -> AsyncIterator[list[LogRecord]]:
+    """Tail LOG forever from ``from_seq`` in lists of up to ``batch``, the events on ``filters`` only
+    (``logbatches.follow``)."""
+    async for records in follow_batches(js, from_seq, batch=batch, filters=filters):
         yield records

@@ -11,20 +11,30 @@ follower starts again from the lowest position; what it cannot survive (its task
 a bug) the watchdog sees as a dead follower and restarts. The watchdog looks at each projection through
 ``views()`` (health per projection; one follower's restarts). A stop always ends it, even when nats-py
 loses the cancellation (``tasks.py``).
+
+A follower of projections that fold only some kinds of events reads only those (``kinds``, the
+projection's own list: ``ReviewsView.FOLDS``): during a bulk import the reviews service had received
+and decoded every memory and vector. Its projections' position is then the last event of those kinds
+they folded, so "has it read LOG to the end" is asked of ``log_end`` (the last event on its filters),
+not of LOG's last sequence.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
 import structlog
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 
+from codememory import subjects
 from codememory.bus import follow
+from codememory.bus.streams import LOG
 from codememory.bus.tasks import cancelling, stop_task
-from codememory.events import LogRecord
+from codememory.events import Event, LogRecord, log_filters
 from codememory.projection import LiveProjection, decode_records
 
 log = structlog.get_logger(__name__)
@@ -39,9 +49,11 @@ class Follower:
         live: LiveProjection[Any],
         *more: LiveProjection[Any],
         retry_s: float = 0.5,
+        kinds: Sequence[type[Event]] = (),
     ) -> None:
         self._js = js
         self.lives: tuple[LiveProjection[Any], ...] = (live, *more)
+        self.filters = log_filters(kinds) if kinds else (subjects.LOG_ALL,)  # kinds: all it folds
         self._retry_s = retry_s
         self._task: asyncio.Task[None] | None = None
         self.restarts = 0
@@ -68,6 +80,11 @@ class Follower:
     def runner(self) -> Follower:
         return self
 
+    async def log_end(self) -> int:
+        """The last LOG event this follower reads (of its kinds): its projections have read LOG to its
+        end once they reach it."""
+        return await last_on(self._js, self.filters)
+
     def views(self) -> list[Followed]:
         """One per projection, for the watchdog (``Followed``)."""
         return [Followed(self, live) for live in self.lives]
@@ -90,7 +107,7 @@ class Follower:
         me = asyncio.current_task()
         while self._task is me:  # a stopped or replaced run ends at its next turn
             try:
-                async for records in follow(self._js, self.seq + 1):
+                async for records in follow(self._js, self.seq + 1, filters=self.filters):
                     await self._apply(records)
             except asyncio.CancelledError:
                 raise
@@ -115,6 +132,29 @@ class Follower:
         for result in results:
             if isinstance(result, BaseException):
                 raise result
+
+
+async def last_on(js: JetStreamContext, filters: Sequence[str]) -> int:
+    """The sequence of the last LOG event on any of ``filters`` (0 when there is none): an ephemeral
+    consumer starting at the last match (the server picks the latest over several filters)."""
+    if tuple(filters) == (subjects.LOG_ALL,):
+        return int((await js.stream_info(LOG)).state.last_seq)
+    config = ConsumerConfig(
+        deliver_policy=DeliverPolicy.LAST, ack_policy=AckPolicy.NONE, inactive_threshold=10.0
+    )
+    if len(filters) > 1:
+        config.filter_subjects = list(filters)
+    sub = await js.pull_subscribe(filters[0], stream=LOG, config=config)
+    name = (info := await sub.consumer_info()).name
+    try:
+        if not info.num_pending:
+            return 0
+        [msg] = await sub.fetch(1, timeout=5.0)
+        return int(msg.metadata.sequence.stream)
+    finally:
+        await sub.unsubscribe()
+        with contextlib.suppress(Exception):  # or it goes on its own once inactive
+            await js.delete_consumer(LOG, name)
 
 
 class Followed:

@@ -51,6 +51,7 @@ from codememory.events.catalogue import (
     ToolFailed,
     ToolKind,
     ToolObserved,
+    kinds_except,
 )
 from codememory.events.codec import (
     EventDecodeError,
@@ -58,7 +59,14 @@ from codememory.events.codec import (
     decode_envelope,
     encode_envelope,
 )
-from codememory.events.envelope import SCHEMA_VERSION, Envelope, event_tag, log_subject, new_envelope
+from codememory.events.envelope import (
+    SCHEMA_VERSION,
+    Envelope,
+    event_tag,
+    log_filters,
+    log_subject,
+    new_envelope,
+)
 from codememory.events.ids import deterministic_id
 from codememory.events.log import Appended, EventLog, InMemoryEventLog, LogRecord
 
@@ -121,6 +129,8 @@ __all__ = [
     "deterministic_id",
     "encode_envelope",
     "event_tag",
+    "kinds_except",
+    "log_filters",
     "log_subject",
     "new_envelope",
 ]

@@ -14,6 +14,8 @@ imported from here, and ``Event`` lists them all for the envelope's tagged union
 
 from __future__ import annotations
 
+import typing
+
 from codememory.events.agent_events import (
     CompactionCheckpointed,
     ObservationRecorded,
@@ -117,6 +119,7 @@ __all__ = [
     "ToolFailed",
     "ToolKind",
     "ToolObserved",
+    "kinds_except",
 ]
 
 Event = (
@@ -153,3 +156,9 @@ Event = (
     | EmbeddingModelRequested
     | EmbeddingBackfillCompleted
 )
+
+
+def kinds_except(*excluded: type[Event]) -> tuple[type[Event], ...]:
+    """Every event kind of the catalogue but ``excluded``: what a consumer reads that acts on nearly
+    everything (a kind added to the catalogue later is read unless it is excluded here too)."""
+    return tuple(kind for kind in typing.get_args(Event) if kind not in excluded)

@@ -7,6 +7,7 @@ retried publish is stored once (it is sent as ``Nats-Msg-Id``).
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 import msgspec
@@ -61,3 +62,9 @@ def event_tag(event_type: type[Event]) -> str:
 def log_subject(envelope: Envelope) -> str:
     """``cm.log.<tenant>.<tag>``: the tag's dots make the aggregate kind the first token."""
     return subjects.log(envelope.tenant, event_tag(type(envelope.payload)))
+
+
+def log_filters(kinds: Iterable[type[Event]]) -> tuple[str, ...]:
+    """The filter subjects of a consumer that reads only ``kinds``, of every tenant (``cm.log.*.<tag>``):
+    a service that folds a few kinds receives, and parses, nothing else of LOG."""
+    return tuple(sorted({subjects.log_of_kind(event_tag(kind)) for kind in kinds}))

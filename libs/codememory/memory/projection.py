@@ -3,7 +3,8 @@
 Points carry the LOG sequence that last changed them, so applying an event twice changes nothing. A
 batch loads every point it touches in one read, folds its events over them in memory
 (``codememory.memory.fold``) and writes the changed points back, the new ones with the values they
-share converted once (``upsert_new``): replay and live following share this path. The index is
+share converted once (``upsert_new``), a changed vector alone when little else changed (``parts``):
+replay and live following share this path. The index is
 flushed, and the position saved, at most once a second. A point gets its sparse BM25 vector (over
 code-aware terms) the moment its memory is stored, so it is recallable lexically at once; the dense
 vector follows with ``memory.embedded``. Forgetting leaves a tombstone without text or vectors, so a
@@ -31,6 +32,7 @@ from codememory.memory.draft import MemoryDraft, memory_from_envelope
 from codememory.memory.enrich import Enrichment, indexed_text
 from codememory.memory.fold import FORGOTTEN, Encode, PointState, fold, targets_of
 from codememory.memory.kinds import DERIVED_TYPES
+from codememory.memory.parts import split_parts, write_parts
 from codememory.memory.points import point_id
 from codememory.memory.position import Position
 from codememory.memory.tails import SessionTails, canonical_uuid
@@ -201,6 +203,7 @@ class MemoryProjection:
             if _whole(stored.payload):
                 states[stored.id] = PointState(dict(stored.payload), stored.dense, stored.sparse)
         absent = {pid for pid in ids if states[pid] is None}  # written with ``upsert_new``
+        read = {pid: state for pid, state in states.items() if state is not None}
         changed: set[str] = set()
         enrich = self.enrichment
         # with a pool, the texts a batch needs encoded are collected and encoded together at its end
@@ -242,6 +245,7 @@ class MemoryProjection:
         if forgotten:
             ids += self._drop_context(forgotten, states, changed, encode)
         final = [(t, state) for t in ids if t in changed and (state := states[t]) is not None]
+        final, parts = split_parts(final, read)  # a vector (and a few values) alone: ``parts``
         sparse = [s.sparse for _, s in final]
         if deferred is not None and self.terms is not None:
             sparse = deferred.resolve(sparse, self.terms.encode_documents)
@@ -258,3 +262,4 @@ class MemoryProjection:
                 self.index, "upsert_new", self.index.upsert
             )
             upsert_new(new_points)
+        write_parts(self.index, parts, read)

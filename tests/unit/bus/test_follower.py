@@ -23,7 +23,7 @@ class FakeLive:
         return len(records)
 
 
-async def _closed_on_cancel(js: Any, from_seq: int) -> AsyncIterator[list[LogRecord]]:
+async def _closed_on_cancel(js: Any, from_seq: int, **_: Any) -> AsyncIterator[list[LogRecord]]:
     try:
         await asyncio.Event().wait()  # waiting for the next message
     except asyncio.CancelledError:
@@ -54,7 +54,7 @@ async def test_a_restart_ends_the_old_run(monkeypatch: pytest.MonkeyPatch) -> No
     await follower.stop()
 
 
-async def _swallows_the_first_cancel(js: Any, from_seq: int) -> AsyncIterator[list[LogRecord]]:
+async def _swallows_the_first_cancel(js: Any, from_seq: int, **_: Any) -> AsyncIterator[list[LogRecord]]:
     with contextlib.suppress(asyncio.CancelledError):
         await asyncio.sleep(10)  # subscribing: nats-py's flush swallows a cancel here
     await asyncio.Event().wait()  # then waits for LOG forever
@@ -91,7 +91,7 @@ class Recorded:
 
 
 def _log_from(records: int, reads: list[int]) -> Any:
-    async def follow(js: Any, from_seq: int) -> AsyncIterator[list[LogRecord]]:
+    async def follow(js: Any, from_seq: int, **_: Any) -> AsyncIterator[list[LogRecord]]:
         reads.append(from_seq)
         for start in range(from_seq, records + 1, 3):
             yield [LogRecord(seq=s, subject="s", data=b"") for s in range(start, min(start + 3, records + 1))]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import msgspec
 import structlog
@@ -45,9 +45,12 @@ class Consolidator:
         wait_s: float = 20.0,
         clock: Callable[[], float] = time.time,
         phraser: Phraser | None = None,
+        log_end: Callable[[], Awaitable[int]] | None = None,
     ) -> None:
         self.live = live
         self._log = event_log
+        # where LOG ends for the view (its follower reads only the kinds it folds: ``Follower.log_end``)
+        self._log_end = log_end or event_log.last_seq
         self.policy = policy
         self._wait_s = wait_s
         self._clock = clock
@@ -67,7 +70,7 @@ class Consolidator:
     async def _settle(self, tenant: str) -> None:
         """Let the view reach LOG's end, then wait (bounded) for new memories' vectors."""
         deadline = time.monotonic() + self._wait_s
-        if not await self.live.wait_for(await self._log.last_seq(), self._wait_s):
+        if not await self.live.wait_for(await self._log_end(), self._wait_s):
             raise NotCaughtUpError(f"still reading LOG (at {self.live.seq}): try again shortly")
         while self._unembedded(tenant) and time.monotonic() < deadline:
             await asyncio.sleep(0.2)

@@ -6,20 +6,29 @@ its position lives in memory and it is rebuilt from LOG on start. It folds the c
 too, so a memory merged or superseded by one cycle is not a candidate for the next, and a replayed
 cycle result changes nothing twice. An erasure takes its text out at once, not at the next restart:
 ``MemoryForgotten`` drops the memory and its session step, ``DataErased`` the sessions it names.
+
+``FOLDS``: the kinds it reads from LOG, every kind but those ``apply`` passes over (a new kind is read
+until it is listed there); the service's follower reads only those (``bus.follower``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from codememory.consolidate.sessions import SessionLog, step_of
 from codememory.events import (
+    CommitReviewed,
     ConsolidationCompleted,
     DataErased,
+    EmbeddingBackfillCompleted,
+    EmbeddingModelRequested,
     Envelope,
+    Event,
     FileDeleted,
+    ForgettingDetected,
     ImportanceDecayed,
     InsightDerived,
     MemoriesArchived,
@@ -32,10 +41,14 @@ from codememory.events import (
     MemoryForgotten,
     MemoryRefined,
     MemorySuperseded,
+    ObservationRecorded,
     SessionEnded,
+    SessionStarted,
     SessionSummarized,
+    SymbolsEmbedded,
     SymbolsExtracted,
     ToolObserved,
+    kinds_except,
 )
 from codememory.memory import memory_from_envelope, text_digest
 from codememory.projection import Decoded
@@ -96,6 +109,16 @@ def _drop_step(view: TenantView, session_id: str | None, memory_id: str) -> None
 
 class ConsolidationView(InMemoryPosition):
     """LOG folded per tenant; implements ``codememory.projection.Projection``."""
+
+    FOLDS: ClassVar[tuple[type[Event], ...]] = kinds_except(  # neither memories, steps nor changes
+        SessionStarted,
+        ObservationRecorded,
+        SymbolsEmbedded,
+        CommitReviewed,
+        ForgettingDetected,
+        EmbeddingModelRequested,
+        EmbeddingBackfillCompleted,
+    )
 
     def __init__(self) -> None:
         super().__init__()

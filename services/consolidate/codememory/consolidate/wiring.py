@@ -48,7 +48,7 @@ class ConsolidateWiring:
             return
         js = BrokerJetStream(self._broker)()
         live = LiveProjection(ConsolidationView(), name="consolidate")
-        self._follower = Follower(js, live)
+        self._follower = Follower(js, live, kinds=ConsolidationView.FOLDS)
         self._follower.start()
         settings = self.settings
         self.consolidator = Consolidator(
@@ -56,6 +56,7 @@ class ConsolidateWiring:
             JetStreamEventLog(js),
             settings.policy,
             wait_s=settings.wait_s,
+            log_end=self._follower.log_end,
             phraser=phraser(settings.llm_url, settings.llm_model, settings.llm_api_key),
         )
         ticks = [t for t in (self.settings.interval_s, self.settings.summary_delay_s) if t > 0]

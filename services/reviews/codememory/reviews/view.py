@@ -13,12 +13,16 @@ index of thousands of files would otherwise resolve every reference here too, in
 the gateway's own fold in the one-process stack, while the index is being recorded (Django: 4 s of
 its 20). The fold is the same, in LOG order, so the graph a review sees is the one LOG left. At most
 ``MAX_DEFERRED`` facts wait; beyond that they are folded as they come.
+
+``FOLDS`` lists the kinds ``apply`` acts on, and the service's follower reads only those from LOG
+(``bus.follower``): the memories and vectors of a bulk import never reach this process's fold.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from codememory.codegraph import CodeGraph, TenantGraphs
 from codememory.events import (
@@ -26,6 +30,7 @@ from codememory.events import (
     CommitReviewed,
     DataErased,
     Envelope,
+    Event,
     FileDeleted,
     ForgettingDetected,
     MemoryForgotten,
@@ -51,6 +56,18 @@ class TenantReviews:
 
 class ReviewsView(InMemoryPosition):
     """LOG folded per tenant; implements ``codememory.projection.Projection``."""
+
+    FOLDS: ClassVar[tuple[type[Event], ...]] = (  # every kind ``apply`` matches below
+        SymbolsExtracted,
+        FileDeleted,
+        CommitRecorded,
+        PromptSubmitted,
+        ToolObserved,
+        CommitReviewed,
+        ForgettingDetected,
+        MemoryForgotten,
+        DataErased,
+    )
 
     def __init__(self) -> None:
         super().__init__()

@@ -59,7 +59,7 @@ class ReviewsWiring:
             return
         js = BrokerJetStream(self._broker)()
         live = LiveProjection(ReviewsView(), name=REVIEWS.name)
-        self._follower = Follower(js, live)
+        self._follower = Follower(js, live, kinds=ReviewsView.FOLDS)
         self._follower.start()
         self.reviewer = Reviewer(live, commit_max_age_s=self.settings.commit_max_age_s)
 
