@@ -47,7 +47,8 @@ def fewer_collections(thresholds: tuple[int, int, int] = REPLAY_THRESHOLDS) -> I
             if freeze:
                 gc.freeze()
             if threshold0:  # 0: automatic collection is off, and stays so
-                gc.set_threshold(*(max(mine, theirs) for mine, theirs in zip(thresholds, gc.get_threshold())))
+                wanted = zip(thresholds, (threshold0, threshold1, threshold2), strict=True)
+                gc.set_threshold(*(max(mine, theirs) for mine, theirs in wanted))
     try:
         yield
     finally:
