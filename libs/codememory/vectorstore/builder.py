@@ -73,15 +73,20 @@ class ShardBuilder:
         recent: int = 2,
         indexing_threads: int = 0,
         layout: ShardLayout | None = None,
+        flush_points: int | None = None,
     ) -> None:
         """``indexing_threads``: what the child's HNSW build may use (``EdgeVectorIndex``; 0: the
         engine's choice); the shard opened in process afterwards states its own again. ``layout``:
-        where the shard's segments keep their parts (``layout``; the child builds them so)."""
+        where the shard's segments keep their parts (``layout``; the child builds them so).
+        ``flush_points``: the child flushes what it wrote while idle once this many points are not
+        flushed (``builder_worker.FLUSH_POINTS`` by default; 0: only when asked)."""
         self.path = path
         self.dense_size = dense_size
         command = [sys.executable, "-m", "codememory.vectorstore.builder_worker", str(path), str(dense_size)]
         command += [",".join(keyword_fields), ",".join(float_fields), str(indexing_threads)]
         command.append(msgspec.json.encode(layout or ShardLayout()).decode())
+        if flush_points is not None:
+            command.append(str(flush_points))
         self._child: subprocess.Popen[bytes] | None = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )

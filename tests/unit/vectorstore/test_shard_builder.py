@@ -169,3 +169,20 @@ def test_the_child_digests_what_the_shard_holds_and_an_abort_ends_the_wait(tmp_p
     with pytest.raises(IndexUnavailableError):
         builder.close()
     builder.close()  # closed: harmless again
+
+
+def test_a_child_that_flushes_while_idle_writes_the_same_shard(tmp_path: Path) -> None:
+    """``flush_points``: flushed between upserts (every one here) or only when asked, the same points."""
+    digests = []
+    for name, flush_points in (("idle", 1), ("asked", 0)):
+        builder = _builder(tmp_path / name, flush_points=flush_points)
+        for start in range(0, 30, 10):
+            builder.upsert([_point(n, session_id=f"s{n % 3}") for n in range(start, start + 10)])
+            builder.get([pid(start)])  # a round trip: the child is idle after it, and flushes
+        builder.delete([pid(4)])
+        builder.close()
+        shard = EdgeVectorIndex(tmp_path / name, DIM, keyword_fields=KEYWORDS, float_fields=FLOATS)
+        assert shard.count(IndexFilter()) == 29
+        digests.append(index_digest(shard, IndexFilter()))
+        shard.close()
+    assert digests[0] == digests[1]
