@@ -2143,6 +2143,193 @@ SIMILAR_HELDOUT5: tuple[Similar, ...] = (
     ),
 )
 
+# Written in session 24 before any change of that session (and never looked at while tuning): three
+# repos of kinds not used before (a command-line tool, a browser extension, a chat bot). Here a user
+# often says two or three sentences of a fact in one session ("ack within 3 seconds ... dedupe on
+# event_id ..."), as people do when they explain a convention again: ``_duplicate_split`` lays these
+# out with ``together``. Most sentences of one fact share no word with each other (facets).
+FACTS_HELDOUT6: tuple[Fact, ...] = (
+    Fact(
+        "release-cli",
+        "flag, then config file, then environment",
+        20,
+        (
+            "command-line flags win over the config file, and the config file wins over environment "
+            "variables",
+            "never read os.Getenv in a subcommand, everything goes through the viper binding in cmd/root.go",
+            "a new option needs a flag, a config key and a line in docs/config.md, all three",
+            "keep option names kebab-case like --dry-run, and use the same name as the key in "
+            ".releaserc.yaml",
+            "precedence is flag, then ~/.releaserc.yaml, then RELEASE_* variables, then the built-in default",
+        ),
+        (
+            "Read cmd/root.go\nviper.BindPFlags(rootCmd.PersistentFlags())",
+            "Bash: release-cli publish --dry-run --channel beta\n"
+            "channel=beta (from flag, overrides stable from ~/.releaserc.yaml)",
+        ),
+        (
+            "If the channel is set in the config file and I also pass --channel, which one wins?",
+            "How do I add a new option to a subcommand?",
+        ),
+    ),
+    Fact(
+        "release-cli",
+        "exit codes are part of the public contract",
+        11,
+        (
+            "exit 0 means success, 1 a usage error, 2 a failed release; CI scripts depend on that",
+            "don't call os.Exit inside library code, return an error and let main map it to a status",
+            "changing what an exit status means is a breaking change and needs a major version",
+        ),
+        ("Read internal/exitcode/codes.go\nconst (OK = 0; Usage = 1; ReleaseFailed = 2)",),
+        ("What exit code should the tool return when the upload fails?",),
+    ),
+    Fact(
+        "release-cli",
+        "stdout is for results, stderr for people",
+        6,
+        (
+            "progress messages and warnings go to stderr, stdout carries only the result",
+            "--json must print exactly one JSON document, people pipe it into jq",
+            "no ANSI colours when the output isn't a terminal",
+        ),
+        ('Bash: release-cli status --json | jq .version\n"4.2.1"',),
+        ("Where should a progress message be printed?",),
+    ),
+    Fact(
+        "browser-extension",
+        "minimal permissions, host access asked at runtime",
+        18,
+        (
+            "don't add sites to host_permissions in manifest.json, call chrome.permissions.request when "
+            "the user clicks",
+            "the Web Store review rejected us once for <all_urls>, keep the manifest to activeTab and "
+            "storage",
+            "every new permission needs a sentence in PRIVACY.md that explains why we need it",
+            "optional origins go under optional_host_permissions and are requested from the popup",
+            "a scary prompt at install time loses us users, that's why we ask later",
+        ),
+        (
+            'Read manifest.json\n"permissions": ["activeTab", "storage"], '
+            '"optional_host_permissions": ["https://*/*"]',
+            "Bash: npx web-ext lint\nerrors 0, notices 0, warnings 1",
+        ),
+        (
+            "How do I get access to a new site from the extension?",
+            "Can I put <all_urls> in the manifest?",
+        ),
+    ),
+    Fact(
+        "browser-extension",
+        "the service worker keeps no state in memory",
+        10,
+        (
+            "the background service worker can be killed at any moment, keep state in chrome.storage.session",
+            "no module-level variables in background.ts that have to outlive one event",
+            "register every listener synchronously at the top level, or events get lost after a restart",
+        ),
+        ("Read src/background.ts\nchrome.runtime.onMessage.addListener(handleMessage)  // top level",),
+        ("Where should the background script keep the current tab's state?",),
+    ),
+    Fact(
+        "browser-extension",
+        "content scripts reach the backend only through the worker",
+        6,
+        (
+            "content scripts never call our API themselves, they message the background worker",
+            "don't inject inline scripts into the page, most shops' CSP blocks them",
+            "check sender.id on every incoming message before acting on it",
+        ),
+        ("Read src/content/bridge.ts\nchrome.runtime.sendMessage({type: 'price-lookup', sku})",),
+        ("How should a content script fetch prices from our backend?",),
+    ),
+    Fact(
+        "support-bot",
+        "ack within 3 seconds, slow work is deferred",
+        22,
+        (
+            "Slack retries an event we don't ack within 3 seconds, so ack first and work afterwards",
+            "anything slower than a cache lookup goes onto the Celery queue, never inline in the handler",
+            "dedupe incoming events on event_id, the retries arrive with the same one",
+            "post the real answer with chat.postMessage once the job is done, threaded under the question",
+            "an X-Slack-Retry-Num header means we have seen this event before",
+        ),
+        (
+            "Read bot/handlers.py\n@app.event('app_mention')\n"
+            "def on_mention(ack, event): ack(); answer.delay(event['event_id'])",
+            "Bash: grep -rn 'requests.get' bot/handlers.py\n(no output)",
+        ),
+        (
+            "How should a slash command handler run a slow search?",
+            "Why did the bot answer the same question twice?",
+        ),
+    ),
+    Fact(
+        "support-bot",
+        "the bot never stores what people wrote",
+        12,
+        (
+            "we keep message ids and timestamps only, never the text people wrote",
+            "logs must not contain a message body, the redact() filter is there for that",
+            "workspaces can ask us to delete their data, so nothing from Slack goes into the analytics db",
+            "if you need context for a bug, ask the customer for a screenshot instead of logging chats",
+        ),
+        ("Read bot/logging.py\nhandler.addFilter(redact)  # drops event['text']",),
+        ("Can I log the incoming message to debug the parser?",),
+    ),
+    Fact(
+        "support-bot",
+        "answers cite a help-centre article or go to a human",
+        7,
+        (
+            "every answer links the help-centre article it came from",
+            "when search finds no article scoring above 0.6, hand the question over to a human agent",
+            "don't let the bot invent steps that aren't in an article",
+        ),
+        ("Bash: pytest tests/test_answers.py -q\n14 passed in 1.3s",),
+        ("What should the bot do when it can't find a matching article?",),
+    ),
+)
+
+SIMILAR_HELDOUT6: tuple[Similar, ...] = (
+    Similar(
+        "release-cli",
+        "flag, then config file, then environment",
+        ("decision", "Release notes are generated from the conventional commit messages since the last tag."),
+        "How are release notes generated?",
+    ),
+    Similar(
+        "release-cli",
+        "stdout is for results, stderr for people",
+        ("note", "the binary is built with goreleaser for linux, darwin and windows, amd64 and arm64"),
+        "Which platforms is the binary built for?",
+    ),
+    Similar(
+        "browser-extension",
+        "minimal permissions, host access asked at runtime",
+        ("decision", "The extension ships to Chrome and Firefox; a Safari port is not planned."),
+        "Which browsers do we publish the extension for?",
+    ),
+    Similar(
+        "browser-extension",
+        "the service worker keeps no state in memory",
+        ("note", "the popup is 360 px wide and rendered with Preact to keep the bundle small"),
+        "How wide is the popup?",
+    ),
+    Similar(
+        "support-bot",
+        "ack within 3 seconds, slow work is deferred",
+        ("decision", "The bot answers in English and German; other languages get a canned reply."),
+        "Which languages does the bot answer in?",
+    ),
+    Similar(
+        "support-bot",
+        "the bot never stores what people wrote",
+        ("note", "the bot's Slack token is rotated every 90 days by the platform team"),
+        "How often is the bot token rotated?",
+    ),
+)
+
 # Written in session 21 before any change of that session to supersession, and never looked at while
 # tuning: two more repos, each with rules amended later and near-miss pairs (laid out on their own).
 RULES_HELDOUT2: tuple[Rule, ...] = (
@@ -2690,6 +2877,9 @@ VOCAB: dict[str, Vocab] = {
     "ledger-service": PYTHON_WEB,
     "reporting-etl": DATA_VOCAB,
     "edge-proxy": INFRA,
+    "release-cli": GO,
+    "browser-extension": TS_WEB,
+    "support-bot": PYTHON_WEB,
 }
 
 PROMPTS = (
@@ -2982,12 +3172,16 @@ def build_supersession(seed: int = SEED) -> dict[str, Any]:
     }
 
 
+PREFIXES = ("", "reminder: ", "again, ", "just so you know, ", "fyi ", "heads up: ")
+# how many of a fact's sentences a user says in one session, when they come ``together`` (1: one alone)
+TOGETHER = ((1, 0.4), (2, 0.35), (3, 0.25))
+
+
 def _restatements(fact: Fact, rng: random.Random) -> list[Said]:
     """``fact.count`` distinct wordings: stated ones (prompt or note) and some observations."""
     observed_n = max(1, min(len(fact.observed), round(fact.count * 0.25)))
     out: list[Said] = [("observation", text) for text in fact.observed[:observed_n]]
-    prefixes = ("", "reminder: ", "again, ", "just so you know, ", "fyi ", "heads up: ")
-    stated = [p + s for p in prefixes for s in fact.stated]  # plain wordings first
+    stated = [p + s for p in PREFIXES for s in fact.stated]  # plain wordings first
     for text in stated[: fact.count - len(out)]:
         out.append(("prompt" if rng.random() < 0.7 else "note", text))
     if len(out) != fact.count:
@@ -2996,11 +3190,46 @@ def _restatements(fact: Fact, rng: random.Random) -> list[Said]:
     return out
 
 
+def _sentence(said: Said) -> str:
+    """The sentence a wording says, without the address a restatement may start with."""
+    text = said[1]
+    for prefix in PREFIXES[1:]:
+        if text.startswith(prefix):
+            return text[len(prefix) :]
+    return text
+
+
+def _occasions(said: list[Said], rng: random.Random) -> list[list[Said]]:
+    """The wordings grouped into the sessions that say them: 1 to 3 each (``TOGETHER``), never the same
+    sentence twice in one session (a user explaining a convention again says several of its sentences,
+    not one sentence twice)."""
+    pool, out = list(said), []
+    sizes, weights = zip(*TOGETHER, strict=True)
+    while pool:
+        size = rng.choices(sizes, weights)[0]
+        group = [pool.pop(0)]
+        for wording in list(pool):
+            if len(group) >= size:
+                break
+            if _sentence(wording) not in {_sentence(w) for w in group}:
+                group.append(wording)
+                pool.remove(wording)
+        out.append(group)
+    return out
+
+
 def _duplicate_split(
-    facts: tuple[Fact, ...], similar: tuple[Similar, ...], split: str, rng: random.Random, prefix: str
+    facts: tuple[Fact, ...],
+    similar: tuple[Similar, ...],
+    split: str,
+    rng: random.Random,
+    prefix: str,
+    *,
+    together: bool = False,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], int]:
     """One split's facts, similar memories and memories laid out in 30 sessions a repo, and the
-    session count."""
+    session count. ``together``: a session may hold up to three of a fact's wordings (``_occasions``);
+    otherwise each wording has a session of its own."""
     repos = list(dict.fromkeys(f.repo for f in facts))
     facts_out: list[dict[str, Any]] = []
     similar_out: list[dict[str, Any]] = []
@@ -3010,9 +3239,15 @@ def _duplicate_split(
         all_sessions += sessions
         for n, fact in enumerate(f for f in facts if f.repo == repo):
             key = f"dup/{repo}/fact-{n + 1:02d}"
-            hosts = rng.sample(sessions, fact.count)
+            if together:
+                occasions = _occasions(_restatements(fact, rng), rng)
+                hosts = rng.sample(sessions, len(occasions))
+            else:  # the sessions first, as the splits written before ``together`` were laid out
+                hosts = rng.sample(sessions, fact.count)
+                occasions = [[said] for said in _restatements(fact, rng)]
             ids = []
-            for m, (host, said) in enumerate(zip(hosts, _restatements(fact, rng), strict=True)):
+            said_in = [(host, said) for host, group in zip(hosts, occasions, strict=True) for said in group]
+            for m, (host, said) in enumerate(said_in):
                 host.specials.append((f"{key}/restatement-{m + 1:02d}", "restatement", said))
                 ids.append(memory_id(f"{key}/restatement-{m + 1:02d}"))
             facts_out.append(
@@ -3059,7 +3294,15 @@ def build_duplicates(seed: int = SEED) -> dict[str, Any]:
     held5 = _duplicate_split(
         FACTS_HELDOUT5, SIMILAR_HELDOUT5, "heldout5", random.Random(seed + 6), "dup-heldout5"
     )
-    splits = (dev, held, held2, held3, held4, held5)
+    held6 = _duplicate_split(
+        FACTS_HELDOUT6,
+        SIMILAR_HELDOUT6,
+        "heldout6",
+        random.Random(seed + 7),
+        "dup-heldout6",
+        together=True,
+    )
+    splits = (dev, held, held2, held3, held4, held5, held6)
     memories = sorted((m for split in splits for m in split[2]), key=lambda m: (m["created_at"], m["id"]))
     return {
         "name": "duplicates",
