@@ -1,30 +1,20 @@
 """The default vector index: Qdrant Edge, the Qdrant engine running inside this process.
 
 No server to run and no network hop: an HNSW search over 100K x 384 vectors takes about half a
-millisecond. The shard lives in one directory; it is created on first use and loaded afterwards.
-Qdrant Edge raises bare ``Exception`` for nearly everything, so every call goes through ``_call``,
-which turns failures into the ``VectorIndexError`` tree (an update of a missing point is recognised by
-looking the point up, not by parsing the message).
-
-``indexing_threads``: the threads an HNSW build may use (0: the engine's choice, one thread on a
-2-core machine). The shard persists it with its HNSW parameters (``edge_config.json``), so every open
-states it: a rebuild's ``ShardBuilder`` opens the new shard with more threads for its one build, and
-the gateway opening it afterwards with 0 restores the live setting (the segments built stay valid:
-the thread count is no part of the graph's parameters, nothing is rebuilt).
+millisecond. This module holds the ``VectorIndex`` operations on points (writes, reads, searches,
+scrolls); opening, configuring and closing the shard, and typing the engine's bare exceptions, are
+``edgeshard.EdgeShardHandle``'s. An update of a missing point is recognised by looking the point up,
+not by parsing the engine's message.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from qdrant_edge import (
     CountRequest,
-    EdgeConfig,
-    EdgeShard,
-    HnswIndexConfig,
     Point,
     PointVectors,
     QueryBatchRequest,
@@ -42,6 +32,7 @@ from codememory.vectorstore.edgeforms import (
     stored_point,
     vectors_of,
 )
+from codememory.vectorstore.edgeshard import EdgeShardHandle
 from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
 from codememory.vectorstore.layout import ShardLayout
 from codememory.vectorstore.port import (
@@ -61,14 +52,10 @@ from codememory.vectorstore.shared import split_hidden
 if TYPE_CHECKING:  # aliases that exist only in the type stub
     from qdrant_edge import NamedVector, PointId
 
-__all__ = ["HNSW_M", "EdgeVectorIndex", "edge_filter"]  # edge_filter: kept importable from here
-
-T = TypeVar("T")
-# Qdrant's HNSW defaults, stated because a config naming the thread count must name them all
-HNSW_M, HNSW_EF_CONSTRUCT, HNSW_FULL_SCAN_THRESHOLD_KB = 16, 100, 10_000
+__all__ = ["EdgeVectorIndex", "edge_filter"]  # edge_filter: kept importable from here
 
 
-class EdgeVectorIndex:
+class EdgeVectorIndex(EdgeShardHandle):
     """``VectorIndex`` over a Qdrant Edge shard at ``path`` (created if the directory is empty)."""
 
     def __init__(
@@ -82,46 +69,15 @@ class EdgeVectorIndex:
         hnsw_ef: int = 0,
         layout: ShardLayout | None = None,
     ) -> None:
-        if indexing_threads < 0:
-            raise ValueError(f"indexing_threads must be 0 (the engine decides) or more: {indexing_threads}")
-        self.path = path
-        self.layout = layout or ShardLayout()
+        super().__init__(path, dense_size, indexing_threads=indexing_threads, layout=layout)
         # candidates the HNSW search keeps (0: the engine's default, the graph's ef_construct, 100)
         self._search = self.layout.search_params(hnsw_ef)
-        self.dense_size = dense_size
         self.keyword_fields, self.float_fields = tuple(keyword_fields), tuple(float_fields)
-        hnsw = HnswIndexConfig(
-            m=HNSW_M,
-            ef_construct=HNSW_EF_CONSTRUCT,
-            full_scan_threshold=HNSW_FULL_SCAN_THRESHOLD_KB,
-            max_indexing_threads=indexing_threads,
-        )
-        self._config = EdgeConfig(  # the layout: see ``layout``
-            vectors={DENSE: self.layout.dense_params(dense_size)},
-            sparse_vectors={SPARSE: self.layout.sparse_params()},
-            payload_memory=self.layout.payload_memory,
-            hnsw_config=hnsw,
-        )
-        self._shard: EdgeShard | None = self._open()
         try:
             self._index_fields(keyword_fields, float_fields)
         except VectorIndexError:
             self.close()  # release the WAL lock, or no one can open this shard until we are collected
             raise
-
-    def _open(self) -> EdgeShard:
-        exists = self.path.is_dir() and any(self.path.iterdir())
-        try:
-            if exists:
-                return EdgeShard.load(str(self.path), self._config)
-            return EdgeShard.create(str(self.path), self._config)
-        except Exception as exc:
-            raise IndexUnavailableError(f"cannot open Qdrant Edge shard at {self.path}: {exc}") from exc
-
-    def reopen(self) -> None:
-        """Open the shard again after ``close``: another process (``ShardBuilder``) wrote it meanwhile."""
-        if self._shard is None:
-            self._shard = self._open()
 
     def _index_fields(self, keyword_fields: Sequence[str], float_fields: Sequence[str]) -> None:
         """Create the payload indexes the shard lacks (about 25 ms each, once per shard)."""
@@ -133,19 +89,6 @@ class EdgeVectorIndex:
         for field in float_fields:
             if field not in indexed:
                 self._update(UpdateOperation.create_field_index(field, self.layout.float_index()))
-
-    def _call(self, what: str, fn: Callable[[EdgeShard], T]) -> T:
-        if self._shard is None:
-            raise IndexUnavailableError(f"Qdrant Edge shard at {self.path} is closed")
-        try:
-            return fn(self._shard)
-        except VectorIndexError:
-            raise
-        except Exception as exc:
-            raise VectorIndexError(f"Qdrant Edge {what} failed: {exc}") from exc
-
-    def _update(self, operation: UpdateOperation) -> None:
-        self._call("update", lambda s: s.update(operation))
 
     def _update_point(self, point_id: str, operation: UpdateOperation) -> None:
         try:
@@ -300,32 +243,3 @@ class EdgeVectorIndex:
         if flt.matches_nothing:
             return 0
         return self._call("count", lambda s: s.count(CountRequest(exact=True, filter=edge_filter(flt))))
-
-    def flush(self) -> None:
-        self._call("flush", lambda s: s.flush())
-
-    def indexed_vectors(self) -> int:
-        """Vectors under an index, as Qdrant Edge counts them: every sparse vector (its inverted index
-        exists from the start) plus the dense ones under an HNSW graph (none in a replay's fold before
-        its build: dense searches scan)."""
-        return int(self._call("info", lambda s: s.info()).indexed_vectors_count)
-
-    def optimize(self) -> bool:
-        """Edge runs no optimizer in the background: without this, search stays a full scan."""
-        return bool(self._call("optimize", lambda s: s.optimize()))
-
-    def close(self) -> None:
-        """Flush and close; a read still running in another thread (a recall the gRPC server gave up
-        on at shutdown) holds the shard for a moment, so close waits for it (2 s at most)."""
-        shard, self._shard = self._shard, None
-        if shard is None:
-            return
-        for attempt in range(40):
-            try:
-                shard.flush()
-                shard.close()
-                return
-            except RuntimeError as exc:
-                if "borrow" not in str(exc) or attempt == 39:
-                    raise
-                time.sleep(0.05)

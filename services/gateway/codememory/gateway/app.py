@@ -2,13 +2,13 @@
 
 ``wiring.py`` starts it once the broker has connected (FastStream's after_startup) and stops it on
 shutdown, in its own process or inside ``codememory up``. Owns the lifecycle; holds no domain logic.
-The hooks' context responder is a FastStream subscriber (``responder.py``), not part of this object.
+The periodic jobs it starts once it serves are ``background.py``'s. The hooks' context responder is
+a FastStream subscriber (``responder.py``), not part of this object.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +19,10 @@ from nats.js.client import JetStreamContext
 
 from codememory.bus import JetStreamEventLog
 from codememory.bus.follower import Follower
-from codememory.bus.tasks import cancelling, stop_task
 from codememory.codesearch.prepared import PreparedFiles
 from codememory.embedding import Embedder
 from codememory.gateway.accesses import AccessRecorder
+from codememory.gateway.background import BackgroundLoops
 from codememory.gateway.browse import BrowseServicer
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.coderpc import CodeServicer
@@ -52,8 +52,6 @@ from codememory.v1 import consolidation_pb2_grpc, models_pb2_grpc
 from codememory.v1 import memory_pb2 as pb
 
 log = structlog.get_logger(__name__)
-
-ACCESS_FLUSH_S = 2.0  # how often what recall returned is appended to LOG (memories.recalled)
 
 
 def _projections(app: object) -> list[tuple[str, LiveProjection[Any]]]:
@@ -145,13 +143,23 @@ class GatewayApp:
         self.watchdog = Watchdog(
             self.followers, self.event_log.last_seq, self._set_serving, stall_after_s=settings.stall_after_s
         )
+        self.background = BackgroundLoops(
+            self.watchdog,
+            self.dead_letters,
+            self.code,
+            self.accesses,
+            self.optimizing,
+            self.live,
+            lambda: self.replayer.running,
+            centrality_every_s=settings.centrality_every_s,
+            optimize_every_s=settings.optimize_every_s,
+        )
         self.status = StatusSource(js, self.core, self.watchdog, lambda: self.replayer.indexing)
         self.browse = BrowseServicer(lambda: self.live.projection.index, TenantLog(js), settings.tokens)
         self.erasure = erasure_servicer(
             self.event_log, self.live.wait_for, lambda: self.live.projection.index, settings, HooksDrain(js)
         )
         self.port = 0
-        self._tasks: list[asyncio.Task[None]] = []
 
     def _tls(self) -> tuple[bytes, bytes] | None:
         """The key and certificate when gRPC is configured for TLS (read at start, never logged)."""
@@ -208,61 +216,10 @@ class GatewayApp:
             await self._health_server.start()
         await self._server.start()
         self.follower.start()
-        self._spawn(self._watch(), "gateway-watchdog")
+        self.background.start()
         track_projections(self, _projections, _log_last_seq)
-        self._spawn(
-            self._every(self.settings.centrality_every_s, self._refresh_centrality), "gateway-centrality"
-        )
-        self._spawn(self._every(self.settings.optimize_every_s, self._optimize), "gateway-optimize")
-        self._spawn(self._every(ACCESS_FLUSH_S, self._record_accesses), "gateway-accesses")
         log.info("gateway_started", port=self.port, projection_seq=self.live.seq)
         return self
-
-    def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
-        self._tasks.append(asyncio.create_task(work, name=name))
-
-    async def _watch(self) -> None:
-        while True:
-            try:
-                await self.watchdog.check()
-            except Exception:
-                if cancelling():
-                    raise asyncio.CancelledError from None
-                log.exception("watchdog_failed")
-            try:
-                await self.dead_letters.flush()  # poison that could not be parked when it was met
-            except Exception as exc:
-                if cancelling():
-                    raise asyncio.CancelledError from None
-                log.warning("dead_letters_pending", pending=self.dead_letters.pending, error=repr(exc))
-            await asyncio.sleep(self.watchdog.every_s)
-
-    @staticmethod
-    async def _every(seconds: float, work: Callable[[], Awaitable[None]]) -> None:
-        while True:
-            await asyncio.sleep(seconds)
-            try:
-                await work()
-            except Exception:
-                if cancelling():
-                    raise asyncio.CancelledError from None
-                log.exception("background_failed", task=work.__name__)
-
-    async def _refresh_centrality(self) -> None:
-        """Off the query path: PageRank and betweenness recomputed in a worker thread when a graph moved."""
-        refreshed = await asyncio.to_thread(self.code.refresh_centrality)
-        if refreshed:
-            log.info("centrality_refreshed", graphs=refreshed)
-
-    async def _record_accesses(self) -> None:
-        await self.accesses.flush()
-
-    async def _optimize(self) -> None:
-        """Off the query path: Qdrant Edge builds HNSW only when asked (``optimizing``)."""
-        if self.replayer.running or not self.optimizing.due(self.live):
-            return  # a replay swaps in a fold whose HNSW it builds apart: not here too (``indexbuild``)
-        seconds = await self.optimizing.optimize(self.live)
-        log.info("index_optimized", projection_seq=self.live.seq, seconds=round(seconds, 3))
 
     async def replay(self) -> pb.ReplayResponse:
         if self.models.running:
@@ -288,13 +245,12 @@ class GatewayApp:
             await self._health_server.stop(grace=None)
         await self.models.stop()
         await self.replayer.stop()
-        stopped = await asyncio.gather(*(stop_task(t) for t in self._tasks))
+        left = await self.background.stop()
         await self.follower.stop()
         try:
             await asyncio.wait_for(self.accesses.flush(), 2.0)
         except Exception as exc:  # LOG gone at shutdown: those accesses are not recorded
             log.warning("accesses_not_flushed", error=repr(exc))
-        left = [t.get_name() for t, ok in zip(self._tasks, stopped, strict=True) if not ok]
         log.info("gateway_tasks_stopped", left=left)
         async with self.live.lock, self.code_live.lock:
             await asyncio.to_thread(self._flush_and_close)

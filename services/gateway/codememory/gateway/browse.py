@@ -16,7 +16,7 @@ from codememory.gateway.browsing import MemoryQuery, list_memories, list_session
 from codememory.gateway.convert import memory_message
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.logpages import TenantLog
-from codememory.gateway.rpc import rpc
+from codememory.gateway.rpccall import rpc
 from codememory.v1 import browse_pb2 as pb
 from codememory.v1 import browse_pb2_grpc as pb_grpc
 from codememory.vectorstore import VectorIndex

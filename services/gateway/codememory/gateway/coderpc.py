@@ -36,7 +36,7 @@ from codememory.gateway.codeconvert import (
 )
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.errors import InvalidArgument
-from codememory.gateway.rpc import rpc
+from codememory.gateway.rpccall import rpc
 from codememory.review import Limits, Review, review
 from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import code_pb2_grpc as cpb_grpc

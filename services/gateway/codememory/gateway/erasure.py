@@ -53,7 +53,7 @@ from codememory.events import (
 from codememory.events.codec import installed_sealer
 from codememory.gateway.callers import require_admin
 from codememory.gateway.errors import InvalidArgument, NotReady
-from codememory.gateway.rpc import rpc
+from codememory.gateway.rpccall import rpc
 from codememory.gateway.settings import GatewaySettings
 from codememory.memory import point_id
 from codememory.sealing import ErasePlan, Scope, Sealer, companion_leaves, derived, destroy, late, plan

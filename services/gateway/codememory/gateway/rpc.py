@@ -1,25 +1,21 @@
-"""The gRPC servicer: thin methods over ``GatewayCore``; errors become status codes here and only here.
+"""The memory service's gRPC servicer: thin methods over ``GatewayCore``, one per RPC of memory.proto.
 
-Each call resolves the caller's tenant from its bearer token, binds request context for the logs, and
-maps the gateway's typed errors to status codes (never a bare exception to the client).
+Each method turns its request into the core's arguments and the core's answer into a reply; what
+every call does around that (the caller's tenant, the logs' context, the deadline, typed errors as
+status codes) is ``rpccall.rpc``'s, shared with the other servicers.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
 
 import grpc
 import msgspec
 import structlog
 
-from codememory.codegraph import GraphError, InvalidQueryError, UnknownNodeError
-from codememory.codesearch import CodeSearchError, InvalidCodeInputError
 from codememory.gateway.callers import is_admin, require_admin, tenant_of
 from codememory.gateway.clamps import clamp_importance, clamp_memory
 from codememory.gateway.codeintake import shared_intake
@@ -34,69 +30,16 @@ from codememory.gateway.convert import (
     recall_query,
 )
 from codememory.gateway.core import GatewayCore
-from codememory.gateway.errors import (
-    GatewayError,
-    InvalidArgument,
-    NotFound,
-    NotReady,
-    PermissionDenied,
-    Unauthenticated,
-)
+from codememory.gateway.errors import PermissionDenied, Unauthenticated
 from codememory.gateway.importing import WORKERS_AFTER, ImportRun
+from codememory.gateway.rpccall import TRANSLATED, rpc, status_of
 from codememory.gateway.status import StatusSource
 from codememory.recall import RecallHit
 from codememory.recall.codeaware import CodeAwareHit
-from codememory.review import InvalidDiffError, ReviewError
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc as pb_grpc
 
 log = structlog.get_logger(__name__)
-R = TypeVar("R")
-
-_CODES: Mapping[type[Exception], grpc.StatusCode] = {
-    Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
-    PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
-    InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
-    NotFound: grpc.StatusCode.NOT_FOUND,
-    NotReady: grpc.StatusCode.UNAVAILABLE,
-    UnknownNodeError: grpc.StatusCode.NOT_FOUND,
-    InvalidQueryError: grpc.StatusCode.INVALID_ARGUMENT,
-    InvalidCodeInputError: grpc.StatusCode.INVALID_ARGUMENT,
-    InvalidDiffError: grpc.StatusCode.INVALID_ARGUMENT,
-}
-_TRANSLATED = (GatewayError, GraphError, CodeSearchError, ReviewError)
-
-
-def status_of(exc: Exception) -> grpc.StatusCode:
-    """The status code of a typed error: the nearest class in its MRO that has one; else INTERNAL."""
-    for cls in type(exc).__mro__:
-        if cls in _CODES:
-            return _CODES[cls]
-    return grpc.StatusCode.INTERNAL
-
-
-def rpc(method: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
-    @functools.wraps(method)
-    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
-        structlog.contextvars.bind_contextvars(rpc=method.__name__, request_id=str(uuid.uuid4()))
-        try:
-            tenant = tenant_of(context, self.tokens)
-            structlog.contextvars.bind_contextvars(tenant=tenant)
-            remaining = context.time_remaining()  # honour the caller's deadline on the server side too
-            return await asyncio.wait_for(method(self, tenant, request, context), remaining)
-        except _TRANSLATED as exc:
-            await context.abort(status_of(exc), str(exc))
-        except TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded")
-        except Exception:
-            log.exception("rpc_failed")
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
-        finally:
-            structlog.contextvars.unbind_contextvars("rpc", "request_id", "tenant")
-        raise AssertionError("unreachable: abort raises")
-
-    return wrapper
-
 
 REPLAY_PROGRESS_S = 0.25  # between ReplayWatch's progress messages
 IMPORT_WAIT_S = 600.0  # for the projection after the last batch, when the caller set no deadline
@@ -261,7 +204,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             yield pb.ReplayProgress(phase=phase, seq=seq, until=until)
         try:
             result = task.result()
-        except _TRANSLATED as exc:
+        except TRANSLATED as exc:
             await context.abort(status_of(exc), str(exc))
             return
         except Exception:

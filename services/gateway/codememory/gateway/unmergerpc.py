@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import grpc
 
 from codememory.gateway.core import GatewayCore
-from codememory.gateway.rpc import rpc
+from codememory.gateway.rpccall import rpc
 from codememory.v1 import consolidation_pb2 as cpb
 from codememory.v1 import consolidation_pb2_grpc as cpb_grpc
 
