@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Sequence
 
-from faststream.nats import NatsRouter
+from durablerun import running  # type: ignore[import-not-found]
 from nats.aio.client import Client
 from nats.js.api import StreamConfig
 
 from codememory.bus import (
     ACK,
-    BatchHandler,
     Delivery,
     Outcome,
     Poison,
@@ -26,9 +24,6 @@ from codememory.bus import (
     dead_letters,
     redrive,
 )
-from codememory.bus.app import BrokerJetStream, service_app, service_broker
-from codememory.bus.durable import DurableSettings, subscribe_durable
-from codememory.bus.streams import StreamSettings
 from codememory.runtime.natsd import NatsServer
 from codememory.topology import Consumer, Service
 
@@ -40,26 +35,6 @@ async def _service(nc: Client) -> Service:
     return Service(
         name=name, consumers=(Consumer(stream=stream, durable=name, filter_subject=f"{stream}.>"),)
     )
-
-
-@asynccontextmanager
-async def running(
-    server: NatsServer, service: Service, handler: BatchHandler, *, max_deliver: int = 3, batch: int = 16
-) -> AsyncIterator[None]:
-    durable = DurableSettings(batch=batch, max_deliver=max_deliver, fetch_timeout_s=0.2)
-
-    def make_router(jetstream: BrokerJetStream) -> NatsRouter:
-        router = NatsRouter()
-        subscribe_durable(router, service, durable, lambda js: handler, jetstream=jetstream)
-        return router
-
-    broker = service_broker(server.url, service.name)
-    app = service_app([service], broker, [make_router], streams=StreamSettings(), durable=durable, title="t")
-    await app.start()
-    try:
-        yield
-    finally:
-        await app.stop()
 
 
 async def until(condition: Callable[[], bool], timeout: float = 15.0) -> None:

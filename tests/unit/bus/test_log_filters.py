@@ -19,16 +19,14 @@ from typing import Any
 
 import nats
 import pytest
-from faststream.nats import NatsRouter
+from durablerun import running  # type: ignore[import-not-found]
 from nats.js.client import JetStreamContext
 
 from codememory import subjects
 from codememory.bus import ACK, Delivery, JetStreamEventLog, Outcome, ensure_streams
-from codememory.bus.app import BrokerJetStream, service_app, service_broker
-from codememory.bus.durable import DurableSettings, subscribe_durable
 from codememory.bus.follower import Follower, last_on
 from codememory.bus.logbatches import follow
-from codememory.bus.streams import LOG, StreamSettings
+from codememory.bus.streams import LOG
 from codememory.consolidate.view import ConsolidationView
 from codememory.events import (
     CommitRecorded,
@@ -198,23 +196,11 @@ class Recording:
 
 async def _consume(server: NatsServer, service: Service, until: Callable[[Recording], bool]) -> Recording:
     handler = Recording()
-    durable = DurableSettings(batch=16, fetch_timeout_s=0.2)
-
-    def make_router(jetstream: BrokerJetStream) -> NatsRouter:
-        router = NatsRouter()
-        subscribe_durable(router, service, durable, lambda js: handler, jetstream=jetstream)
-        return router
-
-    broker = service_broker(server.url, service.name)
-    app = service_app([service], broker, [make_router], streams=StreamSettings(), durable=durable, title="t")
-    await app.start()
-    try:
+    async with running(server, service, handler):
         async with asyncio.timeout(15):
             while not until(handler):
                 await asyncio.sleep(0.05)
         await asyncio.sleep(0.5)  # nothing more comes
-    finally:
-        await app.stop()
     return handler
 
 
