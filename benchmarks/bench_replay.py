@@ -39,9 +39,11 @@ from codememory.runtime.natsd import NatsServer
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
 
 
-async def fill_log(log: JetStreamEventLog, memories: int) -> int:
+async def fill_log(log: JetStreamEventLog, memories: int, *, record: bool = False) -> int:
     """``memories`` stored memories, each with a random unit vector, appended to LOG (also used by
-    ``bench_event_path``)."""
+    ``bench_event_path``). ``record``: as the embed service writes it, each vector names its memory's
+    record and holds float32 values (the model's), so a sealer installed in the codec (``seal_log``)
+    seals it too, packed as float32 (``sealed_vector``)."""
     gen = np.random.default_rng(3)
     batch = []
     for i in range(memories):
@@ -53,7 +55,11 @@ async def fill_log(log: JetStreamEventLog, memories: int) -> int:
             new_envelope(MemoryStored(memory_id=mid, text=text), event_id=str(uuid.uuid4()), tenant="bench")
         )
         embedded = MemoryEmbedded(
-            memory_id=mid, model="m", text_digest=text_digest(text), vector=tuple(vector.tolist())
+            memory_id=mid,
+            model="m",
+            text_digest=text_digest(text),
+            vector=tuple((vector.astype(np.float32) if record else vector).tolist()),
+            record=f"m:{mid}" if record else "",
         )
         batch.append(new_envelope(embedded, event_id=str(uuid.uuid4()), tenant="bench"))
         if len(batch) >= 500:
@@ -62,6 +68,18 @@ async def fill_log(log: JetStreamEventLog, memories: int) -> int:
     if batch:
         await log.append(batch)
     return await log.last_seq()
+
+
+def seal_log(keys: Path | None) -> None:
+    """This process seals what it appends to LOG and opens what it reads, with the key store at
+    ``keys`` (a ``FileKeyStore``, as ``codememory up`` makes it under its home); None: no sealing."""
+    from codememory.events.codec import install_sealer
+    from codememory.sealing import SealingSettings, install_sealing
+
+    if keys is None:
+        install_sealer(None)
+    else:
+        install_sealing(SealingSettings(keystore_dir=keys))
 
 
 def _fresh(path: Path) -> MemoryProjection:

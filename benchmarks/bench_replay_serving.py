@@ -16,7 +16,9 @@ LOG, one after the other, each in a process of its own:
 Both rebuilt projections' digests must be equal (the base's shard is digested here afterwards with
 this tree's ``index_digest``; now's by the build child; ``--no-digest`` skips the base's).
 ``--nats-dir`` keeps LOG between runs; ``--serving-only`` stops the now path once it serves (the HNSW
-build abandoned: a shorter locked run at 1M). ``--paths`` picks some of base,head,now.
+build abandoned: a shorter locked run at 1M). ``--paths`` picks some of base,head,now. ``--sealed``: LOG
+filled sealed, as ``codememory up`` writes it (a key per memory in a ``FileKeyStore`` at ``<nats-dir>/keys``;
+the vectors packed float32 inside ``sealed_vector``), and every path opens it with that key store.
 
     .venv/bin/python benchmarks/bench_replay_serving.py --memories 50000 [--base /tmp/replay10k-base]
 """
@@ -53,8 +55,8 @@ PACKAGES = (
 QUERIES = 20
 
 
-async def _fill(url: str, memories: int) -> int:
-    """LOG filled up to ``memories`` pairs (resumed where an earlier run stopped)."""
+async def _fill(url: str, memories: int, sealed: bool) -> int:
+    """LOG filled up to ``memories`` pairs (resumed where an earlier run stopped), sealed or not."""
     from bench_replay import fill_log
 
     nc = await nats.connect(url)
@@ -64,8 +66,10 @@ async def _fill(url: str, memories: int) -> int:
     have = await log.last_seq()
     if have < 2 * memories:
         assert have == 0, f"LOG holds {have} events, not a multiple of this fill: use a fresh --nats-dir"
-        await fill_log(log, memories)
+        await fill_log(log, memories, record=sealed)
     events = await log.last_seq()
+    async for first in log.read_batches(1, until_seq=2, batch=2):  # a stored memory and its vector
+        assert all((b'"cmseal1:' in r.data) == sealed for r in first), f"LOG not sealed={sealed}: --nats-dir"
     await nc.close()
     return events
 
@@ -182,6 +186,10 @@ def _point(i: int) -> str:
 
 def _worker(kind: str, url: str, where: str) -> None:  # head: ``_now`` on the old tree's modules
     run = _base if kind == "base" else _now
+    if keys := os.environ.get("BENCH_KEYS"):  # --sealed: opened as the gateway opens it
+        from bench_replay import seal_log
+
+        seal_log(Path(keys))
     print("RESULT " + json.dumps(asyncio.run(run(url, Path(where)))), flush=True)
 
 
@@ -247,6 +255,7 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print only (while iterating)")
     parser.add_argument("--section", default="bench_replay_serving", help="RESULTS.md section name")
     parser.add_argument("--serving-only", action="store_true", help="now: stop once serving (no HNSW)")
+    parser.add_argument("--sealed", action="store_true", help="LOG sealed, keys at <nats-dir>/keys")
     parser.add_argument("--worker", choices=("base", "head", "now"), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--where", help=argparse.SUPPRESS)
@@ -261,7 +270,12 @@ def main() -> None:
         store = args.nats_dir or Path(tmp) / "nats"
         with NatsServer(store, sync_always=False) as server:
             started = time.perf_counter()
-            events = asyncio.run(_fill(server.url, args.memories))
+            if args.sealed:  # filled here and opened by each path's process with the same key store
+                from bench_replay import seal_log
+
+                os.environ["BENCH_KEYS"] = str(store / "keys")
+                seal_log(store / "keys")
+            events = asyncio.run(_fill(server.url, args.memories, args.sealed))
             print(
                 f"LOG: {events:,} events ({time.perf_counter() - started:.1f}s to fill or find)", flush=True
             )
@@ -332,10 +346,12 @@ def main() -> None:
         "\n".join(rows)
         + "\n\n"
         + "; ".join(notes)
-        + f"; {digest_note}. {args.runs} run(s) each (medians), alternating, same LOG."
+        + f"; {digest_note}. {args.runs} run(s) each (medians), alternating, same LOG"
+        + (", sealed (texts and vectors opened with a `FileKeyStore`)." if args.sealed else ".")
     )
+    title = f"Replay to serving, then the HNSW ({args.memories:,} memories{', sealed' * args.sealed})"
     if not args.no_write:
-        write_section(args.section, f"Replay to serving, then the HNSW ({args.memories:,} memories)", body)
+        write_section(args.section, title, body)
 
 
 if __name__ == "__main__":
