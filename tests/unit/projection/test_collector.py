@@ -53,7 +53,8 @@ def test_a_freeze_made_before_is_kept_and_higher_thresholds_are_not_lowered() ->
     frozen = gc.get_freeze_count()
     with fewer_collections():
         assert gc.get_threshold() == (200_000, 20, 10)
-    assert gc.get_freeze_count() == frozen  # not unfrozen: it was not ours
+    # not unfrozen (that would leave 0): it was not ours; a frozen object freed meanwhile lowers the count
+    assert gc.get_freeze_count() > frozen // 2
     assert gc.get_threshold() == (200_000, 10, 10)
 
 
