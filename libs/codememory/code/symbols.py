@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+import msgspec
 from tree_sitter import Node
 
 from codememory.code.nodes import after_first_line, body_of, first_line, header_start, inside_braces
@@ -139,17 +140,4 @@ def _another(qualname: str, seen: set[str]) -> str:
 
 
 def _with_parent(sym: Symbol, parent: str) -> Symbol:
-    if sym.parent == parent:
-        return sym
-    return Symbol(
-        qualname=sym.qualname,
-        name=sym.name,
-        kind=sym.kind,
-        start_line=sym.start_line,
-        end_line=sym.end_line,
-        parent=parent,
-        signature=sym.signature,
-        docstring=sym.docstring,
-        excerpt=sym.excerpt,
-        digest=sym.digest,
-    )
+    return sym if sym.parent == parent else msgspec.structs.replace(sym, parent=parent)
