@@ -8,6 +8,9 @@ Order: the spooled backlog goes first and this event last, in one pipelined batc
 keeps the order in which events happened. The drain is bounded (``FLUSH_BUDGET_S`` and
 ``FLUSH_MAX_MESSAGES``); what does not fit, this event included, stays in the spool, still in
 order, for the next hook. JetStream dedupes a re-published message by its ``Nats-Msg-Id``.
+When another process (a hook, or ``codememory up``'s flusher) is draining the spool, this event
+must not overtake the backlog it is publishing: the hook waits for the spool a little
+(``SPOOL_WAIT_S``), and if it is still busy, queues its event behind the backlog.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ __all__ = ["FLUSH_BUDGET_S", "FLUSH_MAX_MESSAGES", "connect", "flush_spool", "ru
 
 FLUSH_BUDGET_S = 0.2  # how long a hook may spend draining an old backlog before its own message
 FLUSH_MAX_MESSAGES = 500
+SPOOL_WAIT_S = 0.3  # how long a hook waits for another process draining the spool
 
 
 def run_hook(agent: str, raw: bytes, settings: HookSettings) -> str | None:
@@ -48,20 +52,24 @@ def run_hook(agent: str, raw: bytes, settings: HookSettings) -> str | None:
     with conn:
         handled = False
         if spool.has_pending():
-            flush_deadline = min(deadline, time.monotonic() + FLUSH_BUDGET_S)
             try:
                 result = spool.drain(
                     _sender(conn, deadline),
-                    deadline=flush_deadline,
+                    deadline=min(deadline, time.monotonic() + SPOOL_WAIT_S + FLUSH_BUDGET_S),
                     max_messages=FLUSH_MAX_MESSAGES,
                     tail=[message.to_record()],
+                    lock_wait=min(SPOOL_WAIT_S, _left(deadline)),
                 )
             except OSError as exc:  # an unreadable spool must not cost this event
                 log_line(settings, f"spool drain failed: {exc}")
                 result = None
-            handled = result is not None  # None: another process is draining; publish directly
-            if result is not None and (result.remaining or result.rejected):
-                log_line(settings, f"spool drain: {result!r}")
+            else:
+                if result is None:  # still being drained by another process: queue behind it
+                    _spool(settings, spool, message, "spool busy", lock_timeout=max(_left(deadline), 0.2))
+                    handled = True
+                elif result.remaining or result.rejected:
+                    log_line(settings, f"spool drain: {result!r}")
+            handled = handled or result is not None
         if not handled:
             try:
                 conn.publish(message.subject, message.data, {"Nats-Msg-Id": message.msg_id}, _left(deadline))
@@ -145,9 +153,11 @@ def _left(deadline: float) -> float:
     return max(deadline - time.monotonic(), 0.001)
 
 
-def _spool(settings: HookSettings, spool: Spool, message: HookMessage, reason: str) -> None:
+def _spool(
+    settings: HookSettings, spool: Spool, message: HookMessage, reason: str, lock_timeout: float = 3.0
+) -> None:
     try:
-        stored = spool.append([message.to_record()])
+        stored = spool.append([message.to_record()], lock_timeout=lock_timeout)
     except OSError as exc:
         log_line(settings, f"{reason}; spooling failed too, event lost: {exc}")
         return

@@ -90,15 +90,16 @@ class Spool:
         max_messages: int = 1_000_000,
         batch: int = 64,
         tail: Sequence[Record] = (),
+        lock_wait: float = 0.0,
     ) -> DrainResult | None:
         """Publish spooled lines in order, then ``tail``; keep whatever was not acked, in order.
 
         ``send`` publishes a batch and returns one of OK / RETRY / REJECT per record. Draining
         stops at the first RETRY, at ``deadline`` or after ``max_messages`` spooled lines; the
         unsent rest (tail included, so order holds) stays in the spool. Returns None without
-        doing anything when another process holds the spool.
+        doing anything when another process holds the spool for longer than ``lock_wait`` seconds.
         """
-        lock_fd = self._lock(blocking_for=0.0)
+        lock_fd = self._lock(blocking_for=lock_wait)
         if lock_fd < 0:
             return None
         try:

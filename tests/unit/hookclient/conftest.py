@@ -63,6 +63,8 @@ class HookKit:
     async def stream_messages(js: JetStreamContext) -> list[tuple[str, dict[str, str], dict[str, Any]]]:
         """(subject, headers, body) of every message in HOOKS, in stream order."""
         info = await js.stream_info("HOOKS")
+        if not info.state.messages:
+            return []
         out = []
         for seq in range(info.state.first_seq, info.state.last_seq + 1):
             msg = await js.get_msg("HOOKS", seq)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import os
 import re
 import socket
 import time
@@ -182,11 +184,51 @@ async def test_concurrent_hooks_with_a_backlog_lose_and_double_nothing(
     env = kit.env(tmp_path / "home", hook_server.url)
     procs = [asyncio.to_thread(kit.run_process, "claude", stop_event(100 + n), env) for n in range(6)]
     assert all(p.returncode == 0 for p in await asyncio.gather(*procs))
-    assert flush_spool(down.replace(nats_url=hook_server.url)) == 0  # nothing left to flush
+    flush_spool(down.replace(nats_url=hook_server.url))  # a hook that found the spool busy queued
     numbers = [body["payload"]["n"] for _s, _h, body in await kit.stream_messages(js)]
     assert sorted(numbers) == list(range(20)) + list(range(100, 106))
-    backlog = [n for n in numbers if n < 100]
-    assert backlog == sorted(backlog)
+    assert numbers[:20] == list(range(20))  # no hook overtook the backlog
+    assert spooled(down) == []
+
+
+def _hold_spool(settings: HookSettings) -> int:
+    """Take the spool's lock as another draining process would; close the fd to release it."""
+    fd = os.open(settings.spool_path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+async def test_a_hook_waits_for_a_short_drain_and_publishes_after_the_backlog(
+    settings: HookSettings, js_client: Streams, kit: Any
+) -> None:
+    _nc, js = js_client
+    for n in range(3):
+        run_hook("claude", stop_event(n), settings.replace(nats_url=None))
+    held = _hold_spool(settings)
+    asyncio.get_running_loop().call_later(0.1, os.close, held)
+    await asyncio.to_thread(run_hook, "claude", stop_event(3), settings)
+    assert [body["payload"]["n"] for _s, _h, body in await kit.stream_messages(js)] == [0, 1, 2, 3]
+    assert spooled(settings) == []
+
+
+async def test_a_hook_queues_behind_a_drain_that_holds_the_spool(
+    settings: HookSettings, js_client: Streams, kit: Any
+) -> None:
+    _nc, js = js_client
+    for n in range(3):
+        run_hook("claude", stop_event(n), settings.replace(nats_url=None))
+    held = _hold_spool(settings)
+    try:
+        started = time.monotonic()
+        await asyncio.to_thread(run_hook, "claude", stop_event(3), settings)
+        waited = time.monotonic() - started
+    finally:
+        os.close(held)
+    assert await kit.stream_messages(js) == []  # nothing overtook the backlog
+    assert [r["message"]["payload"]["n"] for r in spooled(settings)] == [0, 1, 2, 3]
+    assert waited < settings.hook_timeout_s + 0.5
+    assert await asyncio.to_thread(flush_spool, settings) == 4
+    assert [body["payload"]["n"] for _s, _h, body in await kit.stream_messages(js)] == [0, 1, 2, 3]
 
 
 async def test_flush_spool_for_codememory_up(settings: HookSettings, js_client: Streams, kit: Any) -> None:
