@@ -6,8 +6,8 @@ LOG, one after the other, each in a process of its own:
 
 - base: the tree at ``--base`` (``git worktree add /tmp/replay10k-base 465e381``) on ``PYTHONPATH``:
   ``rebuild_memory`` as it was (fold, then the HNSW built before the swap), fold and HNSW timed apart;
-- head: ``Replayer`` of the tree at ``--base`` (its ``_now`` path run on the old tree: e.g. main's HEAD,
-  whose code projection read LOG after the memory one), labelled ``--base-label``;
+- head: ``Replayer`` of the tree at ``--base`` (its ``_now`` path run on the old tree's modules: e.g. main's
+  HEAD, to compare a change with), labelled ``--base-label``;
 - now: this tree's ``Replayer`` as the gateway runs it (``serve_first``): the fold swapped in unindexed
   (recall scans exactly), the HNSW built by a child on a copy and swapped in after (``indexbuild``).
   While it builds, dense searches (a stored vector plus noise, the tenant filter) are timed on the
@@ -225,7 +225,7 @@ def _rows(r: dict[str, dict[str, float]], events: int, label: str) -> list[str]:
     if "head" in r:
         h = r["head"]
         rows.append(
-            f"| {label}: `Replayer`, code projection's fold reading LOG after the memory one | {events:,} "
+            f"| {label}: its `Replayer`, as that tree runs it | {events:,} "
             f"| {h['fold_s']:.2f} | {events / h['fold_s']:,.0f} | {cell(h['memory_s'])} "
             f"| {cell(h['serving_s'])} | {cell(h.get('index_s', 0.0))} |"
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
@@ -154,7 +154,7 @@ def _batch_headers(envelope: Envelope, batch: str, number: int) -> dict[str, str
 
 async def follow(
     js: JetStreamContext, from_seq: int, *, batch: int = 1024, filters: Sequence[str] = (subjects.LOG_ALL,)
-) -> AsyncIterator[list[LogRecord]]:
+) -> AsyncGenerator[list[LogRecord], None]:
     """Tail LOG forever from ``from_seq`` in lists of up to ``batch``, the events on ``filters`` only
     (``logbatches.follow``)."""
     async for records in follow_batches(js, from_seq, batch=batch, filters=filters):

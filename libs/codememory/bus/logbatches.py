@@ -17,7 +17,7 @@ nothing else.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig, DeliverPolicy
@@ -49,7 +49,7 @@ async def read_batches(
     batch: int = 5000,
     ahead: int = 4,
     idle_s: float = 10.0,
-) -> AsyncIterator[list[LogRecord]]:
+) -> AsyncGenerator[list[LogRecord], None]:
     """LOG from ``from_seq`` to ``until_seq`` (inclusive) in order, in lists of up to ``batch``.
 
     Raises ``TimeoutError`` when nothing arrives for ``idle_s`` before ``until_seq`` was reached.
@@ -127,7 +127,7 @@ async def follow(
     batch: int = 1024,
     ahead: int = 4,
     filters: Sequence[str] = (subjects.LOG_ALL,),
-) -> AsyncIterator[list[LogRecord]]:
+) -> AsyncGenerator[list[LogRecord], None]:
     """Tail LOG forever from ``from_seq``, yielding what has arrived in lists of up to ``batch`` (a
     bulk import folds 1,024 events per index flush; a lone event is yielded at once); at most
     ``ahead`` batches wait unread before the server is held back. Only the events on ``filters``."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import nats
 import pytest
@@ -49,7 +50,12 @@ async def test_a_large_append_is_atomic_batches_and_a_retry_stores_nothing_twice
     log = JetStreamEventLog(js)
     each: list[int] = []
     real_each = log._append_each
-    monkeypatch.setattr(log, "_append_each", lambda e, d: (each.append(len(e)), real_each(e, d))[1])
+
+    def counted(envelopes: Any, encoded: Any) -> Any:
+        each.append(len(envelopes))
+        return real_each(envelopes, encoded)
+
+    monkeypatch.setattr(log, "_append_each", counted)
     monkeypatch.setattr(eventlog_module, "ATOMIC_MAX", 120)
     envelopes = _envelopes(300)
     appended = await log.append(envelopes)

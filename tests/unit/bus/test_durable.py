@@ -49,7 +49,7 @@ async def letters(nc: Client, service: str) -> list[tuple[bytes, str]]:
 
 async def settled(nc: Client, service: Service) -> bool:
     info = await nc.jetstream().consumer_info(service.consumers[0].stream, service.name)
-    return info.num_pending == 0 and info.num_ack_pending == 0
+    return bool(info.num_pending == 0 and info.num_ack_pending == 0)
 
 
 async def test_poison_goes_to_the_dlq_with_its_reason_and_the_rest_is_acked(
