@@ -10,4 +10,5 @@ echo "== AsyncAPI"; bash scripts/gen_asyncapi.sh --check
 echo "== ruff"; .venv/bin/ruff check .; .venv/bin/ruff format --check .
 echo "== mypy"; .venv/bin/mypy libs/codememory apps/codememory services
 # Two workers, each taking whole files (an e2e module's stack is module-scoped); CM_TEST_WORKERS=0 runs serially.
-echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider -n "${CM_TEST_WORKERS:-2}" --dist loadfile "$@"
+# The slowest 25 are listed: the suite should stay under 15 minutes.
+echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider -n "${CM_TEST_WORKERS:-2}" --dist loadfile --durations=25 "$@"
