@@ -56,7 +56,7 @@ class Centrality:
         """Recompute when the graph changed since the last snapshot; True when it did."""
         graph = self._graph
         with graph.lock:
-            version = graph.version
+            version = graph.code_version  # memories and commits never move what is ranked here
             if version == self.snapshot.version:
                 return False
             keys: list[Key] = []

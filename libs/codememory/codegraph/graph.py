@@ -56,10 +56,13 @@ class CodeGraph(GraphStore):
             case MemoryEmbedded():  # half of a memory's events: no memory and no code, only the position
                 pass
             case SymbolsExtracted():
+                self.code_version += 1
                 fold_code.apply_symbols(self, event, at, seq)
             case FileDeleted():
+                self.code_version += 1
                 fold_code.apply_deleted(self, event, at, seq)
-            case CommitRecorded():
+            case CommitRecorded():  # files a commit touched are made, renamed or deleted
+                self.code_version += 1
                 fold_history.apply_commit(self, event)
                 fold_memory.apply_memory(self, envelope, seq)  # its message is a memory too
             case MemoryForgotten():

@@ -60,7 +60,10 @@ class GraphStore:
         self.early_history: dict[tuple[str, str], list[tuple[float, str]]] = {}
         self.forgotten: set[str] = set()
         self.last_seq = 0
-        self.version = 0  # bumped by every applied event: centrality refreshes when it moved
+        self.version = 0  # bumped by every applied event
+        # bumped only by the events that change files, symbols and the edges between them (code facts):
+        # centrality ranks those alone, so a stream of memories never makes it recompute
+        self.code_version = 0
         self.mention_waiters: dict[str, set[str]] = {}  # token -> memory ids waiting for it to appear
         self.basenames: dict[str, set[tuple[str, str]]] = {}  # file name -> (repo, path)
         self.writes = 0  # odd while the fold writes: an optimistic reader checks it before and after

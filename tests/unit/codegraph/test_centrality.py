@@ -4,6 +4,7 @@ import rustworkx as rx
 from graphfeed import Feed, sym
 
 from codememory.codegraph.centrality import Centrality, sampled_betweenness
+from codememory.events import FileChange
 
 
 def test_pagerank_favours_what_is_depended_on_and_refresh_only_when_dirty(shop_feed: Feed) -> None:
@@ -23,6 +24,24 @@ def test_pagerank_favours_what_is_depended_on_and_refresh_only_when_dirty(shop_f
     shop_feed.file("x.py", "x", [sym("x.y")])
     assert centrality.refresh_if_dirty() is True
     assert centrality.snapshot is not snapshot and snapshot.version < centrality.snapshot.version
+
+
+def test_memories_never_make_it_recompute_but_code_and_history_do(shop_feed: Feed) -> None:
+    """A stream of memories (every hook event is one) must not cost a recompute of a large code graph."""
+    centrality = Centrality(shop_feed.graph)
+    assert centrality.refresh_if_dirty() is True
+    before = shop_feed.graph.version
+    for n in range(20):
+        shop_feed.memory(f"m{n}", f"pkg.models.helper is slow, see pkg/models.py ({n})", at=100.0 + n)
+    shop_feed.forget("m3")
+    assert shop_feed.graph.version > before  # the graph moved ...
+    assert centrality.refresh_if_dirty() is False  # ... but nothing centrality ranks did
+    shop_feed.commit("c1", 1.0, [FileChange(path="pkg/new.py", status="added")])
+    assert centrality.refresh_if_dirty() is True
+    assert ("file", "acme/shop", "pkg/new.py") in centrality.snapshot.pagerank
+    shop_feed.delete("pkg/new.py")
+    assert centrality.refresh_if_dirty() is True
+    assert ("file", "acme/shop", "pkg/new.py") not in centrality.snapshot.pagerank
 
 
 def test_sampled_betweenness_matches_exact_when_every_source_is_sampled() -> None:
