@@ -19,7 +19,9 @@ limit 10, repo set):
 - duplicates: how many of the fact's memories (restatements, the canonical memory they were merged
   into, insights drawn from them) are in the top 10, whether the first of them is the canonical one
   (``restated`` > 1 or the id they were merged into), and whether each similar-but-unrelated memory
-  is active and in the top 5.
+  is active and in the top 5. By claim as well: a fact may make several statements (claims, annotated
+  in ``consolidation_data.py``) and only restatements of one claim are duplicates, so the same top 10
+  is counted per claim (``claims_in_top``): at most 2 of one claim, and how many claims show.
 
 Configurations: ``bm25`` (lexical weight only), ``dense`` (dense weight only), ``hybrid`` (the
 defaults) before and after ``MemoryService.Consolidate``; when the server answers UNIMPLEMENTED (or
@@ -39,7 +41,8 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -385,43 +388,87 @@ class Duplicates:
     similar_inactive: Counter[str] = field(default_factory=Counter)
     merged: Counter[str] = field(default_factory=Counter)  # restatements no longer active (merged)
     restatements: Counter[str] = field(default_factory=Counter)
+    claim_at_most: Counter[str] = field(default_factory=Counter)  # every claim at most 2 in the top 10
+    claims_shown: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))  # claims in top 10
+    claims_per_fact: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     worst: list[str] = field(default_factory=list)
     similar_lost: list[str] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # per question, for --details
 
 
-def canonical_ids(stack: Stack, view: View, fact: dict[str, Any]) -> set[str]:
-    """The canonical memories of a fact: restatements with ``restated`` > 1, and what they were merged into
-    (from History, or from recall with history when History is not served)."""
-    out = {i for i in fact["restatements"] if i in view.active and view.active[i].restated > 1}
+def merged_sources(stack: Stack, view: View, fact: dict[str, Any]) -> dict[str, set[str]]:
+    """What the fact's restatements were merged into, and which of them each target took in (from History,
+    or from recall with history when History is not served)."""
+    out: dict[str, set[str]] = defaultdict(set)
     for memory_id in fact["restatements"]:
         if memory_id in view.active:
             continue
         found = view.memory(stack, memory_id)
         if found is not None and found.merged_into:
-            out.add(found.merged_into)
+            out[found.merged_into].add(memory_id)
     if view.history is False:
         ids = set(fact["restatements"])
         for question in fact["questions"]:
             for m in recall(stack, view, question, fact["repo"], history=True, limit=100):
                 if m.id in ids and m.merged_into:
-                    out.add(m.merged_into)
-    return out
+                    out[m.merged_into].add(m.id)
+    return dict(out)
+
+
+def canonical_ids(
+    stack: Stack, view: View, fact: dict[str, Any], merged: dict[str, set[str]] | None = None
+) -> set[str]:
+    """The canonical memories of a fact: restatements with ``restated`` > 1, and what they were merged
+    into (``merged_sources``)."""
+    out = {i for i in fact["restatements"] if i in view.active and view.active[i].restated > 1}
+    return out | set(merged if merged is not None else merged_sources(stack, view, fact))
+
+
+def evidence_of(memory: pb.Memory) -> set[str]:
+    return set(memory.metadata.get("evidence", "").split(",")) - {""}
+
+
+def claims_in_top(
+    hits: Sequence[str],
+    claims: Mapping[str, int],
+    merged: Mapping[str, AbstractSet[str]],
+    evidence: Mapping[str, AbstractSet[str]],
+) -> Counter[int]:
+    """How many of the fact's memories in the top 10 (``hits``, ids) make each of its claims. A
+    restatement makes its own claim (``claims``: restatement id to claim); a memory restatements were
+    merged into makes theirs too (``merged``: target id to the restatements it took in); an insight
+    makes the claims of the memories it was drawn from (``evidence``: id to evidence ids, each counted as
+    a restatement or a merge target, one level deep). A memory counts once for each claim it makes, so a
+    canonical memory that took in two claims fills one place in each."""
+
+    def own(memory_id: str) -> set[int]:
+        out = {claims[i] for i in merged.get(memory_id, ()) if i in claims}
+        return out | ({claims[memory_id]} if memory_id in claims else set())
+
+    counts: Counter[int] = Counter()
+    for memory_id in hits:
+        made = own(memory_id)
+        for source in evidence.get(memory_id, ()):
+            made |= own(source)
+        counts.update(made)
+    return counts
 
 
 def of_fact(memory: pb.Memory, mine: set[str]) -> bool:
     """One of the fact's memories: a restatement, its canonical memory, or an insight drawn from them
     (its ``evidence``: a convention lesson repeats the canonical wording)."""
-    evidence = set(memory.metadata.get("evidence", "").split(",")) - {""}
-    return memory.id in mine or bool(evidence & mine)
+    return memory.id in mine or bool(evidence_of(memory) & mine)
 
 
 def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplicates:
     out = Duplicates()
     for fact in data["facts"]:
         split = fact.get("split", "dev")
-        canonical = canonical_ids(stack, view, fact)
+        merged = merged_sources(stack, view, fact)
+        canonical = canonical_ids(stack, view, fact, merged)
         mine = set(fact["restatements"]) | canonical
+        claims: dict[str, int] = fact.get("claims", {})
+        out.claims_per_fact[split].append(len(set(claims.values())))
         out.restatements[split] += len(fact["restatements"])
         out.merged[split] += sum(i not in view.active for i in fact["restatements"])
         for question in fact["questions"]:
@@ -433,6 +480,11 @@ def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplic
             out.at_most[split] += len(hits) <= TARGET_RESTATED
             first = bool(hits) and (hits[0].id in canonical or hits[0].restated > 1)
             out.canonical_first[split] += first
+            by_claim = claims_in_top(
+                [h.id for h in hits], claims, merged, {h.id: evidence_of(h) for h in hits}
+            )
+            out.claim_at_most[split] += max(by_claim.values(), default=0) <= TARGET_RESTATED
+            out.claims_shown[split].append(len(by_claim))
             out.records.append(
                 {
                     "fact": fact["id"],
@@ -442,12 +494,16 @@ def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplic
                     "hits": [h.id for h in hits],
                     "first": hits[0].id if hits else None,
                     "canonical": sorted(canonical),
+                    "by_claim": {str(claim): n for claim, n in sorted(by_claim.items())},
+                    "at_most_per_claim": max(by_claim.values(), default=0) <= TARGET_RESTATED,
+                    "merged_into": {target: sorted(ids) for target, ids in sorted(merged.items())},
                     "top10": [
                         {
                             "id": m.id,
                             "type": m.type,
                             "restated": m.restated,
                             "fact": of_fact(m, mine),
+                            "claim": claims.get(m.id),
                             "text": m.text[:120],
                         }
                         for m in top
@@ -503,15 +559,18 @@ def sup_rows(name: str, result: Supersession | str) -> list[str]:
 
 def dup_rows(name: str, result: Duplicates | str, *, after: bool) -> list[str]:
     if isinstance(result, str):
-        return [f"| {name} | {split} | {result} | | | | |" for split in SPLITS]
+        return [f"| {name} | {split} | {result} | | | | | | |" for split in SPLITS]
     r, rows = result, []
     for s in (s for s in SPLITS if r.questions[s]):  # a skipped split has no questions
         counts = r.counts.get(s, [])
         mean = sum(counts) / len(counts) if counts else 0.0
         first = pct(r.canonical_first[s], r.questions[s]) if after else "– (nothing merged yet)"
+        shown = r.claims_shown.get(s, [])
+        claims = sum(shown) / len(shown) if shown else 0.0
         rows.append(
             f"| {name} | {s} | {pct(r.found[s], r.questions[s])} | {mean:.1f} / {max(counts, default=0)} "
-            f"| {pct(r.at_most[s], r.questions[s])} | {first} | {pct(r.similar_ok[s], r.similar[s])} |"
+            f"| {pct(r.at_most[s], r.questions[s])} | {pct(r.claim_at_most[s], r.questions[s])} "
+            f"| {claims:.1f} | {first} | {pct(r.similar_ok[s], r.similar[s])} |"
         )
     return rows
 
@@ -641,6 +700,16 @@ def states_by_role(stack: Stack, view: View, memories: list[dict[str, Any]]) -> 
     )
 
 
+def claims_per_fact(runs: list[Run], split: str) -> str:
+    """The mean number of claims a fact of ``split`` makes among its restatements (from the first run that
+    measured duplicates)."""
+    for run in runs:
+        if isinstance(run.dup, Duplicates) and run.dup.claims_per_fact.get(split):
+            n = run.dup.claims_per_fact[split]
+            return f"{sum(n) / len(n):.1f}"
+    return "–"
+
+
 def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: bool) -> str:
     n_rules = {s: sum(r["split"] == s for r in sup["rules"]) for s in SPLITS}
     n_near = {s: sum(r["split"] == s for r in sup["near_misses"]) for s in SPLITS}
@@ -682,8 +751,9 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
         f"{TARGET_TOP5:.0%}. Above: the amendment is in the top 10 and the decision is below it or absent.",
         "",
         "| configuration | split | fact in top 10 | fact's memories in top 10 (mean / max) | at most 2 "
-        "| canonical first | similar memories active and in top 5 |",
-        "|---|---|---|---|---|---|---|",
+        "| at most 2 of one claim | claims of the fact in top 10, mean | canonical first "
+        "| similar memories active and in top 5 |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for run in runs:
         lines += dup_rows(run.name, run.dup, after=run.after)
@@ -691,7 +761,12 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
         "",
         f"Target: at most {TARGET_RESTATED} of a fact's memories in the top 10 for a question about it, the "
         "canonical memory (`restated` > 1, or the one restatements were merged into) first; no similar "
-        "memory lost.",
+        "memory lost. By claim: a fact's memories in the top 10 grouped by the statement they make (claims "
+        "annotated in `consolidation_data.py`; a canonical memory counts for the claims of the restatements "
+        "merged into it, an insight for those of its evidence, each once); at most 2 of one claim = every "
+        "claim at most 2. Claims per fact (among its restatements): "
+        + ", ".join(f"{s} {claims_per_fact(runs, s)}" for s in SPLITS if n_facts[s])
+        + ".",
         "",
     ]
     for run in runs:

@@ -12,7 +12,10 @@ Everything here was written for this benchmark (no copied text). ``build()`` lay
   observations about other work in the repo).
 - **duplicates** (``data/duplicates.json``): facts restated 5 to 25 times across sessions (as prompts,
   notes and tool observations), with questions about each, and "similar but unrelated" memories that a
-  merge must not swallow, each with its own question.
+  merge must not swallow, each with its own question. A fact is a topic that may make several
+  statements; each of its sentences and observations is annotated with the claim (statement) it makes
+  (``Fact.claims``, guideline above ``Fact``), and each fact in the JSON maps its restatements to their
+  claims, so duplicates can be counted per statement as well as per fact.
 
 Splits: the first half of each repo's rules and near-misses are ``dev`` (thresholds may be tuned on
 them), the rest ``heldout``. The duplicate facts in ``FACTS`` are ``dev`` (read while tuning); those in
@@ -803,6 +806,26 @@ NEAR_MISSES: tuple[NearMiss, ...] = (
 # --------------------------------------------------------------------------------------------------
 
 
+# Claims: which of a fact's sentences say the same thing. A fact is a topic; its ``stated`` sentences
+# and ``observed`` outputs may make several statements under it, and only restatements of one statement
+# are duplicates (issue 11: "memories that state the same thing ... become one canonical memory").
+# ``claims[i]`` numbers the statement ``stated[i]`` makes, ``observed_claims[j]`` the one ``observed[j]``
+# shows (0, 1, ... within the fact). Annotate by meaning alone, as a careful reader of the team's
+# conventions would, never by what the system under test does:
+#
+# - one claim: rewordings, and the same rule said more or less fully: with how it is done (the command,
+#   helper, path or URL), a short why, or what enforces it. "we use ruff not flake8", "lint with ruff",
+#   "we lint with `ruff check .`, flake8 isn't installed" are one claim.
+# - a claim of its own: a sentence whose point is a different rule, value, reason or consequence, which a
+#   reader who kept only the other sentence would not know. "never update stock_level directly, go
+#   through reserve()" and "reservations expire after 20 minutes if the order isn't paid" are two.
+# - when unsure, ask "would keeping only one of these lose something I was told?": yes, two claims; say
+#   so in a comment at the fact. Two sentences that each add a different point to a shared rule are two
+#   claims; a sentence saying only the shared rule goes with the first of them, a sentence saying two
+#   claims in full with the one it states first. A tool output belongs to the claim it shows; one that
+#   shows none exactly (a bare test run) is a claim of its own.
+
+
 @dataclass(frozen=True)
 class Fact:
     repo: str
@@ -811,6 +834,8 @@ class Fact:
     stated: tuple[str, ...]  # how a user says it (prompts and notes)
     observed: tuple[str, ...]  # tool observations that show it
     questions: tuple[str, ...]
+    claims: tuple[int, ...] = ()  # per ``stated`` sentence: the claim it makes (empty: not annotated)
+    observed_claims: tuple[int, ...] = ()  # per ``observed`` output: the claim it shows
 
 
 @dataclass(frozen=True)
@@ -846,6 +871,9 @@ FACTS: tuple[Fact, ...] = (
             "  - id: ruff",
         ),
         ("Which linter does platform-api use?", "Should I add a flake8 config?"),
+        # 'before you push' (3) and 'no flake8 noqa comments' (8) follow from the rule: one claim
+        claims=(0, 0, 0, 0, 0, 0, 0, 0, 0),
+        observed_claims=(0, 0, 0, 0, 0),
     ),
     Fact(
         "platform-api",
@@ -865,6 +893,9 @@ FACTS: tuple[Fact, ...] = (
             "Bash: pytest -n auto tests/\ncreated: 2/2 workers\n1236 passed, 4 skipped in 63.1s",
         ),
         ("How do I run the test suite?",),
+        # `make test` (1) is the same command under another name
+        claims=(0, 0, 0, 0, 0, 0),
+        observed_claims=(0, 0, 0),
     ),
     Fact(
         "platform-api",
@@ -879,6 +910,10 @@ FACTS: tuple[Fact, ...] = (
         ),
         ("Read app/models/base.py\ncreated_at = Column(DateTime(timezone=True), default=utcnow)  # UTC",),
         ("Which timezone are timestamps stored in?",),
+        # 0: UTC in storage, converted only in the UI (0, 4); 1: stored timezone-aware (1, 3: now(UTC)), each
+        # says what the other does not; 2 says only UTC in storage (both say it): the first claim
+        claims=(0, 1, 0, 1, 0),
+        observed_claims=(1,),
     ),
     Fact(
         "platform-api",
@@ -892,6 +927,10 @@ FACTS: tuple[Fact, ...] = (
         ),
         ("Read docs/migrations.md\nEach PR adds at most one alembic revision. Never edit merged ones.",),
         ("How do we handle database schema migrations?", "Can I edit an existing migration?"),
+        # 0: one revision per PR; 1: never edit a merged one; 0 says both (its first: one per PR), so does the
+        # observation
+        claims=(0, 1, 0, 1),
+        observed_claims=(0,),
     ),
     Fact(
         "platform-api",
@@ -905,6 +944,8 @@ FACTS: tuple[Fact, ...] = (
         ),
         ("Bash: doppler run -- make dev\nInjected 23 secrets from project platform-api (config dev)",),
         ("Where do local secrets come from?",),
+        claims=(0, 0, 0, 0),
+        observed_claims=(0,),
     ),
     Fact(
         "checkout-web",
@@ -930,6 +971,9 @@ FACTS: tuple[Fact, ...] = (
             "Read README.md\n## Setup\nInstall with `pnpm install` (npm and yarn are not supported).",
         ),
         ("Which package manager does checkout-web use?", "How do I install the dependencies?"),
+        # the lockfile, the scripts and 'npm messes up the lockfile' are the pnpm rule said more fully
+        claims=(0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        observed_claims=(0, 0, 0, 0, 0),
     ),
     Fact(
         "checkout-web",
@@ -949,6 +993,10 @@ FACTS: tuple[Fact, ...] = (
             "Read commitlint.config.js\nmodule.exports = { extends: ['@commitlint/config-conventional'] }",
         ),
         ("How should commit messages be written?",),
+        # unsure: 'scope is the folder name' (4) is a rule of its own, but said with the rule it refines;
+        # keeping 4 loses nothing: one claim
+        claims=(0, 0, 0, 0, 0, 0),
+        observed_claims=(0, 0),
     ),
     Fact(
         "checkout-web",
@@ -963,6 +1011,8 @@ FACTS: tuple[Fact, ...] = (
         ),
         ("Read .eslintrc.cjs\nrules: { 'import/no-default-export': 'error' }",),
         ("Should modules use default or named exports?",),
+        claims=(0, 0, 0, 0, 0),
+        observed_claims=(0,),
     ),
     Fact(
         "checkout-web",
@@ -984,6 +1034,9 @@ FACTS: tuple[Fact, ...] = (
             "Read docs/frontend.md\nNever call fetch directly; use apiClient from src/api/client.ts.",
         ),
         ("How should a component call the backend API?",),
+        # 'it adds auth and retries' (1, 6) is why the rule holds, said with it
+        claims=(0, 0, 0, 0, 0, 0, 0),
+        observed_claims=(0, 0, 0),
     ),
     Fact(
         "ml-platform",
@@ -1002,6 +1055,10 @@ FACTS: tuple[Fact, ...] = (
             "Read train.py\nmlflow.set_tracking_uri('https://mlflow.internal')",
         ),
         ("Where are experiments tracked?",),
+        # the tracking URL (0, 3) says where; 1: use mlflow.autolog() (4) is an instruction of its own
+        # (unsure: keeping 0 alone would lose it)
+        claims=(0, 0, 0, 0, 1),
+        observed_claims=(0, 0),
     ),
     Fact(
         "ml-platform",
@@ -1015,6 +1072,8 @@ FACTS: tuple[Fact, ...] = (
         ),
         ("Bash: sbatch -p a100 scripts/train.sbatch\nSubmitted batch job 882134",),
         ("Where should training jobs run?",),
+        claims=(0, 0, 0, 0),
+        observed_claims=(0,),
     ),
     Fact(
         "ml-platform",
@@ -1033,6 +1092,9 @@ FACTS: tuple[Fact, ...] = (
             "Bash: python train.py\nGlobal seed set to 42",
         ),
         ("What random seed do we use?",),
+        # 'before building the dataloaders' (4) is 'at the start of every script' (1) said otherwise
+        claims=(0, 0, 0, 0, 0, 0),
+        observed_claims=(0, 0),
     ),
     Fact(
         "ml-platform",
@@ -1055,6 +1117,9 @@ FACTS: tuple[Fact, ...] = (
             "annotation  [no-untyped-def]\nFound 1 error in 1 file",
         ),
         ("How strict is type checking in ml-platform?", "Do functions need type hints?"),
+        # unsure: 'no Any leaking out' (5) is what strict mode asks; one claim
+        claims=(0, 0, 0, 0, 0, 0, 0, 0),
+        observed_claims=(0, 0, 0),
     ),
 )
 
@@ -1191,6 +1256,9 @@ FACTS_HELDOUT: tuple[Fact, ...] = (
             "Read .golangci.yml\nlinters:\n  enable:\n    - errorlint\n    - wrapcheck",
         ),
         ("How should errors be returned in search-service?", "Should I use %v or %w in fmt.Errorf?"),
+        # unsure: 'we never swallow errors' (4) comes with the same wrap-and-return rule; one claim
+        claims=(0, 0, 0, 0, 0, 0),
+        observed_claims=(0, 0, 0),
     ),
     Fact(
         "search-service",
@@ -1209,6 +1277,10 @@ FACTS_HELDOUT: tuple[Fact, ...] = (
             '"msg":"listening","addr":":8080"}',
         ),
         ("Which logging library does search-service use?",),
+        # 0: slog with the JSON handler (0, 3 say only slog); 1: key-value pairs, not formatted strings; 2:
+        # pass the request's logger down
+        claims=(0, 0, 1, 0, 2),
+        observed_claims=(0, 0),
     ),
     Fact(
         "search-service",
@@ -1222,6 +1294,9 @@ FACTS_HELDOUT: tuple[Fact, ...] = (
         ),
         ("Bash: go test -tags integration ./internal/index/...\nok  \tsearch/internal/index\t14.212s",),
         ("How do I run the integration tests?",),
+        # 'plain go test skips them' (2) is what a build tag does
+        claims=(0, 0, 0, 0),
+        observed_claims=(0,),
     ),
     Fact(
         "admin-portal",
@@ -1246,6 +1321,10 @@ FACTS_HELDOUT: tuple[Fact, ...] = (
             "No formik.",
         ),
         ("How should a new form be built in admin-portal?", "Which validation library do forms use?"),
+        # 0: react-hook-form with a zod schema (2, 5 say the form half, 1, 4 the zod half; 0 and 3 say both);
+        # 1: the schema sits next to the form and the type is inferred from it
+        claims=(0, 0, 0, 0, 0, 0, 1),
+        observed_claims=(0, 0, 0, 0),
     ),
     Fact(
         "admin-portal",
@@ -1264,6 +1343,10 @@ FACTS_HELDOUT: tuple[Fact, ...] = (
             "Read src/main.tsx\n<QueryClientProvider client={queryClient}>",
         ),
         ("How do components load data from the API?",),
+        # 0: server data through useQuery hooks in src/queries/; 1: mutations invalidate their keys; 2: key
+        # helpers in keys.ts (the first observation shows 0 and 2: its first)
+        claims=(0, 0, 0, 1, 2),
+        observed_claims=(0, 0),
     ),
     Fact(
         "admin-portal",
@@ -1277,6 +1360,9 @@ FACTS_HELDOUT: tuple[Fact, ...] = (
         ),
         ("Bash: pnpm test-storybook\nTest Suites: 64 passed, 64 total",),
         ("What do I need to add along with a new shared component?",),
+        # 'next to the component' (1) says where the story goes: the same rule more fully
+        claims=(0, 0, 0, 0),
+        observed_claims=(0,),
     ),
     Fact(
         "analytics-jobs",
@@ -1298,6 +1384,10 @@ FACTS_HELDOUT: tuple[Fact, ...] = (
             "FORCE MODE: Attempting fixes...",
         ),
         ("How is SQL formatted and linted in analytics-jobs?",),
+        # 0: sqlfluff is the linter, config in .sqlfluff; 1: lowercase keywords (5 adds trailing commas); 2:
+        # format with sqlfluff fix (dbt templater); the .sqlfluff file shows 0 (and the values of 1 and 2)
+        claims=(0, 1, 2, 1, 0, 1),
+        observed_claims=(1, 0, 2),
     ),
     Fact(
         "analytics-jobs",
@@ -1316,6 +1406,9 @@ FACTS_HELDOUT: tuple[Fact, ...] = (
             "PASS not_null_fct_orders_order_id",
         ),
         ("Which tests does a new dbt model need?",),
+        # 'in the model's yml' (1, 3) is where dbt tests are always declared
+        claims=(0, 0, 0, 0, 0),
+        observed_claims=(0, 0),
     ),
     Fact(
         "analytics-jobs",
@@ -1332,6 +1425,10 @@ FACTS_HELDOUT: tuple[Fact, ...] = (
             "02:00-06:00 window.",
         ),
         ("When can I run a full refresh on production?",),
+        # 0: only in the Sunday window (0 gives why: they lock the warehouse); 1: ask in #data first (unsure
+        # whether 0's reason makes it a claim apart from 3's; kept apart)
+        claims=(0, 0, 0, 1),
+        observed_claims=(0,),
     ),
 )
 
@@ -1407,6 +1504,10 @@ FACTS_HELDOUT2: tuple[Fact, ...] = (
             "currency code.",
         ),
         ("How are money amounts represented in payments-gateway?", "Can I use float64 for a price?"),
+        # 0: int64 minor units, no floats (the Amount type, 2, is how); 1: convert at the API edge and keep
+        # int64 inside
+        claims=(0, 0, 0, 0, 0, 1),
+        observed_claims=(0, 0, 0),
     ),
     Fact(
         "payments-gateway",
@@ -1425,6 +1526,10 @@ FACTS_HELDOUT2: tuple[Fact, ...] = (
             'Bash: curl -s -X POST localhost:8080/v1/charges\n{"error":"missing Idempotency-Key header"}',
         ),
         ("What must every POST request carry so a retry does not charge twice?",),
+        # 0: POSTs need the key (the middleware, 3, is how); 1: a missing key is a 400; 2: a retry returns the
+        # first response
+        claims=(0, 1, 2, 0, 0),
+        observed_claims=(0, 1),
     ),
     Fact(
         "payments-gateway",
@@ -1441,6 +1546,9 @@ FACTS_HELDOUT2: tuple[Fact, ...] = (
             'Read sqlc.yaml\nversion: "2"\nsql:\n  - engine: postgresql\n    queries: queries/',
         ),
         ("How do I add a new database query in payments-gateway?",),
+        # queries/*.sql (0) and 'not the generated Go' (3) say how sqlc is used
+        claims=(0, 0, 0, 0),
+        observed_claims=(0, 0),
     ),
     Fact(
         "docs-site",
@@ -1459,6 +1567,10 @@ FACTS_HELDOUT2: tuple[Fact, ...] = (
             "Read contentlayer.config.ts\ncontentDirPath: 'content'",
         ),
         ("Where do new documentation pages go?", "What format are the docs pages written in?"),
+        # 0: pages are MDX under content/ (content/guides/, 1, is where a guide goes; 3 says why MDX); 1: a
+        # section is a folder with its own index.mdx
+        claims=(0, 0, 1, 0, 0),
+        observed_claims=(0, 1, 0),
     ),
     Fact(
         "docs-site",
@@ -1472,6 +1584,9 @@ FACTS_HELDOUT2: tuple[Fact, ...] = (
         ),
         ("Bash: npm run check:links\n[404] https://example.com/old-page | content/api/auth.mdx",),
         ("How are broken links caught?",),
+        # 0: CI's link check fails a PR; 1: check locally with npm run check:links; 2: https only
+        claims=(0, 1, 2, 0),
+        observed_claims=(1,),
     ),
     Fact(
         "docs-site",
@@ -1490,6 +1605,10 @@ FACTS_HELDOUT2: tuple[Fact, ...] = (
             "Bash: ls public/img/guides\ndeploy-1.webp  deploy-2.webp  overview.webp",
         ),
         ("Where do screenshots go, and in which format?",),
+        # 0: screenshots as WebP in public/img (2: convert PNGs; 3: a folder per section, the path more
+        # precisely; unsure, kept one); 1: alt text on every image
+        claims=(0, 1, 0, 0, 1),
+        observed_claims=(1, 0),
     ),
     Fact(
         "feature-store",
@@ -1510,6 +1629,11 @@ FACTS_HELDOUT2: tuple[Fact, ...] = (
             "Read feature_repo/feature_store.yaml\nproject: features\nregistry: gs://ml-feast/registry.db",
         ),
         ("How do I add a new feature to the feature store?", "Which tool manages the feature definitions?"),
+        # 0: features are Feast feature views in feature_repo/ (4, offline and online, unsure: one claim); 1:
+        # run feast apply after a change; 2: one file per entity; 3: read the online store through the Feast
+        # SDK
+        claims=(0, 0, 1, 2, 0, 3),
+        observed_claims=(0, 1, 0),
     ),
     Fact(
         "feature-store",
@@ -1526,6 +1650,10 @@ FACTS_HELDOUT2: tuple[Fact, ...] = (
             "features=FEATURES).to_df()",
         ),
         ("How should training data be joined with the features?",),
+        # 0: point-in-time joins (1: get_historical_features is how); 1: every training query has an
+        # event_timestamp column
+        claims=(0, 0, 0, 1),
+        observed_claims=(0,),
     ),
     Fact(
         "feature-store",
@@ -1541,6 +1669,8 @@ FACTS_HELDOUT2: tuple[Fact, ...] = (
             "redis-features:6379",
         ),
         ("Which online store serves the features?",),
+        claims=(0, 0, 0),
+        observed_claims=(0,),
     ),
 )
 
@@ -1614,6 +1744,10 @@ FACTS_HELDOUT3: tuple[Fact, ...] = (
             "How are user passwords hashed in identity-service?",
             "Can I use bcrypt for the new admin accounts?",
         ),
+        # 0: argon2id (passlib, auth/passwords.py, settings are how); 3 adds that old bcrypt hashes are
+        # rehashed at login (its first: argon2id); 1: the observation that says only the rehash
+        claims=(0, 0, 0, 0, 0),
+        observed_claims=(0, 1, 0),
     ),
     Fact(
         "identity-service",
@@ -1630,6 +1764,10 @@ FACTS_HELDOUT3: tuple[Fact, ...] = (
             "Bash: pytest tests/test_refresh.py -q\n4 passed in 0.61s",
         ),
         ("How long is an access token valid?", "What happens when a refresh token is used twice?"),
+        # 0: access tokens live 15 min; 1: refresh tokens rotate; 2: a reused one revokes the family; 3: a
+        # test run that shows none of them
+        claims=(0, 1, 0, 2),
+        observed_claims=(0, 3),
     ),
     Fact(
         "identity-service",
@@ -1642,6 +1780,9 @@ FACTS_HELDOUT3: tuple[Fact, ...] = (
         ),
         ("Read auth/audit.py\ndef record_login(user_id, ip, user_agent, success):",),
         ("Which login attempts are written to the audit log?",),
+        # 0: every attempt, failed ones too; 1: with the IP and the user agent
+        claims=(0, 1, 0),
+        observed_claims=(1,),
     ),
     Fact(
         "rider-app",
@@ -1663,6 +1804,9 @@ FACTS_HELDOUT3: tuple[Fact, ...] = (
             "How do I add text to a new screen in rider-app?",
             "Can I write the button label directly in the JSX?",
         ),
+        # 0: text through t() keys (locales/en.json, 1, is where); 1: a new screen needs en.json and de.json
+        claims=(0, 0, 0, 1, 0),
+        observed_claims=(0, 0, 0),
     ),
     Fact(
         "rider-app",
@@ -1676,6 +1820,9 @@ FACTS_HELDOUT3: tuple[Fact, ...] = (
         ),
         ("Read src/hooks/useRideLocation.ts\nconst INTERVAL_MS = 5000;",),
         ("When does the app track the rider's location?",),
+        # 0: track only during a ride; 1: every 5 s (3 says both, 5 s first)
+        claims=(0, 1, 0, 1),
+        observed_claims=(1,),
     ),
     Fact(
         "rider-app",
@@ -1688,6 +1835,8 @@ FACTS_HELDOUT3: tuple[Fact, ...] = (
         ),
         ("Bash: npx sentry-cli releases files 4.12.0 upload-sourcemaps ./build\nUploaded 12 files",),
         ("Where do crash reports go?",),
+        claims=(0, 1, 2),
+        observed_claims=(2,),
     ),
     Fact(
         "cluster-config",
@@ -1710,6 +1859,10 @@ FACTS_HELDOUT3: tuple[Fact, ...] = (
             "What must every container in the cluster declare?",
             "Why was my deployment rejected by the admission webhook?",
         ),
+        # 1: cpu and memory requests and a memory limit (not a cpu limit: unsure, a value of its own);
+        # 'sidecars too' (3) is in 'every container'
+        claims=(0, 1, 0, 0, 0),
+        observed_claims=(0, 0, 0),
     ),
     Fact(
         "cluster-config",
@@ -1727,6 +1880,9 @@ FACTS_HELDOUT3: tuple[Fact, ...] = (
             "Bash: kubectl get externalsecrets -A\nbilling  billing-db  vault  SecretSynced",
         ),
         ("How do I give a new app its database password?",),
+        # unsure: the Vault path kv/apps/<name> (3) is where, said with the rule; one claim
+        claims=(0, 0, 0, 0),
+        observed_claims=(0, 0),
     ),
     Fact(
         "cluster-config",
@@ -1740,6 +1896,8 @@ FACTS_HELDOUT3: tuple[Fact, ...] = (
         ),
         ("Bash: argocd app get search\nSync Status: Synced to main (4f2a9c1)",),
         ("How do changes get deployed to the production cluster?",),
+        claims=(0, 0, 0, 0),
+        observed_claims=(0,),
     ),
 )
 
@@ -1808,6 +1966,10 @@ FACTS_HELDOUT4: tuple[Fact, ...] = (
             "How do I change the stock level of a product?",
             "Can I write an UPDATE on the stock table in a migration script?",
         ),
+        # 0: only through reserve()/release(); 1: a nightly job reconciles; 2: reservations expire after 20
+        # min; 3: the scanner uses the same endpoint
+        claims=(0, 1, 0, 2, 3),
+        observed_claims=(0, 0, 2),
     ),
     Fact(
         "inventory-service",
@@ -1820,6 +1982,10 @@ FACTS_HELDOUT4: tuple[Fact, ...] = (
         ),
         ("Read stock/sku.py\nSKU_PATTERN = re.compile(r'^[A-Z]{3}-\\d{5}$')",),
         ("What does a valid SKU look like?",),
+        # 0: uppercase, normalised at the API; 1: supplier prefix (the pattern shows the whole format); 2: the
+        # import rejects lowercase
+        claims=(0, 1, 2),
+        observed_claims=(1,),
     ),
     Fact(
         "inventory-service",
@@ -1832,6 +1998,8 @@ FACTS_HELDOUT4: tuple[Fact, ...] = (
         ),
         ("Bash: pytest tests/integration -q\nStarting container postgres:16 ... 38 passed in 41.2s",),
         ("What database do the integration tests use?",),
+        claims=(0, 1, 2),
+        observed_claims=(0,),
     ),
     Fact(
         "video-transcoder",
@@ -1852,6 +2020,10 @@ FACTS_HELDOUT4: tuple[Fact, ...] = (
             "How are transcode jobs identified?",
             "What happens if a worker crashes halfway through a job?",
         ),
+        # 'not the upload filename' (3) follows from keying by checksum; 4: a test run named for a retry,
+        # which states none of them exactly
+        claims=(0, 1, 2, 0, 3),
+        observed_claims=(0, 4),
     ),
     Fact(
         "video-transcoder",
@@ -1865,6 +2037,9 @@ FACTS_HELDOUT4: tuple[Fact, ...] = (
         ),
         ("Read Dockerfile\nFROM jrottenberg/ffmpeg:6.1-ubuntu2204",),
         ("How should the code invoke ffmpeg?", "Which ffmpeg version do we build against?"),
+        # 0: only through internal/ffmpeg.Run; 1: pinned to 6.1; 2: always with a context
+        claims=(0, 1, 0, 2),
+        observed_claims=(1,),
     ),
     Fact(
         "video-transcoder",
@@ -1876,6 +2051,8 @@ FACTS_HELDOUT4: tuple[Fact, ...] = (
         ),
         ("Read config/ladder.yaml\n- {height: 1080, bitrate: 5000k}\n- {height: 720, bitrate: 2800k}",),
         ("Where are the output resolutions defined?",),
+        claims=(0, 1),
+        observed_claims=(0,),
     ),
     Fact(
         "design-system",
@@ -1893,6 +2070,10 @@ FACTS_HELDOUT4: tuple[Fact, ...] = (
             "Bash: npx stylelint 'src/**/*.css'\nsrc/Button/Button.css 12:10 color-no-hex",
         ),
         ("How do I give a component its colours?", "Can I write #FF0000 in a component's CSS?"),
+        # 0: tokens, no hex (stylelint, 2, enforces it; var(--ds-color-*), 4, is how in CSS); 1: a missing
+        # colour is a new token design approves; 2: dark mode depends on it (a reason)
+        claims=(0, 1, 0, 2, 0),
+        observed_claims=(0, 0),
     ),
     Fact(
         "design-system",
@@ -1905,6 +2086,9 @@ FACTS_HELDOUT4: tuple[Fact, ...] = (
         ),
         ("Bash: npm run chromatic\nBuild 412 published: 3 changes to review",),
         ("What tests does a new component need?",),
+        # 1 (a PR without a story fails) is what enforces 0
+        claims=(0, 0, 1),
+        observed_claims=(0,),
     ),
     Fact(
         "design-system",
@@ -1917,6 +2101,9 @@ FACTS_HELDOUT4: tuple[Fact, ...] = (
         ),
         ('Read .changeset/config.json\n{"baseBranch": "main", "access": "public"}',),
         ("How do I release a change that renames a prop?",),
+        # 3: the config shows only that changesets are set up
+        claims=(0, 1, 2),
+        observed_claims=(3,),
     ),
 )
 
@@ -1984,6 +2171,10 @@ FACTS_HELDOUT5: tuple[Fact, ...] = (
             "How do I correct a journal entry that was posted with the wrong amount?",
             "Can I delete a duplicated posting from the journal table?",
         ),
+        # 0: append-only (1: the grant enforces it); 1: a correction references the original (unsure); 2:
+        # auditors replay the journal (a reason); 3: entries balance
+        claims=(0, 0, 1, 2, 3),
+        observed_claims=(3, 0),
     ),
     Fact(
         "ledger-service",
@@ -1996,6 +2187,8 @@ FACTS_HELDOUT5: tuple[Fact, ...] = (
         ),
         ("Read ledger/fx.py\ndef rate_for(day: date, ccy: str) -> Rate:  # from ecb_daily snapshot",),
         ("Which exchange rate do we use to convert an invoice in USD?",),
+        claims=(0, 1, 2),
+        observed_claims=(0,),
     ),
     Fact(
         "ledger-service",
@@ -2009,6 +2202,8 @@ FACTS_HELDOUT5: tuple[Fact, ...] = (
         ),
         ("Bash: pytest tests/test_periods.py -q\n7 passed in 0.9s",),
         ("What happens when I post into last month after the close?",),
+        claims=(0, 1, 2),
+        observed_claims=(3,),
     ),
     Fact(
         "reporting-etl",
@@ -2028,6 +2223,8 @@ FACTS_HELDOUT5: tuple[Fact, ...] = (
             "How does the orders extract decide which rows to pull?",
             "Is it safe to rerun yesterday's load?",
         ),
+        claims=(0, 1, 2, 3),
+        observed_claims=(1, 0),
     ),
     Fact(
         "reporting-etl",
@@ -2043,6 +2240,8 @@ FACTS_HELDOUT5: tuple[Fact, ...] = (
             "convert_timezone('Europe/Berlin', 'UTC', created_local) as created_at",
         ),
         ("Which timezone do the warehouse tables use?",),
+        claims=(0, 1, 2),
+        observed_claims=(2,),
     ),
     Fact(
         "reporting-etl",
@@ -2058,6 +2257,8 @@ FACTS_HELDOUT5: tuple[Fact, ...] = (
             "{% macro hash_pii(col) %} sha2(concat({{ var('pii_salt') }}, {{ col }}), 256)",
         ),
         ("How do I bring a customer's email address into the warehouse?",),
+        claims=(0, 1, 2),
+        observed_claims=(0,),
     ),
     Fact(
         "edge-proxy",
@@ -2078,6 +2279,8 @@ FACTS_HELDOUT5: tuple[Fact, ...] = (
             "How do I ship a new route to the production proxies?",
             "Can I fix a listener directly on one production node?",
         ),
+        claims=(0, 1, 2, 3, 4),
+        observed_claims=(0, 0),
     ),
     Fact(
         "edge-proxy",
@@ -2090,6 +2293,8 @@ FACTS_HELDOUT5: tuple[Fact, ...] = (
         ),
         ("Read certs/edge-tls.yaml\nkind: Certificate\nspec:\n  issuerRef: {name: internal-acme}",),
         ("Where do the proxy's TLS certificates come from?",),
+        claims=(0, 1, 2),
+        observed_claims=(0,),
     ),
     Fact(
         "edge-proxy",
@@ -2101,6 +2306,8 @@ FACTS_HELDOUT5: tuple[Fact, ...] = (
         ),
         ("Read config/ratelimits.yaml\n- route: /api/search\n  rps: 20",),
         ("Where do I set the rate limit for a new route?",),
+        claims=(0, 1),
+        observed_claims=(0,),
     ),
 )
 
@@ -2171,6 +2378,9 @@ FACTS_HELDOUT6: tuple[Fact, ...] = (
             "If the channel is set in the config file and I also pass --channel, which one wins?",
             "How do I add a new option to a subcommand?",
         ),
+        # 4 is 0's precedence said more fully (the file, the prefix, the default)
+        claims=(0, 1, 2, 3, 0),
+        observed_claims=(1, 0),
     ),
     Fact(
         "release-cli",
@@ -2183,6 +2393,8 @@ FACTS_HELDOUT6: tuple[Fact, ...] = (
         ),
         ("Read internal/exitcode/codes.go\nconst (OK = 0; Usage = 1; ReleaseFailed = 2)",),
         ("What exit code should the tool return when the upload fails?",),
+        claims=(0, 1, 2),
+        observed_claims=(0,),
     ),
     Fact(
         "release-cli",
@@ -2195,6 +2407,8 @@ FACTS_HELDOUT6: tuple[Fact, ...] = (
         ),
         ('Bash: release-cli status --json | jq .version\n"4.2.1"',),
         ("Where should a progress message be printed?",),
+        claims=(0, 1, 2),
+        observed_claims=(1,),
     ),
     Fact(
         "browser-extension",
@@ -2218,6 +2432,10 @@ FACTS_HELDOUT6: tuple[Fact, ...] = (
             "How do I get access to a new site from the extension?",
             "Can I put <all_urls> in the manifest?",
         ),
+        # 0: ask for hosts at runtime (optional_host_permissions, 3, is how: unsure); 1: the manifest keeps
+        # activeTab and storage; 2: PRIVACY.md; 3: why we ask later (a reason)
+        claims=(0, 1, 2, 0, 3),
+        observed_claims=(1, 4),
     ),
     Fact(
         "browser-extension",
@@ -2230,6 +2448,8 @@ FACTS_HELDOUT6: tuple[Fact, ...] = (
         ),
         ("Read src/background.ts\nchrome.runtime.onMessage.addListener(handleMessage)  // top level",),
         ("Where should the background script keep the current tab's state?",),
+        claims=(0, 1, 2),
+        observed_claims=(2,),
     ),
     Fact(
         "browser-extension",
@@ -2242,6 +2462,8 @@ FACTS_HELDOUT6: tuple[Fact, ...] = (
         ),
         ("Read src/content/bridge.ts\nchrome.runtime.sendMessage({type: 'price-lookup', sku})",),
         ("How should a content script fetch prices from our backend?",),
+        claims=(0, 1, 2),
+        observed_claims=(0,),
     ),
     Fact(
         "support-bot",
@@ -2263,6 +2485,10 @@ FACTS_HELDOUT6: tuple[Fact, ...] = (
             "How should a slash command handler run a slow search?",
             "Why did the bot answer the same question twice?",
         ),
+        # 4 (the retry header) and 2 (dedupe on event_id) both recognise a retry, by different means: two
+        # claims (unsure)
+        claims=(0, 1, 2, 3, 4),
+        observed_claims=(0, 1),
     ),
     Fact(
         "support-bot",
@@ -2276,6 +2502,9 @@ FACTS_HELDOUT6: tuple[Fact, ...] = (
         ),
         ("Read bot/logging.py\nhandler.addFilter(redact)  # drops event['text']",),
         ("Can I log the incoming message to debug the parser?",),
+        # unsure: no message body in logs (1) against 'keep ids only' (0): logs kept apart
+        claims=(0, 1, 2, 3),
+        observed_claims=(1,),
     ),
     Fact(
         "support-bot",
@@ -2288,6 +2517,8 @@ FACTS_HELDOUT6: tuple[Fact, ...] = (
         ),
         ("Bash: pytest tests/test_answers.py -q\n14 passed in 1.3s",),
         ("What should the bot do when it can't find a matching article?",),
+        claims=(0, 1, 2),
+        observed_claims=(3,),
     ),
 )
 
@@ -3190,6 +3421,15 @@ def _restatements(fact: Fact, rng: random.Random) -> list[Said]:
     return out
 
 
+def restatement_claims(fact: Fact) -> dict[str, int]:
+    """Each wording ``_restatements`` can make of the fact (a prefixed sentence, an observation) and the
+    claim it makes."""
+    out = {text: claim for text, claim in zip(fact.observed, fact.observed_claims, strict=True)}
+    for sentence, claim in zip(fact.stated, fact.claims, strict=True):
+        out.update({prefix + sentence: claim for prefix in PREFIXES})
+    return out
+
+
 def _sentence(said: Said) -> str:
     """The sentence a wording says, without the address a restatement may start with."""
     text = said[1]
@@ -3245,11 +3485,12 @@ def _duplicate_split(
             else:  # the sessions first, as the splits written before ``together`` were laid out
                 hosts = rng.sample(sessions, fact.count)
                 occasions = [[said] for said in _restatements(fact, rng)]
-            ids = []
+            ids, claims, claim_of = [], {}, restatement_claims(fact)
             said_in = [(host, said) for host, group in zip(hosts, occasions, strict=True) for said in group]
             for m, (host, said) in enumerate(said_in):
                 host.specials.append((f"{key}/restatement-{m + 1:02d}", "restatement", said))
                 ids.append(memory_id(f"{key}/restatement-{m + 1:02d}"))
+                claims[ids[-1]] = claim_of[said[1]]
             facts_out.append(
                 {
                     "id": f"{repo}/fact-{n + 1:02d}",
@@ -3257,6 +3498,7 @@ def _duplicate_split(
                     "repo": repo,
                     "split": split,
                     "restatements": ids,
+                    "claims": claims,  # restatement id: the claim it makes (0, 1, ... within the fact)
                     "questions": list(fact.questions),
                 }
             )
