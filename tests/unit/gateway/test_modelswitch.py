@@ -21,7 +21,7 @@ from codememory.embedding import Embedder
 from codememory.events import InMemoryEventLog, MemoryEmbedded, MemoryStored, new_envelope
 from codememory.gateway import modelswitch
 from codememory.gateway.indexes import IndexGenerations, IndexModel
-from codememory.gateway.modelswitch import MigrationRefused, ModelSwitch
+from codememory.gateway.modelswitch import COUNT_SHARE, POLL_S, MigrationRefused, ModelSwitch, count_due
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, point_ids, text_digest
 from codememory.projection import LiveProjection
@@ -162,3 +162,12 @@ async def test_a_model_that_cannot_load_fails_the_migration_and_leaves_recall_al
     with pytest.raises(MigrationRefused, match="replay"):
         await busy.start("local:/m/b")
     live.projection.index.close()
+
+
+def test_counting_takes_at_most_its_share_of_the_time() -> None:
+    """The catch-up's counts are exact scans of both indexes: slow counts are made less often."""
+    assert count_due(now=100.0, counted_at=-float("inf"), took=0.0)  # the first count is due at once
+    assert not count_due(now=100.2, counted_at=100.0, took=0.001)  # never more often than POLL_S
+    assert count_due(now=100.0 + POLL_S, counted_at=100.0, took=0.001)
+    assert not count_due(now=101.0, counted_at=100.0, took=0.3)  # 0.3 s counts: every 3 s at most
+    assert count_due(now=100.0 + 0.3 * COUNT_SHARE, counted_at=100.0, took=0.3)
