@@ -57,6 +57,7 @@ from codememory.events.codec import (
     EventDecodeError,
     UnknownSchemaVersionError,
     decode_envelope,
+    decode_envelopes,
     encode_envelope,
 )
 from codememory.events.envelope import (
@@ -126,6 +127,7 @@ __all__ = [
     "ToolObserved",
     "UnknownSchemaVersionError",
     "decode_envelope",
+    "decode_envelopes",
     "deterministic_id",
     "encode_envelope",
     "event_tag",

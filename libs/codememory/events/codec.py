@@ -6,7 +6,8 @@ comes from a future schema version raises a typed error: consumers send it to th
 This is also where LOG is sealed: a process installs an ``EnvelopeSealer`` once at start
 (``codememory.sealing.install_sealing``), and then every append seals personal fields and every read
 opens them, so consumers see clear text (or ``[erased]``) without knowing. With none installed
-(libraries, unit tests) envelopes are written and read as they are.
+(libraries, unit tests) envelopes are written and read as they are. ``decode_envelopes`` decodes a batch
+read from LOG and opens it at once (the sealer finds all its keys in one lookup).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class EnvelopeSealer(Protocol):
     def flush(self) -> None: ...
 
     def open(self, envelope: Envelope) -> Envelope: ...
+
+    def open_many(self, envelopes: Sequence[Envelope]) -> list[Envelope]: ...
 
 
 _sealer: EnvelopeSealer | None = None
@@ -79,6 +82,22 @@ def decode_envelope(data: bytes) -> Envelope:
     sealer = _sealer
     envelope = _decode(data)
     return envelope if sealer is None else sealer.open(envelope)
+
+
+def decode_envelopes(datas: Sequence[bytes]) -> list[Envelope | EventDecodeError]:
+    """``decode_envelope`` of each, or the error it raises; the batch opened at once."""
+    decoded: list[Envelope | EventDecodeError] = []
+    for data in datas:
+        try:
+            decoded.append(_decode(data))
+        except EventDecodeError as exc:
+            decoded.append(exc)
+    sealer = _sealer
+    if sealer is None:
+        return decoded
+    envelopes = [d for d in decoded if isinstance(d, Envelope)]
+    opened = iter(sealer.open_many(envelopes))
+    return [next(opened) if isinstance(d, Envelope) else d for d in decoded]
 
 
 def _decode(data: bytes) -> Envelope:

@@ -12,8 +12,8 @@ The rules, shared by live following and by replay:
   returned, so the caller can report it; the fold goes on with the next event.
 
 Records may come decoded already (``decode_records``: one decode for several projections that fold
-the same read of LOG at once, the gateway's follower and a replay); a ``DecodedRecord`` is folded
-without decoding it again.
+the same read of LOG at once, the gateway's follower and a replay; a sealed batch is opened at once);
+a ``DecodedRecord`` is folded without decoding it again.
 
 Synchronous and pure of NATS: the runner calls it in a worker thread.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from codememory.events import Envelope, EventDecodeError, LogRecord, decode_envelope
+from codememory.events import Envelope, EventDecodeError, LogRecord, decode_envelope, decode_envelopes
 from codememory.projection.port import Poisoned, Projection
 from codememory.vectorstore import IndexUnavailableError
 
@@ -40,16 +40,17 @@ class DecodedRecord(LogRecord):
 
 
 def decode_records(records: Sequence[LogRecord]) -> list[LogRecord]:
-    """Each record decoded once, for every projection that folds it (``fold_records``)."""
+    """Each record decoded once, for every projection that folds it (``fold_records``); the batch
+    opened at once (``decode_envelopes``: a sealed LOG's keys found in one lookup)."""
+    fresh = [record for record in records if not isinstance(record, DecodedRecord)]
+    results = iter(decode_envelopes([record.data for record in fresh]))
     decoded: list[LogRecord] = []
     for record in records:
         if isinstance(record, DecodedRecord):
             decoded.append(record)
             continue
-        try:
-            envelope, error = decode_envelope(record.data), None
-        except EventDecodeError as exc:
-            envelope, error = None, exc
+        result = next(results)
+        envelope, error = (None, result) if isinstance(result, EventDecodeError) else (result, None)
         decoded.append(DecodedRecord(record.seq, record.subject, record.data, envelope, error))
     return decoded
 
@@ -78,9 +79,8 @@ def fold_records(
     """Decode and apply ``records`` (those after the projection's position) in LOG order."""
     folded = Folded()
     segment: list[tuple[LogRecord, Envelope]] = []
-    for record in records:
-        if record.seq <= projection.last_seq:
-            continue
+    after = [record for record in records if record.seq > projection.last_seq]
+    for record in decode_records(after) if len(after) > 1 else after:
         try:
             segment.append((record, _decoded(record)))
         except EventDecodeError as exc:

@@ -11,7 +11,8 @@ where a thousand fsyncs on threads handed the GIL back and forth in a busy proce
 each, on a few threads at once (the filesystem commits them together: about 0.1 s for 1,000 keys here,
 against 3 s one after another). ``create_many`` (a bulk import's keys, ``KeyRing.prepare``) hands a
 batch of 64 or more to a helper process running this same code on the same directory (``keyworker.py``:
-inside a busy process every syscall of a key waited to take the GIL back). ``generation`` reads its file
+inside a busy process every syscall of a key waited to take the GIL back), and so does ``lookup_many`` (a
+replay's batch of records to open: two files looked at per name). ``generation`` reads its file
 at most every ``recheck_s`` (opening a batch of events asked once per event: a stat each); a destroy
 through this object is seen at once, one by another process within ``recheck_s``. A destroyed value is
 overwritten before it is unlinked (best effort: a copy-on-write or flash filesystem may keep old
@@ -159,6 +160,24 @@ class FileKeyStore:
 
     def destroyed(self, tenant: str, name: str) -> bool:
         return os.path.exists(self._base(tenant, name)[1] + ".erased")
+
+    def lookup_many(self, items: Sequence[tuple[str, str]]) -> list[bytes | bool]:
+        """``lookup`` of each; a batch of ``WORKER_FROM`` or more by the helper process (its syscalls
+        then wait on no GIL of ours), here if the helper is off or failed."""
+        if self._worker is not None and len(items) >= WORKER_FROM:
+            try:
+                return self._worker.lookup_many(items)
+            except KeyWorkerError as exc:
+                log.warning("key_worker_failed", error=str(exc), keys=len(items))
+        return [self.lookup(tenant, name) for tenant, name in items]
+
+    def lookup(self, tenant: str, name: str) -> bytes | bool:
+        """The value; True when destroyed, False when never created (``KeyStore.lookup_many``)."""
+        base = self._base(tenant, name)[1]
+        value = self._read(base + ".key")
+        if os.path.exists(base + ".erased"):  # looked at after the read: a destroy begun meanwhile wins
+            return True
+        return False if value is None else value
 
     def generation(self) -> int:
         now, destroys = time.monotonic(), self._destroys

@@ -4,11 +4,17 @@ store and never creates one (``keys.py``, which makes keys and punctures them, b
 Opening a sealed field, asking whether a record was erased and planning an erasure only read; they
 share the cache of unwrapped keys, which is dropped when the store's ``generation`` moves (something
 was destroyed, perhaps by another process). The names it reads are described in ``keys.py``.
+
+``for_opening_many`` finds the keys of a whole batch of records (a replay opens thousands at a time)
+with one ``KeyStore.lookup_many`` instead of a few file lookups per record on the caller's thread; it
+walks each record's epochs as ``live_record`` does, and what it cannot settle (a record whose key does
+not unwrap) it leaves to ``for_opening`` and ``erased``, one by one.
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Collection
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -26,7 +32,7 @@ from codememory.sealing.stored import (
 )
 from codememory.sealing.tree import Frontier, leaf_index
 
-__all__ = ["KeyReads", "RecordKey"]
+__all__ = ["KeyReads", "Opened", "RecordKey"]
 
 
 class RecordKey:
@@ -43,6 +49,29 @@ class RecordKey:
         assert self.frontier is not None
         raw = self.frontier.leaf(leaf_index(leaf))
         return None if raw is None else AESGCM(raw)
+
+
+Opened = dict[tuple[str, str], "RecordKey | bool"]  # (tenant, record) -> its key, else whether erased
+
+
+def _walked(seen: dict[int, bytes | bool]) -> StoredRecord | bool | None:
+    """``live_record``'s walk over the epochs looked up so far (``lookup_many`` answers by epoch): the
+    stored record, else whether its first name was destroyed; None when a later epoch is needed."""
+    epoch = 0
+    while seen.get(epoch) is True:  # destroyed: a puncture moved on, or the record was erased
+        epoch += 1
+    value = seen.get(epoch)
+    if value is None:
+        return None
+    while isinstance(value, bytes):  # a puncture that has not destroyed the frontier before it (yet)
+        newer = seen.get(epoch + 1)
+        if newer is None:
+            return None
+        if not isinstance(newer, bytes):
+            break
+        value, epoch = newer, epoch + 1
+    stored = decode_stored(value) if isinstance(value, bytes) else None
+    return stored if isinstance(stored, StoredRecord) else seen[0] is True
 
 
 class KeyReads:
@@ -73,6 +102,60 @@ class KeyReads:
             if key is not None:  # a missing key is looked up again: a writer may create it later
                 self._records[(tenant, record_id)] = key
         return key
+
+    @property
+    def generation(self) -> int:
+        """The store's generation the cached keys were read at (``refresh`` moves it)."""
+        return self._generation
+
+    def for_opening_many(self, wanted: Collection[tuple[str, str]]) -> tuple[int, Opened]:
+        """``for_opening`` of many (tenant, record) at once, with whether each key-less one was erased
+        (``erased``); a record left out is for those two to settle one by one (its key is cached as
+        None, or does not unwrap). Returned with the ``generation`` it holds at: once that moves
+        (something was destroyed) none of it may be used. When it moved during the lookups, nothing
+        is returned, and nothing is cached."""
+        self.refresh()
+        generation = self._generation
+        opened: Opened = {}
+        missing: list[tuple[str, str]] = []
+        for at in wanted:
+            cached = self._records.get(at)
+            if cached is not None:
+                opened[at] = cached
+            elif at not in self._records:
+                missing.append(at)
+        found: dict[tuple[str, str], RecordKey] = {}
+        for at, stored in self._live_records(missing).items():
+            if isinstance(stored, bool):
+                opened[at] = stored
+            elif (key := self._unwrap(at[0], stored)) is not None:
+                opened[at] = found[at] = key
+        self.refresh()
+        if self._generation != generation:  # something was destroyed meanwhile: trust none of it
+            return generation, {}
+        self._records.update(found)
+        return generation, opened
+
+    def _live_records(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], StoredRecord | bool]:
+        """``live_record`` of each, by one ``lookup_many`` per two epochs walked (one in all, unless a
+        record was punctured twice): its stored key, else whether its first name was destroyed."""
+        seen: dict[tuple[str, str], dict[int, bytes | bool]] = {at: {} for at in wanted}
+        walked: dict[tuple[str, str], StoredRecord | bool] = {}
+        epoch = 0
+        pending = list(seen)
+        while pending:
+            names = [(t, record_name(r, e)) for t, r in pending for e in (epoch, epoch + 1)]
+            values = self.store.lookup_many(names)
+            unsettled = []
+            for i, at in enumerate(pending):
+                seen[at][epoch], seen[at][epoch + 1] = values[2 * i], values[2 * i + 1]
+                outcome = _walked(seen[at])
+                if outcome is None:
+                    unsettled.append(at)
+                else:
+                    walked[at] = outcome
+            pending, epoch = unsettled, epoch + 2
+        return walked
 
     def erased(self, tenant: str, record_id: str) -> bool:
         """The record's key, or the key of its user, was destroyed."""

@@ -3,7 +3,8 @@
 A key store holds named secrets per tenant and forgets them for good: ``destroy`` removes the value
 and leaves a tombstone, so a destroyed name is never created again (``create`` returns None) and a
 reader can tell "erased" from "never existed". ``generation`` changes whenever anything is destroyed,
-so a process that caches keys knows when to drop its cache.
+so a process that caches keys knows when to drop its cache. ``lookup_many`` reads many names at once
+(a replay opens thousands of records a batch): their values, or which were destroyed, in one call.
 
 This module is the contract every store keeps (the sealer, the key ring and erasure see nothing
 else), with ``MemoryKeyStore`` for tests and for a process that must not touch the disk. The store on
@@ -37,6 +38,11 @@ class KeyStore(Protocol):
         ...
 
     def destroyed(self, tenant: str, name: str) -> bool: ...
+
+    def lookup_many(self, items: Sequence[tuple[str, str]]) -> list[bytes | bool]:
+        """For each (tenant, name), in order: its value; True when it was destroyed (the tombstone wins
+        over a value still there); False when it was never created."""
+        ...
 
     def generation(self) -> int:
         """A number that changes whenever a value is destroyed."""
@@ -81,6 +87,14 @@ class MemoryKeyStore:
 
     def destroyed(self, tenant: str, name: str) -> bool:
         return (tenant, name) in self._tombs
+
+    def lookup_many(self, items: Sequence[tuple[str, str]]) -> list[bytes | bool]:
+        found: list[bytes | bool] = []
+        for tenant, name in items:
+            value = self._values.get((tenant, name))
+            destroyed = (tenant, name) in self._tombs  # read after the value: a destroy meanwhile wins
+            found.append(True if destroyed else value if value is not None else False)
+        return found
 
     def generation(self) -> int:
         return self._generation

@@ -12,8 +12,14 @@ so what it writes is exactly what this process would have written; it makes the 
 user's key, as on disk), never a clear key. If the helper cannot start or dies, the batch is made in
 this process as before.
 
+It also looks names up in batches (``lookup_many``: a replay opens a batch of thousands of records,
+each two files looked at), so those syscalls too run in its process instead of taking turns with the
+fold for the GIL; what comes back is again only stored entries and tombstones.
+
 Protocol: msgpack frames, each a 4-byte big-endian length then the body; a request is
-``[[tenant, name, value], ...]``, the answer ``[value or None, ...]`` or ``{"error": text}``.
+``["create", [[tenant, name, value], ...]]``, answered ``[value or None, ...]``, or
+``["lookup", [[tenant, name], ...]]``, answered ``[value or true (destroyed) or false (never made), ...]``;
+either may be answered ``{"error": text}``.
 """
 
 from __future__ import annotations
@@ -60,11 +66,19 @@ class KeyWorker:
         self._lock = threading.Lock()
 
     def create_many(self, items: Sequence[tuple[str, str, bytes]]) -> list[bytes | None]:
+        answer = self._ask("create", [list(item) for item in items])
+        return [value if isinstance(value, bytes) else None for value in answer]
+
+    def lookup_many(self, items: Sequence[tuple[str, str]]) -> list[bytes | bool]:
+        answer = self._ask("lookup", [list(item) for item in items])
+        return [value if isinstance(value, bytes) else value is True for value in answer]
+
+    def _ask(self, op: str, items: list[list[Any]]) -> list[object]:
         with self._lock:
             process = self._started()
             assert process.stdin is not None and process.stdout is not None
             try:
-                _write(process.stdin, msgspec.msgpack.encode([list(item) for item in items]))
+                _write(process.stdin, msgspec.msgpack.encode([op, items]))
                 body = _read(process.stdout)
             except OSError as exc:
                 self._stop()
@@ -72,12 +86,12 @@ class KeyWorker:
             if body is None:
                 self._stop()
                 raise KeyWorkerError("the key helper is gone")
-            answer: Any = msgspec.msgpack.decode(body)
-            if isinstance(answer, dict):
-                raise KeyWorkerError(str(answer.get("error", "the key helper failed")))
-            if not isinstance(answer, list) or len(answer) != len(items):
-                raise KeyWorkerError("the key helper answered something else")
-            return [value if isinstance(value, bytes) else None for value in answer]
+        answer: Any = msgspec.msgpack.decode(body)
+        if isinstance(answer, dict):
+            raise KeyWorkerError(str(answer.get("error", "the key helper failed")))
+        if not isinstance(answer, list) or len(answer) != len(items):
+            raise KeyWorkerError("the key helper answered something else")
+        return answer
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:
@@ -111,10 +125,19 @@ def serve(root: Path, requests: IO[bytes], answers: IO[bytes]) -> None:
     """The helper's loop: create each batch's keys, make them durable, answer; until the input ends."""
     from codememory.sealing.filekeys import FileKeyStore
 
-    store = FileKeyStore(root)
+    store = FileKeyStore(root, worker=False)
     while (body := _read(requests)) is not None:
         try:
-            items = msgspec.msgpack.decode(body, type=list[tuple[str, str, bytes]])
+            op, raw = msgspec.msgpack.decode(body, type=tuple[str, msgspec.Raw])
+            if op == "lookup":
+                names = msgspec.msgpack.decode(raw, type=list[tuple[str, str]])
+                _write(
+                    answers, msgspec.msgpack.encode([store.lookup(tenant, name) for tenant, name in names])
+                )
+                continue
+            if op != "create":
+                raise ValueError(f"no such request: {op!r}")
+            items = msgspec.msgpack.decode(raw, type=list[tuple[str, str, bytes]])
             values = [store.create(tenant, name, value) for tenant, name, value in items]
             store.sync()
             _write(answers, msgspec.msgpack.encode(values))

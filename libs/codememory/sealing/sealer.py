@@ -10,6 +10,10 @@ the envelope keeps its shape: ``[erased]`` when the record, its user or the even
 dict field becomes ``{}``, a vector ``()``), ``[sealed]`` when this process has no key for it. Events
 with nothing to seal, and events written before sealing was on, pass through unchanged.
 
+``open_many`` opens a batch (a replay's, a follower's) as ``open`` opens each envelope, with the keys of
+all its records found at once first (``KeyReads.for_opening_many``: one lookup in the key store for the
+batch, not a few file reads per record); an erasure seen while it opens them voids what it found.
+
 Event ids are computed before sealing, from the clear text, so they stay deterministic and JetStream
 still deduplicates a retried append (the ciphertext differs per attempt, the ``Nats-Msg-Id`` does not).
 """
@@ -30,6 +34,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from codememory.events import Envelope, Event
 from codememory.sealing.fields import SEALED_FIELDS, SEALED_VECTORS, Record, record_of
+from codememory.sealing.keyreads import Opened, RecordKey
 from codememory.sealing.keys import KeyRing
 from codememory.sealing.keystore import KeyStore
 from codememory.sealing.stored import NONCE
@@ -117,6 +122,15 @@ class Sealer:
         self.keys.store.sync()
 
     def open(self, envelope: Envelope) -> Envelope:
+        return self._open(envelope, 0, {})
+
+    def open_many(self, envelopes: Sequence[Envelope]) -> list[Envelope]:
+        """``open`` of each, the keys of their records found at once first."""
+        wanted = {(e.tenant, record.record_id) for e in envelopes if (record := _to_open(e.payload))}
+        generation, opened = self.keys.for_opening_many(wanted) if len(wanted) > 1 else (0, {})
+        return [self._open(envelope, generation, opened) for envelope in envelopes]
+
+    def _open(self, envelope: Envelope, generation: int, opened: Opened) -> Envelope:
         payload = envelope.payload
         names = SEALED_FIELDS.get(type(payload), ())
         tokens = [name for name in names if is_token(getattr(payload, name))]
@@ -127,11 +141,19 @@ class Sealer:
         if record is None:  # a sealed vector with no record named: nothing can open it
             return _replaced(envelope, payload, {into: "" for _, into in vectors})
         self.keys.refresh()
-        opening = self.keys.for_opening(envelope.tenant, record.record_id)
+        found = opened.get((envelope.tenant, record.record_id)) if opened else None
+        if found is not None and self.keys.generation != generation:
+            found = None  # something was destroyed since the batch's keys were found: look again
+        if isinstance(found, RecordKey):
+            opening: RecordKey | None = found
+            gone = False
+        elif isinstance(found, bool):  # no key: the batch's lookup saw whether it was erased
+            opening, gone = None, found
+        else:
+            opening = self.keys.for_opening(envelope.tenant, record.record_id)
+            gone = opening is None and self.keys.erased(envelope.tenant, record.record_id)
         key = None if opening is None else opening.key(record.leaf or envelope.event_id)
-        erased = (opening is not None and key is None) or (
-            opening is None and self.keys.erased(envelope.tenant, record.record_id)
-        )
+        erased = (opening is not None and key is None) or gone
         changes: dict[str, Any] = {}
         for name in tokens:
             value = getattr(payload, name)
@@ -162,6 +184,17 @@ def _to_seal(payload: Event) -> Record | None:
     vectors = SEALED_VECTORS.get(type(payload), ())
     if any(getattr(payload, name) for name in names) or any(getattr(payload, v) for v, _ in vectors):
         return record
+    return None
+
+
+def _to_open(payload: Event) -> Record | None:
+    """The record whose key opens ``payload``, None when it holds nothing sealed (or names none)."""
+    names = SEALED_FIELDS.get(type(payload), ())
+    vectors = SEALED_VECTORS.get(type(payload), ())
+    if any(is_token(getattr(payload, name)) for name in names) or any(
+        getattr(payload, v) for _, v in vectors
+    ):
+        return record_of(payload)
     return None
 
 

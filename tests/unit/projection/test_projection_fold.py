@@ -7,8 +7,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from codememory.events import Envelope, LogRecord, MemoryDeprecated, encode_envelope, new_envelope
-from codememory.projection import Decoded, fold_records
+from codememory.events import (
+    Envelope,
+    LogRecord,
+    MemoryDeprecated,
+    MemoryStored,
+    encode_envelope,
+    new_envelope,
+)
+from codememory.projection import Decoded, decode_records, fold_records
+from codememory.sealing import ERASED, Sealer, destroy, plan
 from codememory.vectorstore import IndexUnavailableError
 
 
@@ -96,3 +104,41 @@ def test_records_already_applied_are_left_alone() -> None:
     projection.last_seq = 2
     folded = fold_records(projection, [_good(1), LogRecord(2, "s", b"bad"), _good(3)], name="memory")
     assert folded.applied == 1 and not folded.poisoned and projection.applied == [3]
+
+
+def test_a_sealed_batch_decodes_as_each_record_does_alone(sealer: Sealer) -> None:
+    stored = [
+        new_envelope(MemoryStored(memory_id=f"m{i}", text=f"secret {i}"), event_id=f"s{i}", tenant="t")
+        for i in range(6)
+    ]
+    records = [
+        LogRecord(seq=i + 1, subject="cm.log.t.memory.stored", data=encode_envelope(e))
+        for i, e in enumerate(stored)
+    ]
+    assert all(b"secret" not in r.data for r in records)
+    records.insert(2, LogRecord(seq=0, subject="x", data=b"not json"))
+    records.insert(4, _future(0))
+    records = [LogRecord(seq=i + 1, subject=r.subject, data=r.data) for i, r in enumerate(records)]
+    records.append(decode_records(records[:1])[0])  # decoded already: kept as it is
+    destroy(sealer.keys, plan(sealer.keys, "t", "memory", "m3"))
+    batch = decode_records(records)
+    alone = [decode_records([r])[0] for r in records]
+    assert [(r.seq, r.envelope, str(r.error)) for r in batch] == [
+        (r.seq, r.envelope, str(r.error)) for r in alone
+    ]  # type: ignore[attr-defined]
+    texts = [r.envelope.payload.text if r.envelope else None for r in batch]  # type: ignore[attr-defined]
+    assert texts == [
+        "secret 0",
+        "secret 1",
+        None,
+        "secret 2",
+        None,
+        ERASED,
+        "secret 4",
+        "secret 5",
+        "secret 0",
+    ]
+    assert batch[-1] is records[-1]
+    folded = Recorder()
+    result = fold_records(folded, records[:-1], name="memory")
+    assert result.applied == 6 and [p.seq for p in result.poisoned] == [3, 5]

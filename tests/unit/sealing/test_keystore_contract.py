@@ -56,3 +56,24 @@ def test_racing_creators_agree_on_one_value(store: KeyStore) -> None:
     for thread in threads:
         thread.join()
     assert len(set(results)) == 1 and results[0] == store.get("t", "raced")
+
+
+def test_lookup_many_tells_values_tombstones_and_names_never_made_apart_in_order(store: KeyStore) -> None:
+    store.create("t", "live", b"value")
+    store.create("t", "gone", b"old")
+    store.destroy("t", "gone")
+    store.destroy("t", "never-made")
+    store.create("t2", "other", b"theirs")
+    names = [
+        ("t", "never"),
+        ("t", "live"),
+        ("t", "gone"),
+        ("t", "never-made"),
+        ("t2", "live"),
+        ("t2", "other"),
+    ]
+    assert store.lookup_many(names) == [False, b"value", True, True, False, b"theirs"]
+    assert store.lookup_many([]) == []
+    assert store.lookup_many(names) == [  # what ``get`` and ``destroyed`` say, one by one
+        True if store.destroyed(t, n) else store.get(t, n) or False for t, n in names
+    ]

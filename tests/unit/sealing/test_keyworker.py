@@ -81,3 +81,37 @@ def test_a_helper_that_dies_is_started_again(tmp_path: Path) -> None:
         assert worker.create_many([("t", "b", b"2")]) == [b"2"]  # poll() saw it dead: a new helper
     finally:
         worker.close()
+
+
+def test_the_helper_looks_up_a_batch_as_this_process_would(tmp_path: Path) -> None:
+    store = FileKeyStore(tmp_path / "keys")
+    try:
+        store.create("t", "k0", b"first")
+        store.create("t", "k1", b"second")
+        store.destroy("t", "k1")
+        names = [("t", f"k{i}") for i in range(filekeys.WORKER_FROM)] + [("u", "k0")]
+        found = store.lookup_many(names)
+        assert store._worker is not None and store._worker._process is not None  # the helper did it
+        assert found[:3] == [b"first", True, False] and found[-1] is False
+        here = FileKeyStore(tmp_path / "keys", worker=False)
+        assert found == here.lookup_many(names)
+        assert store.create_many([("t", f"n{i}", b"v") for i in range(filekeys.WORKER_FROM)])[0] == b"v"
+        assert store.lookup_many(names) == found  # one helper answers both kinds of request
+    finally:
+        store.close()
+
+
+def test_a_lookup_the_helper_fails_is_made_here(tmp_path: Path) -> None:
+    store = FileKeyStore(tmp_path / "keys")
+    try:
+        store.create("t", "k0", b"first")
+        assert store._worker is not None
+
+        def broken(items: object) -> list[bytes | bool]:
+            raise KeyWorkerError("gone")
+
+        store._worker.lookup_many = broken  # type: ignore[method-assign]
+        names = [("t", f"k{i}") for i in range(filekeys.WORKER_FROM)]
+        assert store.lookup_many(names) == [b"first"] + [False] * (len(names) - 1)
+    finally:
+        store.close()
