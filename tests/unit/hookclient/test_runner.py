@@ -191,8 +191,11 @@ async def test_concurrent_hooks_with_a_backlog_lose_and_double_nothing(
     assert spooled(down) == []
 
 
-def _hold_spool(settings: HookSettings) -> int:
-    """Take the spool's lock as another draining process would; close the fd to release it."""
+def _backlog_then_hold_spool(settings: HookSettings) -> int:
+    """Spool events 0, 1, 2 (NATS down), then take the spool's lock as another draining process would;
+    close the returned fd to release it."""
+    for n in range(3):
+        run_hook("claude", stop_event(n), settings.replace(nats_url=None))
     fd = os.open(settings.spool_path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
@@ -202,9 +205,7 @@ async def test_a_hook_waits_for_a_short_drain_and_publishes_after_the_backlog(
     settings: HookSettings, js_client: Streams, kit: Any
 ) -> None:
     _nc, js = js_client
-    for n in range(3):
-        run_hook("claude", stop_event(n), settings.replace(nats_url=None))
-    held = _hold_spool(settings)
+    held = _backlog_then_hold_spool(settings)
     asyncio.get_running_loop().call_later(0.1, os.close, held)
     await asyncio.to_thread(run_hook, "claude", stop_event(3), settings)
     assert [body["payload"]["n"] for _s, _h, body in await kit.stream_messages(js)] == [0, 1, 2, 3]
@@ -215,9 +216,7 @@ async def test_a_hook_queues_behind_a_drain_that_holds_the_spool(
     settings: HookSettings, js_client: Streams, kit: Any
 ) -> None:
     _nc, js = js_client
-    for n in range(3):
-        run_hook("claude", stop_event(n), settings.replace(nats_url=None))
-    held = _hold_spool(settings)
+    held = _backlog_then_hold_spool(settings)
     try:
         started = time.monotonic()
         await asyncio.to_thread(run_hook, "claude", stop_event(3), settings)
