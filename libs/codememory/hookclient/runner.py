@@ -60,16 +60,14 @@ def run_hook(agent: str, raw: bytes, settings: HookSettings) -> str | None:
                     tail=[message.to_record()],
                     lock_wait=min(SPOOL_WAIT_S, _left(deadline)),
                 )
-            except OSError as exc:  # an unreadable spool must not cost this event
+            except OSError as exc:  # an unreadable spool must not cost this event: publish it directly
                 log_line(settings, f"spool drain failed: {exc}")
-                result = None
             else:
+                handled = True
                 if result is None:  # still being drained by another process: queue behind it
                     _spool(settings, spool, message, "spool busy", lock_timeout=max(_left(deadline), 0.2))
-                    handled = True
                 elif result.remaining or result.rejected:
                     log_line(settings, f"spool drain: {result!r}")
-            handled = handled or result is not None
         if not handled:
             try:
                 conn.publish(message.subject, message.data, {"Nats-Msg-Id": message.msg_id}, _left(deadline))

@@ -132,9 +132,7 @@ class Sealer:
 
     def _open(self, envelope: Envelope, generation: int, opened: Opened) -> Envelope:
         payload = envelope.payload
-        names = SEALED_FIELDS.get(type(payload), ())
-        tokens = [name for name in names if is_token(getattr(payload, name))]
-        vectors = [(n, into) for n, into in SEALED_VECTORS.get(type(payload), ()) if getattr(payload, into)]
+        tokens, vectors = _sealed_parts(payload)
         if not tokens and not vectors:
             return envelope
         record = record_of(payload)
@@ -187,15 +185,17 @@ def _to_seal(payload: Event) -> Record | None:
     return None
 
 
+def _sealed_parts(payload: Event) -> tuple[list[str], list[tuple[str, str]]]:
+    """The sealed fields of ``payload`` (names) and its sealed vectors ((vector, sealed field))."""
+    tokens = [name for name in SEALED_FIELDS.get(type(payload), ()) if is_token(getattr(payload, name))]
+    vectors = [(n, into) for n, into in SEALED_VECTORS.get(type(payload), ()) if getattr(payload, into)]
+    return tokens, vectors
+
+
 def _to_open(payload: Event) -> Record | None:
     """The record whose key opens ``payload``, None when it holds nothing sealed (or names none)."""
-    names = SEALED_FIELDS.get(type(payload), ())
-    vectors = SEALED_VECTORS.get(type(payload), ())
-    if any(is_token(getattr(payload, name)) for name in names) or any(
-        getattr(payload, v) for _, v in vectors
-    ):
-        return record_of(payload)
-    return None
+    tokens, vectors = _sealed_parts(payload)
+    return record_of(payload) if tokens or vectors else None
 
 
 def _token(key: AESGCM, clear: bytes, aad: bytes) -> str:
