@@ -134,11 +134,17 @@ def test_a_batch_is_looked_up_at_once_not_record_by_record(store: KeyStore) -> N
     assert len([name for name in gets if name.startswith("rec:")]) <= 2  # ``erased`` asks about bob's
 
 
-def test_an_erased_record_opened_through_the_batch_stays_erased(store: KeyStore) -> None:
+def _forty_sealed(store: KeyStore) -> tuple[list[Envelope], list[Envelope]]:
+    """Forty memories in the clear, and as a writer sealed them into ``store``."""
     envelopes = [_memory(f"text {i}") for i in range(40)]
     writer = Sealer(store)
     sealed = [writer.seal(e) for e in envelopes]
     writer.flush()
+    return envelopes, sealed
+
+
+def test_an_erased_record_opened_through_the_batch_stays_erased(store: KeyStore) -> None:
+    envelopes, sealed = _forty_sealed(store)
     reader = Sealer(store)
     assert reader.open_many(sealed) == envelopes  # its keys are cached now
     ring = KeyRing(store)
@@ -151,10 +157,7 @@ def test_an_erased_record_opened_through_the_batch_stays_erased(store: KeyStore)
 
 
 def test_an_erasure_during_the_lookup_or_after_it_wins(store: KeyStore) -> None:
-    envelopes = [_memory(f"text {i}") for i in range(40)]
-    writer = Sealer(store)
-    sealed = [writer.seal(e) for e in envelopes]
-    writer.flush()
+    envelopes, sealed = _forty_sealed(store)
     ring = KeyRing(store)
     reader = Sealer(store)
     lookup_many = store.lookup_many
