@@ -65,6 +65,20 @@ def attempt(
     return asyncio.run(_attempt(url, user, password, action, deadline, settle))
 
 
+def attempt_many(
+    url: str, user: str, password: str, actions: list[Action], *, deadline: float = 2.0, settle: float = 0.2
+) -> list[Probe]:
+    """``attempt`` for each action at once, each on its own connection (a denied action mostly waits
+    out its deadline, so a list of attacks tried in turn waits for each), in the order given."""
+
+    async def every() -> list[Probe]:
+        return list(
+            await asyncio.gather(*(_attempt(url, user, password, a, deadline, settle) for a in actions))
+        )
+
+    return asyncio.run(every())
+
+
 async def _attempt(
     url: str, user: str, password: str, action: Action, deadline: float, settle: float
 ) -> Probe:
