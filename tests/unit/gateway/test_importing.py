@@ -196,6 +196,47 @@ async def test_vectors_are_waited_for_a_window_at_a_time_and_one_stuck_memory_hi
     assert all(p.payload["embedded_digest"] == p.payload["text_digest"] for p in points)
 
 
+async def _held_while_vectors_arrive(
+    core: GatewayCore, monkeypatch: pytest.MonkeyPatch, hold_s: float, timeout_s: float
+) -> bool:
+    """Import 10 memories, then hold the projection (as an optimize does) for ``hold_s`` while their
+    vectors are appended to LOG: whether the import's wait got them all."""
+    from codememory.gateway import importing
+
+    monkeypatch.setattr(importing, "EMBED_STALL_S", 0.3)
+    run = _run(core)
+    await run.add(_memories(10))
+    await run._appended()
+    log = core.event_log
+    records = [r async for r in log.read(1)]
+    await core.live.wait_for(records[-1].seq, 5)
+    embedder = EmbedHandler(log, WordHashEmbedder())
+
+    async def optimize_and_embed() -> None:
+        async with core.live.lock:
+            await embedder([Delivery(seq=r.seq, subject=r.subject, data=r.data, attempt=1) for r in records])
+            await asyncio.sleep(hold_s)
+
+    task = asyncio.create_task(optimize_and_embed())
+    await asyncio.sleep(0.05)  # the lock is taken before the wait starts
+    tally = await run.finish(wait_embedded=True, timeout_s=timeout_s)
+    await task
+    return tally.embedded
+
+
+async def test_vectors_held_back_by_a_busy_projection_are_still_waited_for(
+    core: GatewayCore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the vectors are in LOG for 1.2 s, four times the stall, before the projection can fold them
+    assert await _held_while_vectors_arrive(core, monkeypatch, hold_s=1.2, timeout_s=10)
+
+
+async def test_a_projection_held_longer_than_the_time_left_is_given_up_on(
+    core: GatewayCore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert not await _held_while_vectors_arrive(core, monkeypatch, hold_s=1.5, timeout_s=0.6)
+
+
 class EncodedLog(InMemoryEventLog):
     """A log that takes envelopes encoded by the caller (as JetStream's does), recording what came how."""
 

@@ -48,6 +48,10 @@ from codememory.sealing import text_id
 STATES = ("", ACTIVE, DEPRECATED)
 EMBED_CHECK = 256  # pending memories read per look at the index while waiting for vectors
 EMBED_STALL_S = 60.0  # no new vector for this long: return without them (is the embed service up?)
+# the stall counts only while the projection has folded all of LOG: an optimize of a large shard holds
+# the projection for tens of seconds (20 s at 50,000 here, more on a busy machine) while the vectors
+# wait in LOG, and that is no reason to give up on them (nor is anything after the RPC's time left, or
+# ``IMPORT_WAIT_S``, without a vector)
 CLEAN_CHUNK = 250  # memories per intake worker job: a batch of 1,000 spread over both workers
 WORKERS_AFTER = 5000  # an import this large starts the intake's workers (a smaller one is done first)
 
@@ -224,7 +228,7 @@ class ImportRun:
             raise NotReady(f"imported up to {self.tally.last_seq} but it is not yet applied")
         self.release()
         self.tally.last_seq = max(self.tally.last_seq, self._live.seq)
-        self.tally.embedded = await self._wait_embedded() if wait_embedded else False
+        self.tally.embedded = await self._wait_embedded(timeout_s) if wait_embedded else False
         return self.tally
 
     def release(self) -> None:
@@ -233,14 +237,16 @@ class ImportRun:
             self._writing = False
             self._live.bulk_writers -= 1
 
-    async def _wait_embedded(self) -> bool:
+    async def _wait_embedded(self, timeout_s: float) -> bool:
         """Until every memory this run stored has its vector: a window of ``EMBED_CHECK`` pending ids
         read at a time (2,000 payloads every 0.1 s, at about 25 us each in Qdrant Edge, is up to half
         a core taken from the embedder it waits for); a window with nothing new moves on, so one
-        memory stuck does not hide the rest."""
+        memory stuck does not hide the rest. Given up after ``EMBED_STALL_S`` without a new vector
+        while the projection is caught up with LOG (see ``EMBED_STALL_S``), and after ``timeout_s``
+        without one in any case."""
         pending = list(self._new)
         at = 0
-        last_progress = time.monotonic()
+        last_progress = waited_from = time.monotonic()
         while pending:
             at = at if at < len(pending) else 0
             chunk = pending[at : at + EMBED_CHECK]
@@ -254,11 +260,14 @@ class ImportRun:
             }
             if done:
                 pending = [memory_id for memory_id in pending if memory_id not in done]
-                last_progress = time.monotonic()
+                last_progress = waited_from = time.monotonic()
             else:
                 at += EMBED_CHECK
-                if time.monotonic() - last_progress > EMBED_STALL_S:
-                    return False
+                now = time.monotonic()
+                if now - last_progress > EMBED_STALL_S:
+                    if now - waited_from > timeout_s or await self._log.last_seq() <= self._live.seq:
+                        return False
+                    last_progress = now  # vectors may be waiting in LOG for the projection
             if pending and len(done) < len(chunk):
                 await asyncio.sleep(0.1)
         return True
