@@ -15,6 +15,7 @@ from codememory.memory.terms import (
     is_number,
     named_words,
     new_values,
+    number_kind,
     number_values,
     subject_sequence,
     tokens,
@@ -67,7 +68,8 @@ PARALLEL_RATIO = 0.6  # token sequences this alike say the same sentence of anot
 
 def conflicting_values(a: str, b: str) -> bool:
     """Whether two texts set one thing to different values: a value only ``a`` states and one only
-    ``b`` states that are both numbers, that stand by a common subject word (``indent with 4
+    ``b`` states that are both numbers of one kind (``number_kind``: ``python3.11`` / ``3.12``, not
+    ``argon2id`` / ``sha256``), that stand by a common subject word (``indent with 4
     spaces`` / ``indent with 2 spaces``; ``tracking uri is mlflow.internal`` / ``... is
     wandb.internal``), or that are made of a common word (``UserCard.tsx`` / ``user-card.tsx``,
     ``stg_shopify_orders`` / ``stg__shopify__orders``). Values each side names for different
@@ -80,7 +82,9 @@ def conflicting_values(a: str, b: str) -> bool:
         return False
     # some pair of them conflicts exactly when their sides' words meet (recall asks this of every
     # pair of alike hits: one pass over each side, not over each pair of values)
-    if any(v not in slots_b for v in number_values(a)) and any(v not in slots_a for v in number_values(b)):
+    kinds_a = {number_kind(v) for v in number_values(a) if v not in slots_b}
+    kinds_b = {number_kind(v) for v in number_values(b) if v not in slots_a} if kinds_a else set()
+    if kinds_b and ("" in kinds_a or "" in kinds_b or not kinds_a.isdisjoint(kinds_b)):
         return True
     near_a = frozenset().union(*(slots_a[v] for v in only_a))
     if not near_a.isdisjoint(frozenset().union(*(slots_b[v] for v in only_b))):

@@ -171,3 +171,14 @@ def is_number(value: str) -> bool:
 def number_values(text: str) -> tuple[str, ...]:
     """The text's values that state a number (``is_number``; ``value_slots`` keys)."""
     return tuple(v for v in value_slots(text) if is_number(v))
+
+
+@lru_cache(maxsize=65536)
+def number_kind(value: str) -> str:
+    """What a number value counts: its letters (``python3.11`` and ``python3.12``: ``python``;
+    ``sha256`` and ``sha1``: ``sha``), or ``""`` for a plain quantity or version, whose letters, if
+    any, are one at most (``8080``, ``v1.2``, ``18.x``, ``4s``). Two numbers set one thing
+    differently when their kinds are equal or one is plain; ``argon2`` and ``sha256`` name two
+    algorithms, as two words would."""
+    letters = "".join(ch for ch in value.lower() if ch.isalpha())
+    return letters if len(letters) > 1 else ""

@@ -46,6 +46,19 @@ def test_a_file_name_or_dotted_identifier_with_a_digit_is_not_a_number() -> None
     assert conflicting_values("see config.py:42", "the limit is 30")  # a line number is one
 
 
+def test_names_with_digits_of_different_kinds_are_two_names_not_two_values() -> None:
+    """``argon2`` and ``sha256`` name two algorithms (restatements of one hashing rule name both); the
+    same name at two numbers, or a name's number against a plain one, is a changed value."""
+    assert not conflicting_values(
+        "hash passwords with argon2id, never bcrypt or sha256",
+        "we moved password hashing to argon2id, use passlib's argon2 scheme",
+    )
+    assert not conflicting_values("tokens are signed with ed25519", "use sha256 for the checksums")
+    assert conflicting_values("checksums use sha1", "checksums use sha256")
+    assert conflicting_values("we pin python3.11", "use python 3.12 now")
+    assert conflicting_values("the image is node18", "the image is node20")
+
+
 def test_only_numbers_differ_reads_numbers_as_conflicting_values_does() -> None:
     """``intro.mp4`` / ``outro.mp4`` name two files (``terms.is_number``), not one value changed."""
     assert not only_numbers_differ(

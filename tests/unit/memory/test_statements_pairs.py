@@ -7,17 +7,19 @@ import itertools
 import random
 
 from codememory.memory.statements import conflicting_values
-from codememory.memory.terms import is_number, named_words, value_slots
+from codememory.memory.terms import is_number, named_words, number_kind, value_slots
 
 WORDS = ["indent", "spaces", "tracking", "uri", "port", "user", "card", "orders", "timeout", "retry"]
 VALUES = ["4", "2", "8080", "mlflow.internal", "wandb.internal", "UserCard.tsx", "user-card.tsx",
           "stg_shopify_orders", "stg__shopify__orders", "zodResolver", "`onChange`", "v1.2",
-          "ops@acme.io", "intro.mp4", "v2.mp4", "python3.11"]  # fmt: skip
+          "ops@acme.io", "intro.mp4", "v2.mp4", "python3.11", "argon2id", "sha256", "sha1",
+          "3.12"]  # fmt: skip
 
 
 def pairwise(a: str, b: str) -> bool:
     """The definition: some value only ``a`` states and some only ``b`` states are both numbers (not
-    file names: ``is_number``), stand by a common subject word, or are made of a common word."""
+    file names: ``is_number``) of one kind (or one a plain number: ``number_kind``), stand by a common
+    subject word, or are made of a common word."""
     slots_a, slots_b = value_slots(a), value_slots(b)
     only_a = [(v, near) for v, near in slots_a.items() if v not in slots_b]
     only_b = [(v, near) for v, near in slots_b.items() if v not in slots_a]
@@ -25,7 +27,9 @@ def pairwise(a: str, b: str) -> bool:
         if near_a & near_b or named_words(value_a) & named_words(value_b):
             return True
         if is_number(value_a) and is_number(value_b):
-            return True
+            kinds = {number_kind(value_a), number_kind(value_b)}
+            if len(kinds) == 1 or "" in kinds:
+                return True
     return False
 
 
