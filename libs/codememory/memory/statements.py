@@ -8,6 +8,8 @@ answers must stay cheap (recall asks them of every pair of alike hits).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from difflib import SequenceMatcher
 
 from codememory.memory.terms import (
@@ -15,8 +17,8 @@ from codememory.memory.terms import (
     is_number,
     named_words,
     new_values,
-    number_kind,
     number_values,
+    rejected_values,
     subject_sequence,
     tokens,
     value_slots,
@@ -66,31 +68,57 @@ def contrasted(a: str, b: str) -> bool:
 PARALLEL_RATIO = 0.6  # token sequences this alike say the same sentence of another thing (the default)
 
 
+def _spelt_out(value: str, others: Mapping[str, object]) -> bool:
+    """Whether the other text names this value more or less precisely, as one word of letters and
+    digits that extends the other (``argon2`` / ``argon2id``, ``postgres`` / ``postgresql``): one
+    name, not two values. Never a plain number (``80`` / ``8080``), a name of under four characters
+    or one with separators (``stg_`` / ``stg__shopify__orders`` are two patterns)."""
+    return any(
+        _WORD.fullmatch(short) is not None and _WORD.fullmatch(long) is not None and long.startswith(short)
+        for short, long in ((value, other) if len(value) < len(other) else (other, value) for other in others)
+        if short != long
+    )
+
+
+_WORD = re.compile(r"[a-z][a-z0-9]{3,}")
+
+
 def conflicting_values(a: str, b: str) -> bool:
     """Whether two texts set one thing to different values: a value only ``a`` states and one only
-    ``b`` states that are both numbers of one kind (``number_kind``: ``python3.11`` / ``3.12``, not
-    ``argon2id`` / ``sha256``), that stand by a common subject word (``indent with 4
-    spaces`` / ``indent with 2 spaces``; ``tracking uri is mlflow.internal`` / ``... is
-    wandb.internal``), or that are made of a common word (``UserCard.tsx`` / ``user-card.tsx``,
-    ``stg_shopify_orders`` / ``stg__shopify__orders``). Values each side names for different
-    things are details, not a conflict ("a zod schema hooked up through zodResolver" / "no
-    validation by hand in onChange")."""
+    ``b`` states that are both numbers, or, both paths or both not, that stand by a common subject
+    word (``indent with 4 spaces`` / ``indent with 2 spaces``; ``tracking uri is mlflow.internal`` /
+    ``... is wandb.internal``) or are made of a common word (``UserCard.tsx`` / ``user-card.tsx``,
+    ``stg_shopify_orders`` / ``stg__shopify__orders``); a path and a name set two things
+    (``argon2id`` / ``auth/passwords.py``). Values each side names for different things are details,
+    not a conflict ("a zod schema hooked up through zodResolver" / "no validation by hand in
+    onChange"). A value a text rejects (``rejected_values``: "argon2id, never bcrypt or sha256") is
+    not one it sets. (Which of two texts changed a rule is not told by values but by change cues.)"""
     slots_a, slots_b = value_slots(a), value_slots(b)
-    only_a = [v for v in slots_a if v not in slots_b]
-    only_b = [v for v in slots_b if v not in slots_a] if only_a else []
+    rejected_a, rejected_b = rejected_values(a), rejected_values(b)
+    only_a = [v for v in slots_a if v not in slots_b and v not in rejected_a and not _spelt_out(v, slots_b)]
+    only_b = (
+        [v for v in slots_b if v not in slots_a and v not in rejected_b and not _spelt_out(v, slots_a)]
+        if only_a
+        else []
+    )
     if not only_b:
         return False
     # some pair of them conflicts exactly when their sides' words meet (recall asks this of every
     # pair of alike hits: one pass over each side, not over each pair of values)
-    kinds_a = {number_kind(v) for v in number_values(a) if v not in slots_b}
-    kinds_b = {number_kind(v) for v in number_values(b) if v not in slots_a} if kinds_a else set()
-    if kinds_b and ("" in kinds_a or "" in kinds_b or not kinds_a.isdisjoint(kinds_b)):
+    if any(v in only_a for v in number_values(a)) and any(v in only_b for v in number_values(b)):
         return True
-    near_a = frozenset().union(*(slots_a[v] for v in only_a))
-    if not near_a.isdisjoint(frozenset().union(*(slots_b[v] for v in only_b))):
-        return True
-    named_a = frozenset().union(*(named_words(v) for v in only_a))
-    return not named_a.isdisjoint(frozenset().union(*(named_words(v) for v in only_b)))
+    for path in (True, False):  # a path and a name set two things, whatever stands by them
+        side_a = [v for v in only_a if ("/" in v) == path]
+        side_b = [v for v in only_b if ("/" in v) == path]
+        if not side_a or not side_b:
+            continue
+        near_a = frozenset().union(*(slots_a[v] for v in side_a))
+        if not near_a.isdisjoint(frozenset().union(*(slots_b[v] for v in side_b))):
+            return True
+        named_a = frozenset().union(*(named_words(v) for v in side_a))
+        if not named_a.isdisjoint(frozenset().union(*(named_words(v) for v in side_b))):
+            return True
+    return False
 
 
 def same_statement(a: str, b: str, parallel_ratio: float, *, strict: bool = True) -> bool:

@@ -173,12 +173,19 @@ def number_values(text: str) -> tuple[str, ...]:
     return tuple(v for v in value_slots(text) if is_number(v))
 
 
+_CLAUSE = re.compile(r"[,;!?\n(]|[.:]\s|\bbut\b")
+_REJECTING = re.compile(r"\b(?:never|not|no|don'?t|do not|avoid|without|instead of)\b", re.IGNORECASE)
+
+
 @lru_cache(maxsize=65536)
-def number_kind(value: str) -> str:
-    """What a number value counts: its letters (``python3.11`` and ``python3.12``: ``python``;
-    ``sha256`` and ``sha1``: ``sha``), or ``""`` for a plain quantity or version, whose letters, if
-    any, are one at most (``8080``, ``v1.2``, ``18.x``, ``4s``). Two numbers set one thing
-    differently when their kinds are equal or one is plain; ``argon2`` and ``sha256`` name two
-    algorithms, as two words would."""
-    letters = "".join(ch for ch in value.lower() if ch.isalpha())
-    return letters if len(letters) > 1 else ""
+def rejected_values(text: str) -> frozenset[str]:
+    """The values a text names only to reject them: those after "never", "not", "no", "don't",
+    "avoid", "without" or "instead of" in the same clause ("hash with argon2id, never bcrypt or
+    sha256": ``sha256``; "date-fns instead of moment"). A restatement that rejects another value than
+    the one it sets does not set that value (``statements.conflicting_values``)."""
+    rejected: set[str] = set()
+    for clause in _CLAUSE.split(text):
+        found = _REJECTING.search(clause)
+        if found is not None:
+            rejected.update(value_slots(clause[found.end() :]))
+    return frozenset(rejected)

@@ -11,6 +11,7 @@ from codememory.memory.statements import (
     only_numbers_differ,
     same_statement,
 )
+from codememory.memory.terms import rejected_values
 
 
 def test_questions_are_recognised() -> None:
@@ -46,24 +47,18 @@ def test_a_file_name_or_dotted_identifier_with_a_digit_is_not_a_number() -> None
     assert conflicting_values("see config.py:42", "the limit is 30")  # a line number is one
 
 
-def test_names_with_digits_of_different_kinds_are_two_names_not_two_values() -> None:
-    """``argon2`` and ``sha256`` name two algorithms (restatements of one hashing rule name both); the
-    same name at two numbers, or a name's number against a plain one, is a changed value."""
+def test_a_value_a_text_rejects_is_not_one_it_sets() -> None:
+    """Restatements of one hashing rule name the algorithms they reject ("never ... sha256") beside
+    the one they set; a path and a name are two things; ``argon2`` / ``argon2id`` is one name."""
+    assert rejected_values("hash passwords with argon2id, never bcrypt or sha256") == {"sha256"}
+    assert rejected_values("date-fns instead of moment2, it adds 70 kB") == {"moment2"}
     assert not conflicting_values(
         "hash passwords with argon2id, never bcrypt or sha256",
         "we moved password hashing to argon2id, use passlib's argon2 scheme",
     )
-    assert not conflicting_values("tokens are signed with ed25519", "use sha256 for the checksums")
-    assert conflicting_values("checksums use sha1", "checksums use sha256")
-    assert conflicting_values("we pin python3.11", "use python 3.12 now")
-    assert conflicting_values("the image is node18", "the image is node20")
-
-
-def test_only_numbers_differ_reads_numbers_as_conflicting_values_does() -> None:
-    """``intro.mp4`` / ``outro.mp4`` name two files (``terms.is_number``), not one value changed."""
-    assert not only_numbers_differ(
-        "Autoplay intro.mp4 on the landing page", "Autoplay outro.mp4 on the landing page"
+    assert not conflicting_values(
+        "use the argon2 hasher in auth/passwords.py", "password hashing is argon2id with the settings"
     )
-    assert not only_numbers_differ("Autoplay `intro.mp4` first", "Autoplay `outro.mp4` first")
-    assert only_numbers_differ("We pin python3.11 in CI", "We pin python3.12 in CI")
-    assert only_numbers_differ("The limit is `50` requests", "The limit is `80` requests")
+    assert conflicting_values("checksums use sha1", "checksums use sha256")
+    assert conflicting_values("keep amounts as float64 dollars", "money is int64 minor units")
+    assert conflicting_values("dbt models are named stg_<source>_<table>", "models are named stg__a__b")

@@ -5,31 +5,45 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 
 from codememory.memory.statements import conflicting_values
-from codememory.memory.terms import is_number, named_words, number_kind, value_slots
+from codememory.memory.terms import is_number, named_words, rejected_values, value_slots
 
-WORDS = ["indent", "spaces", "tracking", "uri", "port", "user", "card", "orders", "timeout", "retry"]
+WORDS = ["indent", "spaces", "tracking", "uri", "port", "user", "card", "orders", "timeout", "retry", "never",
+         "argon2", "argon2id", "src/user/card.ts", "src/orders"]  # fmt: skip
 VALUES = ["4", "2", "8080", "mlflow.internal", "wandb.internal", "UserCard.tsx", "user-card.tsx",
           "stg_shopify_orders", "stg__shopify__orders", "zodResolver", "`onChange`", "v1.2",
-          "ops@acme.io", "intro.mp4", "v2.mp4", "python3.11", "argon2id", "sha256", "sha1",
-          "3.12"]  # fmt: skip
+          "ops@acme.io", "intro.mp4", "v2.mp4", "python3.11"]  # fmt: skip
+
+
+def spelt(a: str, b: str) -> bool:
+    """One name written more or less precisely: a word of letters and digits extending another."""
+    short, long = sorted((a, b), key=len)
+    word = re.compile(r"[a-z][a-z0-9]{3,}")
+    return (
+        short != long
+        and bool(word.fullmatch(short))
+        and bool(word.fullmatch(long))
+        and long.startswith(short)
+    )
 
 
 def pairwise(a: str, b: str) -> bool:
-    """The definition: some value only ``a`` states and some only ``b`` states are both numbers (not
-    file names: ``is_number``) of one kind (or one a plain number: ``number_kind``), stand by a common
-    subject word, or are made of a common word."""
+    """The definition: some value only ``a`` sets and some only ``b`` sets (neither rejected, nor the
+    other's name spelt out) are both numbers (not file names: ``is_number``), or, both paths or both
+    not, stand by a common subject word or are made of a common word."""
     slots_a, slots_b = value_slots(a), value_slots(b)
-    only_a = [(v, near) for v, near in slots_a.items() if v not in slots_b]
-    only_b = [(v, near) for v, near in slots_b.items() if v not in slots_a]
+    only_a = [(v, n) for v, n in slots_a.items() if v not in slots_b and v not in rejected_values(a)]
+    only_b = [(v, n) for v, n in slots_b.items() if v not in slots_a and v not in rejected_values(b)]
+    only_a = [(v, n) for v, n in only_a if not any(spelt(v, w) for w in slots_b)]
+    only_b = [(v, n) for v, n in only_b if not any(spelt(v, w) for w in slots_a)]
     for (value_a, near_a), (value_b, near_b) in itertools.product(only_a, only_b):
-        if near_a & near_b or named_words(value_a) & named_words(value_b):
+        same_shape = ("/" in value_a) == ("/" in value_b)
+        if same_shape and (near_a & near_b or named_words(value_a) & named_words(value_b)):
             return True
         if is_number(value_a) and is_number(value_b):
-            kinds = {number_kind(value_a), number_kind(value_b)}
-            if len(kinds) == 1 or "" in kinds:
-                return True
+            return True
     return False
 
 
