@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from codememory.projection.shared import SharedRead, log_batches
 log = structlog.get_logger(__name__)
 
 P = TypeVar("P", bound=Projection)
+READERS_MAX_S = 60.0  # the longest a swapped-out projection waits for reads that started on it
 T = TypeVar("T")
 
 
@@ -59,10 +61,45 @@ class LiveProjection(Generic[P]):
         self.unoptimized = 0  # events applied since the index last built its search structures
         self.bulk_writers = 0  # bulk imports appending into it now (the gateway's optimize waits longer)
         self.rebuilding: tuple[int, int] | None = None  # (LOG seq folded, LOG seq to reach) in a rebuild
+        self._readers: dict[int, int] = {}  # id of a projection: reads of it not yet done
+        self._readers_lock = threading.Lock()  # reads end in worker threads
 
     @property
     def seq(self) -> int:
         return self.projection.last_seq
+
+    async def read(self, work: Callable[[P], T]) -> T:
+        """``work(projection)`` in a worker thread, the projection held until it returns: a swap
+        closes what it replaced only once such reads are done (``released``), however long they take
+        on a busy machine. The thread runs to its end although the caller is cancelled meanwhile."""
+        projection = self.projection  # taken on the event loop, where swaps happen: never a closed one
+        key = id(projection)
+        with self._readers_lock:
+            self._readers[key] = self._readers.get(key, 0) + 1
+
+        def held() -> T:
+            try:
+                return work(projection)
+            finally:
+                with self._readers_lock:
+                    left = self._readers.pop(key) - 1
+                    if left:
+                        self._readers[key] = left
+
+        return await in_thread(held)
+
+    async def released(self, old: P, grace_s: float, at_most_s: float = READERS_MAX_S) -> bool:
+        """Once ``old`` (swapped out: nothing new starts on it) may be closed: after ``grace_s`` for
+        the short reads that are not counted (a point looked up by id), and until no ``read`` holds
+        it, at most ``at_most_s``; whether every counted read was done."""
+        await asyncio.sleep(grace_s)
+        deadline = time.monotonic() + at_most_s
+        while self._readers.get(id(old)):
+            if time.monotonic() >= deadline:
+                log.warning("closing_while_read", projection=self.name, reads=self._readers.get(id(old)))
+                return False
+            await asyncio.sleep(0.02)
+        return True
 
     @property
     def poisoned(self) -> int:
@@ -227,4 +264,4 @@ async def poll(event_log: EventLog, live: LiveProjection[Any], every_s: float = 
         await asyncio.sleep(every_s)
 
 
-__all__ = ["LiveProjection", "Rebuilt", "in_thread", "log_batches", "poll", "to_the_end"]
+__all__ = ["READERS_MAX_S", "LiveProjection", "Rebuilt", "in_thread", "log_batches", "poll", "to_the_end"]

@@ -192,3 +192,47 @@ async def test_a_follower_cancelled_mid_fold_holds_the_lock_until_its_thread_is_
     assert held.concurrent == 1 and live.seq == 5
     assert live.projection.inner.index.count(IndexFilter()) == 2
     held.inner.index.close()
+
+
+async def test_a_swapped_out_projection_is_released_only_once_its_reads_are_done(tmp_path: Path) -> None:
+    """A recall that takes longer than the grace (a busy machine) keeps the old projection open."""
+    live = LiveProjection(_projection(tmp_path / "old"), name="memory")
+    old = live.projection
+    started, finish = threading.Event(), threading.Event()
+
+    def slow(projection: MemoryProjection) -> int:
+        started.set()
+        finish.wait(5)
+        return len(list(projection.index.scroll(IndexFilter())))
+
+    reading = asyncio.create_task(live.read(slow))
+    await asyncio.to_thread(started.wait, 5)
+    async with live.lock:
+        assert await live.swap(_projection(tmp_path / "new")) is old
+    release = asyncio.create_task(live.released(old, grace_s=0.0))
+    await asyncio.sleep(0.2)
+    assert not release.done()  # the read still holds it
+    finish.set()
+    assert await reading == 0
+    assert await asyncio.wait_for(release, 2) is True
+    assert await live.released(live.projection, grace_s=0.0, at_most_s=0.1) is True  # nothing reads it
+
+
+async def test_a_cancelled_read_holds_its_projection_until_its_thread_returns(tmp_path: Path) -> None:
+    live = LiveProjection(_projection(tmp_path), name="memory")
+    old = live.projection
+    started, finish = threading.Event(), threading.Event()
+
+    def slow(projection: MemoryProjection) -> None:
+        started.set()
+        finish.wait(5)
+
+    reading = asyncio.create_task(live.read(slow))
+    await asyncio.to_thread(started.wait, 5)
+    reading.cancel()
+    await asyncio.sleep(0.05)
+    assert await live.released(old, grace_s=0.0, at_most_s=0.1) is False  # the thread still runs
+    finish.set()
+    with pytest.raises(asyncio.CancelledError):
+        await reading
+    assert await live.released(old, grace_s=0.0, at_most_s=1.0) is True

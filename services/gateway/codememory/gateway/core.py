@@ -90,8 +90,8 @@ class GatewayCore:
         """What ``clean`` calls: a worker process can import it by name (a bulk import's redaction)."""
         return self._clean
 
-    def _recaller(self) -> Recaller:
-        return Recaller(self.live.projection.index, self.embedder, self.encoder, self.weights)
+    def _recaller(self, projection: MemoryProjection) -> Recaller:
+        return Recaller(projection.index, self.embedder, self.encoder, self.weights)
 
     async def recall(self, query: RecallQuery) -> list[RecallHit]:
         return await self.recall_then(query, list)
@@ -100,19 +100,20 @@ class GatewayCore:
         """The hits, passed through ``then`` in the same worker thread (one hop off the event loop)."""
         if query.limit <= 0 or query.limit > 500:
             raise InvalidArgument("limit must be between 1 and 500")
-        recaller = self._recaller()
 
-        def work() -> T:
+        def work(projection: MemoryProjection) -> T:
+            recaller = self._recaller(projection)
             hits = [h for h in recaller.recall(query) if h.payload.get("tenant") == query.tenant]
             if self.accesses is not None:
                 self.accesses.note(query.tenant, (h.memory_id for h in hits), session_id=query.session_id)
             return then(hits)
 
-        return await asyncio.to_thread(work)
+        return await self.live.read(work)  # a swap closes the projection only after this read
 
     async def context(self, tenant: str, **scope: str | int) -> SessionContext:
-        recaller = self._recaller()
-        found = await asyncio.to_thread(lambda: build_context(recaller, tenant=tenant, **scope))  # type: ignore[arg-type]
+        found = await self.live.read(
+            lambda projection: build_context(self._recaller(projection), tenant=tenant, **scope)  # type: ignore[arg-type]
+        )
         if self.accesses is not None:
             session = scope.get("session_id", "")
             self.accesses.note(tenant, found.memory_ids, session_id=str(session), purpose="context")

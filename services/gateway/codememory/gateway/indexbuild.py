@@ -130,7 +130,7 @@ class IndexBuild:
         self.seconds = time.perf_counter() - self.started
         seconds = round(self.seconds, 3)
         log.info("replay_indexed", seconds=seconds, caught_up=caught_up, generation=self.target)
-        await asyncio.sleep(readers_s)
+        await live.released(old, readers_s)
         old.index.close()
         shutil.rmtree(self.generations.root / f"gen-{self.source}", ignore_errors=True)
 

@@ -8,7 +8,6 @@ runs it beside the code projection's rebuild on one read of LOG.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from codememory.events import EventLog
@@ -124,7 +123,7 @@ async def rebuild_memory(
             pool.close()
         if built is not None:
             built.done()  # a failed rebuild: the shard back in process, for the caller to close
-    await asyncio.sleep(readers_s)
     if close_old:  # else the caller closes it (``Replayer`` digests it first)
+        await live.released(rebuilt.old, readers_s)
         rebuilt.old.index.close()
     return rebuilt

@@ -182,7 +182,7 @@ class ModelSwitch:
             generation, fresh = 0, None
             self._update(phase="switched", active_model=model.model_id, active_dim=model.dim)
             log.info("model_switched", model=model.model_id, seconds=round(self.state.seconds, 2))
-            await asyncio.sleep(READERS_S)
+            await self._live.released(old, READERS_S)
             old.index.close()
             shutil.rmtree(self._generations.root / f"gen-{old_generation}", ignore_errors=True)
         except asyncio.CancelledError:

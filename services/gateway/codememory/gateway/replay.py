@@ -227,7 +227,7 @@ class Replayer:
         try:
             return await asyncio.to_thread(index_digest, old.index, IndexFilter())
         finally:
-            await asyncio.sleep(self._readers_s)
+            await self._memory.released(old, self._readers_s)
             old.index.close()
             shutil.rmtree(self._generations.root / f"gen-{generation}", ignore_errors=True)
 
