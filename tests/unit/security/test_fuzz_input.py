@@ -106,7 +106,10 @@ def test_every_redaction_rule_redacts_adversarial_lines_in_linearredaction_secon
     for kind, shape, line in lines:
         t_n, t_2n = redaction_seconds(line), redaction_seconds(doubled[(kind, shape)])
         if t_2n > 0.005 and t_2n > 3 * t_n:  # measured again, longer, before it counts (a busy machine)
-            t_n, t_2n = redaction_seconds(line, 7), redaction_seconds(doubled[(kind, shape)], 7)
-            if t_2n > 3 * t_n:
+            rounds = [  # a quadratic rule is slow in every round; another test's burst is in one
+                (redaction_seconds(line, 7), redaction_seconds(doubled[(kind, shape)], 7)) for _ in range(3)
+            ]
+            if all(t_2n > 3 * t_n for t_n, t_2n in rounds):
+                t_n, t_2n = rounds[-1]
                 slow.append((kind, shape, round(t_n * 1000, 1), round(t_2n * 1000, 1)))
     assert not slow, slow
