@@ -14,7 +14,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,15 @@ class Stack:
 
     def hook(self, agent: str, payload: bytes) -> subprocess.CompletedProcess[bytes]:
         return self.cli("hook", "--agent", agent, stdin=payload)
+
+    def hooks(
+        self, calls: Sequence[tuple[str, bytes]], at_once: int = 4
+    ) -> list[subprocess.CompletedProcess[bytes]]:
+        """``hook`` for each (agent, payload), ``at_once`` hook processes at a time (as an agent's
+        parallel tool calls run them), for tests where the order of events does not matter: a prompt
+        hook waits for its session context, so one at a time is mostly waiting."""
+        with ThreadPoolExecutor(at_once) as pool:
+            return list(pool.map(lambda call: self.hook(*call), calls))
 
     def stub(self) -> memory_pb2_grpc.MemoryServiceStub:
         ca = json.loads((self.home / "runtime.json").read_text()).get("grpc_ca")  # up --tls

@@ -80,6 +80,8 @@ def test_hook_spools_when_nats_is_down_and_flushes_in_order(stack) -> None:  # t
     from conftest_paths import BIN  # type: ignore[import-not-found]
 
     hook_log = stack.home / "logs" / "hook.log"
+    # taken first: the stack's own flusher may send the spooled facts on before the third hook runs
+    before = stack.wait_caught_up().log_last_seq
     spooled_before = hook_log.read_text().count("Connection refused; spooled") if hook_log.exists() else 0
     for fact in facts[:2]:
         payload = json.dumps(
@@ -96,7 +98,6 @@ def test_hook_spools_when_nats_is_down_and_flushes_in_order(stack) -> None:  # t
         assert result.returncode == 0 and result.stdout == b"" and time.monotonic() - started < 3
     # spooled (the stack's own flusher, on its live server, may already have sent them on)
     assert hook_log.read_text().count("Connection refused; spooled") == spooled_before + 2
-    before = stack.wait_caught_up().log_last_seq
     payload = json.dumps(
         {"session_id": "sp", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": facts[2]}
     ).encode()

@@ -54,8 +54,8 @@ def test_secrets_through_the_hook_process(stack) -> None:  # type: ignore[no-unt
     samples = secret_corpus(240, seed=11)
     assert len(samples) >= 200 and len({s.kind for s in samples}) >= 20
     start = stack.wait_caught_up().log_last_seq + 1
-    for agent, payload in _payloads(samples):
-        assert stack.hook(agent, json.dumps(payload).encode()).returncode == 0
+    ran = stack.hooks([(agent, json.dumps(payload).encode()) for agent, payload in _payloads(samples)])
+    assert [r.returncode for r in ran] == [0] * len(samples)
     stack.wait_caught_up(timeout=120)
     _assert_clean(stack, samples, start)
 
