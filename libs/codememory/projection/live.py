@@ -68,7 +68,7 @@ class LiveProjection(Generic[P]):
     def seq(self) -> int:
         return self.projection.last_seq
 
-    async def read(self, work: Callable[[P], T]) -> T:
+    async def read_held(self, work: Callable[[P], T]) -> T:
         """``work(projection)`` in a worker thread, the projection held until it returns: a swap
         closes what it replaced only once such reads are done (``released``), however long they take
         on a busy machine. The thread runs to its end although the caller is cancelled meanwhile."""
@@ -90,7 +90,7 @@ class LiveProjection(Generic[P]):
 
     async def released(self, old: P, grace_s: float, at_most_s: float = READERS_MAX_S) -> bool:
         """Once ``old`` (swapped out: nothing new starts on it) may be closed: after ``grace_s`` for
-        the short reads that are not counted (a point looked up by id), and until no ``read`` holds
+        the short reads that are not counted (a point looked up by id), and until no ``read_held`` holds
         it, at most ``at_most_s``; whether every counted read was done."""
         await asyncio.sleep(grace_s)
         deadline = time.monotonic() + at_most_s

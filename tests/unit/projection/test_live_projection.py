@@ -205,7 +205,7 @@ async def test_a_swapped_out_projection_is_released_only_once_its_reads_are_done
         finish.wait(5)
         return len(list(projection.index.scroll(IndexFilter())))
 
-    reading = asyncio.create_task(live.read(slow))
+    reading = asyncio.create_task(live.read_held(slow))
     await asyncio.to_thread(started.wait, 5)
     async with live.lock:
         assert await live.swap(_projection(tmp_path / "new")) is old
@@ -227,7 +227,7 @@ async def test_a_cancelled_read_holds_its_projection_until_its_thread_returns(tm
         started.set()
         finish.wait(5)
 
-    reading = asyncio.create_task(live.read(slow))
+    reading = asyncio.create_task(live.read_held(slow))
     await asyncio.to_thread(started.wait, 5)
     reading.cancel()
     await asyncio.sleep(0.05)

@@ -108,10 +108,10 @@ class GatewayCore:
                 self.accesses.note(query.tenant, (h.memory_id for h in hits), session_id=query.session_id)
             return then(hits)
 
-        return await self.live.read(work)  # a swap closes the projection only after this read
+        return await self.live.read_held(work)  # a swap closes the projection only after this read
 
     async def context(self, tenant: str, **scope: str | int) -> SessionContext:
-        found = await self.live.read(
+        found = await self.live.read_held(
             lambda projection: build_context(self._recaller(projection), tenant=tenant, **scope)  # type: ignore[arg-type]
         )
         if self.accesses is not None:
