@@ -30,6 +30,7 @@ from codememory.projection.shared import SharedRead, log_batches
 log = structlog.get_logger(__name__)
 
 P = TypeVar("P", bound=Projection)
+READERS_S = 2.0  # the grace before a swapped-out index closes: short reads by id are not counted
 READERS_MAX_S = 60.0  # the longest a swapped-out projection waits for reads that started on it
 T = TypeVar("T")
 
@@ -264,4 +265,4 @@ async def poll(event_log: EventLog, live: LiveProjection[Any], every_s: float = 
         await asyncio.sleep(every_s)
 
 
-__all__ = ["READERS_MAX_S", "LiveProjection", "Rebuilt", "in_thread", "log_batches", "poll", "to_the_end"]
+__all__ = ["READERS_S", "LiveProjection", "Rebuilt", "in_thread", "log_batches", "poll", "to_the_end"]

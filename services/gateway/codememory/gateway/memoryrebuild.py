@@ -14,12 +14,12 @@ from codememory.events import EventLog
 from codememory.lexical.pool import TermsPool
 from codememory.memory import MemoryProjection
 from codememory.projection import LiveProjection, Rebuilt
+from codememory.projection.live import READERS_S
 from codememory.projection.shared import SharedRead
 from codememory.vectorstore import EdgeVectorIndex, PayloadCachedIndex, ShardBuilder, VectorIndex
 
 __all__ = ["INDEXING_THREADS", "READERS_S", "TERMS_WORKERS", "edge_shard", "rebuild_memory"]
 
-READERS_S = 2.0  # searches that started on a swapped-out index finish before it closes
 TERMS_WORKERS = 2  # processes computing lexical vectors during a replay (this machine has 2 cores)
 INDEXING_THREADS = 0  # threads of a rebuilt shard's HNSW build: the engine's choice (1 on 2 cores);
 # 2 gave no gain at 50,000 points (bench_replay: 42.9 s against 37.9 s, medians of 2)

@@ -37,7 +37,7 @@ from codememory.memory import MemoryProjection
 from codememory.memory.fold import LIVE_STATES
 from codememory.projection import LiveProjection
 from codememory.projection.fold import fold_records
-from codememory.projection.live import log_batches
+from codememory.projection.live import READERS_S, log_batches
 from codememory.vectorstore import IndexFilter
 
 log = structlog.get_logger(__name__)
@@ -47,7 +47,6 @@ POLL_S = 0.5  # how often the new index looks for new vectors while catching up
 # engine holds the GIL meanwhile): at 50,000 memories, counting every POLL_S took 71% of the gateway's
 # GIL and recall's p50 went from 46 to 109 ms. So the counts take at most 1/COUNT_SHARE of the time.
 COUNT_SHARE = 10.0
-READERS_S = 2.0  # recalls that started on the old index finish before it closes
 
 
 class MigrationRefused(GatewayError):
