@@ -84,8 +84,9 @@ def test_counters_move_as_hooks_and_calls_flow(one_process: Stack) -> None:
     meta = (("authorization", f"Bearer {stack.token()}"),)
     stub.Recall(pb.RecallRequest(query="payment gateway", limit=5), metadata=meta, timeout=30)
     stub.Recall(pb.RecallRequest(query="metrics prompt", limit=5), metadata=meta, timeout=30)
-    with pytest.raises(grpc.RpcError):
+    with pytest.raises(grpc.RpcError) as refused:
         stub.History(pb.HistoryRequest(memory_id=str(uuid.uuid4())), metadata=meta, timeout=30)
+    assert refused.value.code() == grpc.StatusCode.NOT_FOUND, refused.value.details()
     after = scraped(urls)
 
     def moved(name: str, **labels: str) -> float:
