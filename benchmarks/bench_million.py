@@ -38,7 +38,13 @@ times: latency, memory, open time, and how many top-10 lists are exactly the bas
 
 ``--layout disk`` fills a new shard in that layout (``vectorstore.layout``; a kept shard keeps the one
 it recorded); ``--against DIR`` serves another kept shard of the same memories (e.g. the ``ram``
-layout's) in turns with this one and reports how many of its top-10 this one keeps.
+layout's) in turns with this one and reports how many of its top-10 this one keeps. ``--relayout
+FROM --layout int8`` makes ``--data-dir`` a copy of the kept shard FROM with its segments rebuilt in
+that layout (the engine rebuilds a segment whose storage differs from the one it is opened with):
+the same memories, without filling again. Payload indexes keep the placement they were made with.
+
+    .venv/bin/python benchmarks/bench_million.py --data-dir /tmp/cm-million-int8 --relayout /tmp/cm-million \
+        --layout int8 --sizes 1000000 --against /tmp/cm-million
 """
 
 from __future__ import annotations
@@ -175,6 +181,28 @@ def fill(
         "hnsw_s": hnsw_s,
         "fill_s": time.perf_counter() - started,
     }
+
+
+def relayout(source: Path, data_dir: Path, layout: str) -> None:
+    """``source``'s kept shard copied to ``data_dir``, its generation recorded and rebuilt in ``layout``."""
+    from codememory.vectorstore import EdgeVectorIndex, layout_named
+
+    t0 = time.perf_counter()
+    shutil.copytree(source, data_dir)
+    copy_s = time.perf_counter() - t0
+    generation = data_dir / "memories" / "gen-1"
+    marker = json.loads((generation / "model.json").read_text())
+    (generation / "model.json").write_text(json.dumps({**marker, "layout": layout}))
+    t0 = time.perf_counter()
+    index = EdgeVectorIndex(generation / "shard", DIM, layout=layout_named(layout))
+    index.optimize()
+    index.close()
+    rebuilt_s = time.perf_counter() - t0
+    totals_file = data_dir / "fill.json"
+    totals = json.loads(totals_file.read_text()) if totals_file.is_file() else {}
+    totals.pop("measured", None)
+    totals_file.write_text(json.dumps({**totals, "relayout_s": rebuilt_s}))
+    print(f"{source} copied in {copy_s:.0f} s, rebuilt as {layout} in {rebuilt_s:.0f} s", flush=True)
 
 
 def serve(data_dir: Path, ready: Path) -> None:
@@ -350,6 +378,7 @@ def main() -> None:
     parser.add_argument(
         "--against", type=Path, action="append", help="a kept shard of the same memories, served in turns"
     )
+    parser.add_argument("--relayout", type=Path, help="a kept shard: copied to --data-dir in --layout")
     parser.add_argument(
         "--baseline-code",
         type=Path,
@@ -375,6 +404,8 @@ def main() -> None:
     ]
     done: list[str] = []
     if args.data_dir:
+        if args.relayout and not args.data_dir.exists():
+            relayout(args.relayout, args.data_dir, args.layout)
         args.data_dir.mkdir(parents=True, exist_ok=True)
         kept(args, args.data_dir, texts, vectors, model_id, asked, rows, embed_s)
         return

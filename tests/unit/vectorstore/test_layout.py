@@ -50,7 +50,10 @@ def test_the_presets_and_a_bad_name() -> None:
     assert layout_named("ram") == ShardLayout()
     disk = layout_named("DISK")
     assert disk.dense_on_disk and disk.quantization == "int8" and disk.payload_on_disk and disk.sparse_on_disk
-    with pytest.raises(ValueError, match="ram, disk"):
+    int8 = layout_named("int8")
+    assert int8.dense_on_disk and int8.quantization == "int8"
+    assert not (int8.payload_on_disk or int8.sparse_on_disk or int8.indexes_on_disk)
+    with pytest.raises(ValueError, match="ram, int8, disk"):
         layout_named("fast")
     with pytest.raises(ValueError, match="oversampling"):
         ShardLayout(oversampling=0.5)
@@ -62,20 +65,23 @@ def _built(index: VectorIndex, points: list[IndexPoint]) -> None:
     index.optimize()
 
 
-def test_a_disk_shard_built_by_a_child_is_quantized_on_disk_and_finds_what_a_ram_one_does(
-    tmp_path: Path,
+@pytest.mark.parametrize(("name", "payloads"), [("disk", "mmap"), ("int8", "in_ram_mmap")])
+def test_a_quantized_shard_built_by_a_child_keeps_originals_on_disk_and_finds_what_a_ram_one_does(
+    tmp_path: Path, name: str, payloads: str
 ) -> None:
     points = _points(7200)  # above the engine's indexing threshold (10,000 KB of vectors): HNSW built
     ram = EdgeVectorIndex(tmp_path / "ram", DIM)
     _built(ram, points)
-    disk = EdgeVectorIndex(tmp_path / "disk", DIM, layout=layout_named("disk"))
+    disk = EdgeVectorIndex(tmp_path / "disk", DIM, layout=layout_named(name))
     disk.close()  # empty: the child of a replay writes it (``ShardBuilder``), in its layout
-    builder = ShardBuilder(tmp_path / "disk", DIM, layout=layout_named("disk"))
+    builder = ShardBuilder(tmp_path / "disk", DIM, layout=layout_named(name))
     _built(builder, points)
     builder.close()
     disk.reopen()
-    # the segment the build made: int8 copies beside float32 originals on disk (mmap)
-    assert ("Mmap", "int8", "mmap") in _storage(tmp_path / "disk")
+    # the segment the build made: int8 copies beside float32 originals on disk (mmap); the payloads
+    # where the layout keeps them (``int8``: loaded, as ``ram`` does)
+    assert ("Mmap", "int8", payloads) in _storage(tmp_path / "disk")
+    assert {p for _, _, p in _storage(tmp_path / "ram")} == {"in_ram_mmap"}
     assert not any(quantized == "int8" for _, quantized, _ in _storage(tmp_path / "ram"))
     flt = IndexFilter(equals={"tenant": "t"})
     matrix = np.asarray([p.dense for p in points])

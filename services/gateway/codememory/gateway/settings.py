@@ -11,9 +11,9 @@ one host may listen on the same address (SO_REUSEPORT, the kernel spreads connec
 turns it off so a second stack never shares a port (and its tenants) with the first.
 ``rebuild_indexing_threads``: threads a replay's HNSW build may use (0, the default: Qdrant Edge's
 choice, one on a 2-core machine); the live shard's own builds keep the engine's choice.
-``shard_layout`` (``CODEMEMORY_GATEWAY_SHARD_LAYOUT``: ``ram``, the default, or ``disk``): where a new
-memory shard keeps its parts (``codememory.vectorstore.layout``: ``disk`` keeps int8 copies of the
-vectors in RAM and the rest on disk); it applies to generations built from then on (a replay, a model
+``shard_layout`` (``CODEMEMORY_GATEWAY_SHARD_LAYOUT``: ``ram``, the default, ``int8`` or ``disk``): where
+a new memory shard keeps its parts (``codememory.vectorstore.layout``: ``int8`` keeps int8 copies of
+the vectors in RAM and their originals on disk, ``disk`` the rest on disk too); it applies to generations built from then on (a replay, a model
 migration), an existing one keeps the layout it was built with.
 """
 
