@@ -9,7 +9,6 @@ dicts): tenants never see each other's code.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -140,11 +139,11 @@ class CodeCore:
             raise InvalidArgument(f"limit must be between 1 and {MAX_SEARCH}")
         started = time.perf_counter()
 
-        def run() -> list[CodeHit]:
+        def run(projection: CodeProjection) -> list[CodeHit]:
             vector = self._embedder.embed([query])[0]
-            return self.live.projection.code_index.search(
+            return projection.code_index.search(
                 tenant, query, vector, limit=limit, repo=repo or None, path_prefix=path_prefix or None
             )
 
-        hits = await asyncio.to_thread(run)
+        hits = await self.live.read_held(run)  # a replay closes the shard it replaced after this read
         return hits, (time.perf_counter() - started) * 1000

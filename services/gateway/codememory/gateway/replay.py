@@ -217,8 +217,9 @@ class Replayer:
         )
 
     async def _close_code(self, old: CodeProjection) -> None:
-        """The swapped-out code-search shard closed after its readers, and removed."""
-        await asyncio.sleep(self._readers_s / 2)
+        """The swapped-out code-search shard closed after its readers (``CodeCore.search`` holds it), and
+        removed."""
+        await self._code.released(old, self._readers_s)
         old.shard.close()
         shutil.rmtree(self._data_dir / f"code-{old.generation}", ignore_errors=True)
 

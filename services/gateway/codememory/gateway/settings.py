@@ -13,8 +13,9 @@ turns it off so a second stack never shares a port (and its tenants) with the fi
 choice, one on a 2-core machine); the live shard's own builds keep the engine's choice.
 ``shard_layout`` (``CODEMEMORY_GATEWAY_SHARD_LAYOUT``: ``ram``, the default, ``int8`` or ``disk``): where
 a new memory shard keeps its parts (``codememory.vectorstore.layout``: ``int8`` keeps int8 copies of
-the vectors in RAM and their originals on disk, ``disk`` the rest on disk too); it applies to generations built from then on (a replay, a model
-migration), an existing one keeps the layout it was built with.
+the vectors in RAM and their originals on disk, ``disk`` the rest on disk too); it applies to
+generations built from then on (a replay, a model migration), an existing one keeps the layout it was
+built with.
 """
 
 from __future__ import annotations
