@@ -6,6 +6,7 @@ hook published, in order, by sequence number.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -19,12 +20,13 @@ import nats
 import pytest
 from nats.aio.client import Client
 from nats.js.client import JetStreamContext
-from nats.js.errors import NotFoundError
+from nats.js.errors import APIError, NotFoundError
 
 from codememory.hookclient.settings import HookSettings
 from codememory.runtime.natsd import NatsServer
 from shared_data import HOOKS_DATA  # type: ignore[import-not-found]
 
+STORE_NOT_CREATED = 10049  # nats-server's "error creating store for stream"
 HOOK_CODE = "import sys; from codememory.hookclient.main import main; sys.exit(main(sys.argv[1:]))"
 
 
@@ -40,7 +42,14 @@ async def js_client(hook_server: NatsServer) -> AsyncIterator[tuple[Client, JetS
     js = client.jetstream()
     with contextlib.suppress(NotFoundError):
         await js.delete_stream("HOOKS")
-    await js.add_stream(name="HOOKS", subjects=["cm.hooks.>"], duplicate_window=120.0)
+    for attempt in range(50):
+        try:
+            await js.add_stream(name="HOOKS", subjects=["cm.hooks.>"], duplicate_window=120.0)
+            break
+        except APIError as exc:  # the deleted stream's files are still being removed (CI saw it once)
+            if exc.err_code != STORE_NOT_CREATED or attempt == 49:
+                raise
+            await asyncio.sleep(0.1)
     yield client, js
     await client.close()
 
