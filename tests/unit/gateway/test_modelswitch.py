@@ -103,10 +103,12 @@ async def test_the_new_index_is_swapped_in_once_every_memory_has_its_vector(
         await _until(lambda: switch.state.phase == "building" and switch.state.target == 5)
         await _embedded(log, B, ids[:3], TEXTS[:3])  # the embed service's backfill, part way
         await _until(lambda: switch.state.embedded == 3)
-        await asyncio.sleep(0.3)
+        last = await log.last_seq()
+        await _until(lambda: live.seq == last)  # the follower polls: on a busy machine it may lag
+        await asyncio.sleep(0.3)  # and then nothing swaps while a vector is missing
         assert switch.state.phase == "building" and live.projection.model == A.model_id and not swapped
         # the live index followed LOG through b's 16-wide vectors and kept its own 8-wide ones
-        assert live.seq == await log.last_seq() and live.poisoned == 0
+        assert live.seq == last and live.poisoned == 0
         points = live.projection.index.get(point_ids("t", ids), with_vectors=True)
         assert [len(p.dense or ()) for p in points] == [8] * 5
         await _embedded(log, B, ids[3:], TEXTS[3:])
