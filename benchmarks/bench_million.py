@@ -373,7 +373,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="turns of the configured and each variant")
     parser.add_argument("--profile", type=Path, help="then serve once more under py-spy, stacks here")
     parser.add_argument(
-        "--layout", default="ram", help="shard layout of a new shard (ram, disk); a kept one keeps its own"
+        "--layout", default="ram", help="layout of a new shard (ram, int8, disk); a kept one keeps its own"
     )
     parser.add_argument(
         "--against", type=Path, action="append", help="a kept shard of the same memories, served in turns"

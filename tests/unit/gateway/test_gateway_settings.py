@@ -40,11 +40,13 @@ def test_hnsw_ef_defaults_to_the_engine_and_is_bounded() -> None:
             GatewaySettings.from_env({"CODEMEMORY_GATEWAY_HNSW_EF": bad})
 
 
-def test_the_shard_layout_is_ram_unless_disk_is_asked_for() -> None:
+def test_the_shard_layout_is_ram_unless_another_is_asked_for() -> None:
     assert GatewaySettings.from_env({}).shard_layout.name == "ram"
     disk = GatewaySettings.from_env({"CODEMEMORY_GATEWAY_SHARD_LAYOUT": " Disk "}).shard_layout
     assert disk.name == "disk" and disk.quantization == "int8" and disk.dense_on_disk
-    with pytest.raises(SettingsError, match=r"SHARD_LAYOUT.*ram, disk"):
+    int8 = GatewaySettings.from_env({"CODEMEMORY_GATEWAY_SHARD_LAYOUT": "int8"}).shard_layout
+    assert int8.name == "int8" and int8.dense_on_disk and not int8.payload_on_disk
+    with pytest.raises(SettingsError, match=r"SHARD_LAYOUT.*ram, int8, disk"):
         GatewaySettings.from_env({"CODEMEMORY_GATEWAY_SHARD_LAYOUT": "ssd"})
 
 
