@@ -268,7 +268,9 @@ def main() -> None:
         os.environ["BENCH_SERVING_ONLY"] = "1"
     with tempfile.TemporaryDirectory() as tmp:
         store = args.nats_dir or Path(tmp) / "nats"
-        with NatsServer(store, sync_always=False) as server:
+        with contextlib.ExitStack() as stack:
+            server = NatsServer(store, sync_always=False).start(timeout=300)  # a kept 1M LOG is checked
+            stack.callback(server.stop)
             started = time.perf_counter()
             if args.sealed:  # filled here and opened by each path's process with the same key store
                 from bench_replay import seal_log
