@@ -76,7 +76,6 @@ class _Consumer:
         self.next_seq = max(from_seq, 1)  # the first sequence not kept yet
         self.until_seq = until_seq
         self.records: list[LogRecord] = []
-        self.restarts = 0  # consumers started after a pause (what a slow reader costs)
         self._js, self._filters, self._limit = js, tuple(filters), max(limit, 1)
         self._pending = (pending_msgs, pending_bytes)
         self._sub: Subscription | None = None
@@ -116,7 +115,6 @@ class _Consumer:
         return received
 
     async def _start(self) -> None:
-        self.restarts += self._generation > 0
         config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self.next_seq)
         if len(self._filters) > 1:
             config.filter_subjects = list(self._filters)
@@ -137,8 +135,13 @@ class _Consumer:
         if sub is not None:  # not awaited here: the callback runs in the task it cancels
             task = asyncio.ensure_future(sub.unsubscribe())
             self._stopping.add(task)
-            task.add_done_callback(self._stopping.discard)
+            task.add_done_callback(self._stopped)
         self._arrived.set()
+
+    def _stopped(self, task: asyncio.Task[None]) -> None:
+        self._stopping.discard(task)
+        if not task.cancelled():
+            task.exception()  # a connection closed meanwhile: nothing left to stop, nothing to report
 
     async def take(self, at_least: int, at_most: int, idle_s: float | None = None) -> list[LogRecord]:
         """Up to ``at_most`` records, once ``at_least`` have arrived (fewer when ``until_seq`` is reached).
@@ -172,7 +175,7 @@ class _Consumer:
             with contextlib.suppress(Exception):  # a closed connection: nothing left to stop
                 await sub.unsubscribe()
         for task in list(self._stopping):
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # retrieved by ``_stopped``
                 await task
 
 
