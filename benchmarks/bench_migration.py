@@ -59,7 +59,7 @@ def _migrate(conn: object, models: object, model: str) -> dict[str, object]:
     status = models.Reembed(mpb.ReembedRequest(model=model), metadata=meta, timeout=60)  # type: ignore[attr-defined]
     latencies: list[float] = []
     failures = empties = 0
-    last_poll = 0.0
+    last_poll = last_print = 0.0
     i = 0
     deadline = started + 3600
     while status.phase not in ("switched", "failed") and time.perf_counter() < deadline:
@@ -73,6 +73,13 @@ def _migrate(conn: object, models: object, model: str) -> dict[str, object]:
         if time.perf_counter() - last_poll > 1.0:
             last_poll = time.perf_counter()
             status = models.ModelStatus(mpb.ModelStatusRequest(), metadata=meta, timeout=30)  # type: ignore[attr-defined]
+            if last_poll - last_print > 60 and latencies:  # a long run says where it is
+                last_print = last_poll
+                print(
+                    f"{last_poll - started:.0f}s {status.phase} {status.embedded:,}/{status.target:,} "
+                    f"recall p50 {median(latencies[-500:]):.1f} ms",
+                    flush=True,
+                )
         time.sleep(0.1)
     seconds = time.perf_counter() - started
     if status.phase != "switched":
@@ -94,6 +101,7 @@ def run(memories: int, queries: int) -> str:
     with embedded_stack() as home, connect(home, timeout=120) as conn:
         imported = import_memories(conn, _memories("mig", memories), wait_embedded=True)  # type: ignore[arg-type]
         assert imported["stored"] == memories and imported["embedded"], imported
+        print(f"imported {memories:,} with their vectors in {imported['seconds']:.1f} s", flush=True)
         models = models_pb2_grpc.ModelServiceStub(conn.channel)  # type: ignore[arg-type]
         idle = _idle(conn, queries)
         forward = _migrate(conn, models, "all-mpnet-base-v2")
