@@ -54,10 +54,6 @@ def _sequences(msg: Msg) -> tuple[int, int]:
     return sequence.stream, sequence.consumer
 
 
-def _stream_seq(msg: Msg) -> int:
-    return _sequences(msg)[0]
-
-
 class _Consumer:
     """LOG from ``next_seq`` through an ordered push consumer that pauses instead of waiting (see
     module): ``take`` hands out what arrived, in order, each record once."""

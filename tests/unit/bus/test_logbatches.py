@@ -99,15 +99,15 @@ async def test_nothing_arriving_is_a_timeout_not_a_hang(js: JetStreamContext) ->
             pass
 
 
-def test_the_stream_sequence_is_read_from_either_form_of_the_reply() -> None:
+def test_both_sequences_are_read_from_either_form_of_the_reply() -> None:
     from nats.aio.msg import Msg
 
-    from codememory.bus.logbatches import _stream_seq
+    from codememory.bus.logbatches import _sequences
 
     v1 = "$JS.ACK.LOG.c1.1.4242.17.1732450000000000000.3"
     v2 = "$JS.ACK.hub.ACCHASH.LOG.c1.1.4243.18.1732450000000000000.3.rand"
-    assert _stream_seq(Msg(_client=None, subject="log.x", reply=v1)) == 4242  # type: ignore[arg-type]
-    assert _stream_seq(Msg(_client=None, subject="log.x", reply=v2)) == 4243  # type: ignore[arg-type]
+    assert _sequences(Msg(_client=None, subject="log.x", reply=v1)) == (4242, 17)  # type: ignore[arg-type]
+    assert _sequences(Msg(_client=None, subject="log.x", reply=v2)) == (4243, 18)  # type: ignore[arg-type]
 
 
 async def test_following_yields_everything_in_order_and_a_lone_event_at_once(js: JetStreamContext) -> None:
