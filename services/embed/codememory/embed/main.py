@@ -91,20 +91,27 @@ class ModelSlot:
         return self._writers
 
 
-async def read_model_events(js: JetStreamContext) -> list[tuple[int, Envelope]]:
-    """Every model request and backfill completion in LOG (a filtered read of a few events)."""
+async def read_model_events(js: JetStreamContext, fetch_timeout_s: float = 5.0) -> list[tuple[int, Envelope]]:
+    """Every model request and backfill completion in LOG (a filtered read of a few events).
+
+    The read ends at the last of them (the consumer's pending count), not at a fetch that times out:
+    it runs in the handler's path every ``writers.REFRESH_S``, and the 1 s timeout that ended it held
+    each refresh up for a second, a fifth of the embed service's time in a bulk import with vectors.
+    """
     config = ConsumerConfig(
         deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE, inactive_threshold=30.0
     )
     sub = await js.pull_subscribe(MODEL_EVENTS_SUBJECT, stream=LOG, config=config)
     found: list[tuple[int, Envelope]] = []
     try:
-        while True:
+        pending = (await sub.consumer_info()).num_pending or 0
+        while pending > 0:
             try:
-                messages = await sub.fetch(256, timeout=1.0)
+                messages = await sub.fetch(min(pending, 256), timeout=fetch_timeout_s)
             except TimeoutError:
-                break
+                break  # fewer than counted (a stream purged meanwhile): what came is all there is
             for msg in messages:
+                pending = msg.metadata.num_pending or 0
                 try:
                     found.append((msg.metadata.sequence.stream, decode_envelope(msg.data)))
                 except EventDecodeError:
