@@ -80,7 +80,7 @@ async def test_a_reader_slower_than_the_server_loses_nothing_when_the_client_que
 async def test_messages_the_client_dropped_are_read_again(
     js: JetStreamContext, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A queue of 40 messages makes nats-py drop most of each socket read: the gaps in the consumer's
+    """A queue of 40 messages makes nats-py drop part of a socket read: the gaps in the consumer's
     delivery sequence are seen and the read starts again from the first record missing (a dropped
     tail, with no later message to show it, once nothing came for ``idle_s``)."""
     log = JetStreamEventLog(js)
