@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import nats
 import pytest
 from nats.aio.client import Client
+from nats.js.client import JetStreamContext
 
 from codememory.bus import ensure_streams
 from codememory.runtime.natsd import NatsServer
@@ -65,6 +67,17 @@ async def nc(nats_server: NatsServer) -> AsyncIterator[Client]:
     await ensure_streams(client.jetstream())
     yield client
     await client.close()
+
+
+@pytest.fixture
+async def js(tmp_path: Path) -> AsyncIterator[JetStreamContext]:
+    """JetStream of a nats-server of this test's own, its streams made: LOG holds only what it appends."""
+    with NatsServer(tmp_path / "nats") as server:
+        client = await nats.connect(server.url)
+        context = client.jetstream()
+        await ensure_streams(context)
+        yield context
+        await client.close()
 
 
 @pytest.fixture(scope="session")

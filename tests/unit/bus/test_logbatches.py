@@ -4,27 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
-from pathlib import Path
 
-import nats
 import pytest
 from nats.js.client import JetStreamContext
 
-from codememory.bus import JetStreamEventLog, ensure_streams
+from codememory.bus import JetStreamEventLog
 from codememory.bus.logbatches import follow, read_batches
 from codememory.events import MemoryStored, decode_envelope, new_envelope
-from codememory.runtime.natsd import NatsServer
-
-
-@pytest.fixture
-async def js(tmp_path: Path) -> AsyncIterator[JetStreamContext]:
-    with NatsServer(tmp_path / "nats") as server:
-        nc = await nats.connect(server.url)
-        context = nc.jetstream()
-        await ensure_streams(context)
-        yield context
-        await nc.close()
 
 
 async def _fill(log: JetStreamEventLog, n: int, pad: int = 0) -> None:

@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
-from pathlib import Path
 
-import nats
-import pytest
 from nats.js.client import JetStreamContext
 
-from codememory.bus import JetStreamEventLog, ensure_streams
+from codememory.bus import JetStreamEventLog
 from codememory.embed.main import read_model_events
 from codememory.embedding.migration import MODELS_TENANT
 from codememory.events import (
@@ -22,20 +18,9 @@ from codememory.events import (
     MemoryStored,
     new_envelope,
 )
-from codememory.runtime.natsd import NatsServer
 
 # the old read ended at a fetch that timed out after 1 s; one that stops at the last event is far below
 WITHOUT_A_TIMEOUT_S = 0.8
-
-
-@pytest.fixture
-async def js(tmp_path: Path) -> AsyncIterator[JetStreamContext]:
-    with NatsServer(tmp_path / "nats") as server:
-        nc = await nats.connect(server.url)
-        context = nc.jetstream()
-        await ensure_streams(context)
-        yield context
-        await nc.close()
 
 
 def _stored(i: int) -> Envelope:
