@@ -10,11 +10,11 @@ queue holds ``pending_bytes`` (or ``pending_msgs``), drops messages as a slow co
 consumer has already counted a dropped message as delivered, so nothing restarts it: the message is
 lost in silence (a replay of 1,000,000 events whose fold waited for room lost 3,587 of them). So that
 queue is unbounded here, and the callback only keeps what arrives, up to ``limit`` records the reader
-has not taken; there it pauses
-the consumer (unsubscribes: the server stops) and the reader starts a new one from the first sequence
-not kept once it has taken half of them. A gap in the consumer's delivery sequence (a message nats-py
-dropped all the same) pauses it too, so the read starts again at the first record missing; what an
-old subscription still delivers is ignored, and a record is kept once, in LOG order.
+has not taken; there it pauses the consumer (unsubscribes: the server stops) and the reader starts a
+new one from the first sequence not kept once it has taken half of them. A gap in the consumer's
+delivery sequence (a message nats-py dropped all the same) pauses it too, so the read starts again at
+the first record missing; what an old subscription still delivers is ignored, and a record is kept
+once, in LOG order.
 
 Live following (``follow``) reads the same way: ``next_msg`` per event also made nats-py draw a
 ``uuid4`` (a syscall that gives up the GIL) and create a task and a timeout, about 40 us of the event
@@ -156,8 +156,8 @@ class _Consumer:
                     raise
                 self._pause()
                 restarted = True
-            else:
-                restarted = restarted and self.next_seq == kept
+            if self.next_seq != kept:
+                restarted = False  # it moved: a later silence gets its own restart
         taken = self.records[:at_most]
         del self.records[:at_most]
         if self._sub is None and not self.finished and len(self.records) <= self._limit // 2:
@@ -165,13 +165,9 @@ class _Consumer:
         return taken
 
     async def close(self) -> None:
-        self._generation += 1
-        sub, self._sub = self._sub, None
-        if sub is not None:
-            with contextlib.suppress(Exception):  # a closed connection: nothing left to stop
-                await sub.unsubscribe()
+        self._pause()
         for task in list(self._stopping):
-            with contextlib.suppress(Exception):  # retrieved by ``_stopped``
+            with contextlib.suppress(Exception):  # a closed connection: nothing left to stop
                 await task
 
 
