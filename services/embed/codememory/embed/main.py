@@ -9,6 +9,7 @@ service's ``ModelWriters`` when their request arrives.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,6 +21,7 @@ from nats.js.client import JetStreamContext
 from codememory.bus import JetStreamEventLog
 from codememory.bus.app import BrokerJetStream, consumer_app, durable_settings
 from codememory.bus.durable import subscribe_durable
+from codememory.bus.pending import read_pending
 from codememory.bus.run import run_app
 from codememory.embed.handler import EmbedHandler
 from codememory.embed.priority import symbol_executor
@@ -30,7 +32,7 @@ from codememory.embedding.migration import MODEL_EVENTS_SUBJECT
 from codememory.embedding.onnxbatch import OnnxBatchEmbedder
 from codememory.events import Envelope, EventDecodeError, decode_envelope
 from codememory.metrics import TimedEmbedder, metrics_step
-from codememory.topology import EMBED, LOG
+from codememory.topology import EMBED
 
 
 def store_embedder(settings: EmbedSettings, spec: ModelSpec | None = None) -> Embedder:
@@ -91,33 +93,19 @@ class ModelSlot:
         return self._writers
 
 
-async def read_model_events(js: JetStreamContext, fetch_timeout_s: float = 5.0) -> list[tuple[int, Envelope]]:
-    """Every model request and backfill completion in LOG (a filtered read of a few events).
-
-    The read ends at the last of them (the consumer's pending count), not at a fetch that times out:
-    it runs in the handler's path every ``writers.REFRESH_S``, and the 1 s timeout that ended it held
-    each refresh up for a second, a fifth of the embed service's time in a bulk import with vectors.
-    """
+async def read_model_events(js: JetStreamContext) -> list[tuple[int, Envelope]]:
+    """Every model request and backfill completion in LOG (a filtered read of a few events, over at the
+    last of them: ``bus.pending``)."""
     config = ConsumerConfig(
         deliver_policy=DeliverPolicy.ALL, ack_policy=AckPolicy.NONE, inactive_threshold=30.0
     )
-    sub = await js.pull_subscribe(MODEL_EVENTS_SUBJECT, stream=LOG, config=config)
     found: list[tuple[int, Envelope]] = []
-    try:
-        pending = (await sub.consumer_info()).num_pending or 0
-        while pending > 0:
+    async with contextlib.aclosing(read_pending(js, MODEL_EVENTS_SUBJECT, config)) as messages:
+        async for msg in messages:
             try:
-                messages = await sub.fetch(min(pending, 256), timeout=fetch_timeout_s)
-            except TimeoutError:
-                break  # fewer than counted (a stream purged meanwhile): what came is all there is
-            for msg in messages:
-                pending = msg.metadata.num_pending or 0
-                try:
-                    found.append((msg.metadata.sequence.stream, decode_envelope(msg.data)))
-                except EventDecodeError:
-                    continue
-    finally:
-        await sub.unsubscribe()
+                found.append((msg.metadata.sequence.stream, decode_envelope(msg.data)))
+            except EventDecodeError:
+                continue
     return found
 
 

@@ -10,14 +10,15 @@ is; one that cannot be decoded is still listed, by its subject's tag.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import msgspec
-from nats.errors import TimeoutError as NatsTimeout
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 
 from codememory import subjects
+from codememory.bus.pending import read_pending
 from codememory.events import decode_envelope, event_tag
 from codememory.topology import LOG
 
@@ -106,21 +107,12 @@ class TenantLog:
             ack_policy=AckPolicy.NONE,
             inactive_threshold=30.0,
         )
-        sub = await self._js.pull_subscribe(subjects.log(tenant, ">"), stream=LOG, config=config)
         records: list[tuple[int, str, bytes]] = []
-        try:
-            pending = int((await sub.consumer_info()).num_pending or 0)
-            while pending > 0:
-                try:
-                    batch = await sub.fetch(min(pending, 500), timeout=self._timeout_s)
-                except NatsTimeout:
+        read = read_pending(self._js, subjects.log(tenant, ">"), config, batch=500, timeout_s=self._timeout_s)
+        async with contextlib.aclosing(read) as messages:
+            async for msg in messages:
+                seq = int(msg.metadata.sequence.stream)
+                if seq > end:
                     break
-                for msg in batch:
-                    pending -= 1
-                    seq = int(msg.metadata.sequence.stream)
-                    if seq > end:
-                        return records
-                    records.append((seq, msg.subject, msg.data))
-        finally:
-            await sub.unsubscribe()
+                records.append((seq, msg.subject, msg.data))
         return records
