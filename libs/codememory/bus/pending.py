@@ -15,7 +15,7 @@ from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig
 from nats.js.client import JetStreamContext
 
-from codememory.bus.streams import LOG
+from codememory.topology import LOG
 
 
 async def read_pending(
