@@ -92,6 +92,14 @@ def test_counters_move_as_hooks_and_calls_flow(one_process: Stack) -> None:
     def moved(name: str, **labels: str) -> float:
         return total(after, name, **labels) - total(before, name, **labels)
 
+    # context.abort sends the status to the client before it raises, so the interceptor counts an
+    # aborted call just after the client has its answer: the counter is read until it moves.
+    deadline = time.monotonic() + 10
+    while not moved("codememory_grpc_requests_total", method=HISTORY, code="NOT_FOUND"):
+        assert time.monotonic() < deadline, "the aborted History call was never counted"
+        time.sleep(0.1)
+        after = scraped(urls)
+
     ingest = {"service": "ingest", "consumer": "ingest"}
     assert moved("codememory_messages_handled_total", **ingest) == 6  # five prompts and the garbage
     assert moved("codememory_messages_acked_total", **ingest) == 5

@@ -3,7 +3,8 @@
 Installed once on the gateway's ``grpc.aio`` server, so every service on it (memory, code, browse,
 health, reflection) is measured the same way without a line in any servicer. The code is what the
 servicer set (``context.abort`` sets it before raising); an exception that escaped is UNKNOWN, the
-code gRPC itself answers then, and a cancelled call is CANCELLED.
+code gRPC itself answers then, and a cancelled call is CANCELLED. ``context.abort`` sends the status
+before it raises, so an aborted call is counted just after its client has the answer.
 """
 
 from __future__ import annotations
