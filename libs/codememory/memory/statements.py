@@ -21,6 +21,7 @@ from codememory.memory.terms import (
     rejected_values,
     subject_sequence,
     tokens,
+    value_places,
     value_slots,
 )
 
@@ -119,6 +120,33 @@ def conflicting_values(a: str, b: str) -> bool:
         if not named_a.isdisjoint(frozenset().union(*(named_words(v) for v in side_b))):
             return True
     return False
+
+
+def replaced_value(earlier: str, later: str) -> tuple[str, str] | None:
+    """(old, new) when the later text names a value the earlier one sets and sets a new number in its
+    place: how people say that a setting changed ("bump the line length to 110, at 88 ...": ``88`` ->
+    ``110``; "minSdk goes to 26" after "keep minSdkVersion at 23": ``minsdkversion`` -> ``26``).
+    Named: the same value, or one spelt out more or less precisely (``_spelt_out``), that the earlier
+    text does not reject. In its place: the new number stands by a word (``value_places``) that the
+    old number stood by in the earlier text, or, the named value being a name, that a number the
+    earlier set and the later no longer names stood by ("above 2% for 5 minutes" keeps the ``5`` of
+    "above 800ms for 5 minutes" and sets another threshold: not a replacement). A new name beside an
+    old one is not read as a replacement: "locales/en.json and locales/de.json" adds, it does not
+    replace. None otherwise."""
+    slots_e, slots_l = value_slots(earlier), value_slots(later)
+    rejected_e, rejected_l = rejected_values(earlier), rejected_values(later)
+    named = [v for v in slots_e if v not in rejected_e and (v in slots_l or _spelt_out(v, slots_l))]
+    fresh = [v for v in slots_l if v not in slots_e and v not in rejected_l and not _spelt_out(v, slots_e)]
+    if not named or not fresh:
+        return None
+    places_e, places_l = value_places(earlier), value_places(later)
+    dropped = [v for v in number_values(earlier) if v not in slots_l and v not in rejected_e]
+    for new in (v for v in fresh if is_number(v)):
+        for old in named:
+            stood = [old] if is_number(old) else dropped
+            if any(not places_l[new].isdisjoint(places_e[o]) for o in stood):
+                return old, new
+    return None
 
 
 def same_statement(a: str, b: str, parallel_ratio: float, *, strict: bool = True) -> bool:

@@ -151,6 +151,36 @@ def value_slots(text: str) -> dict[str, frozenset[str]]:
     return {value: frozenset(near) for value, near in slots.items()}
 
 
+PLACE_REACH = 3  # the same for ``value_places``: "minSdk goes to 26"
+
+
+@lru_cache(maxsize=65536)
+def value_places(text: str) -> dict[str, frozenset[str]]:
+    """Each value with what it stands by, as ``value_slots`` but ``PLACE_REACH`` tokens far, counting
+    the words of the values near it too (in "set line-length = 88" the ``88`` is set for ``line``
+    and ``length``) and never past another number, which has its own place ("above 2% for 5
+    minutes": the minutes are the 5's, not the 2's)."""
+    found = [raw.rstrip(".:-/,;") for raw in _TOKEN.findall(text)]
+    words: list[frozenset[str] | None] = []  # None: a number, where a place ends
+    for t in found:
+        if t and _is_value(t):
+            words.append(None if is_number(t.strip("`\"'").lower()) else named_words(t))
+        elif t and len(t) >= 3 and t.isalpha() and t.lower() not in _STOP:
+            words.append(frozenset((_stem(t.lower()),)))
+        else:
+            words.append(frozenset())
+    places: dict[str, set[str]] = {}
+    for i, token in enumerate(found):
+        if token and _is_value(token):
+            place = places.setdefault(token.strip("`\"'").lower(), set())
+            for side in (words[i - 1 :: -1][:PLACE_REACH] if i else [], words[i + 1 : i + 1 + PLACE_REACH]):
+                for near in side:
+                    if near is None:
+                        break
+                    place.update(near)
+    return {value: frozenset(near) for value, near in places.items()}
+
+
 _EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
 
 

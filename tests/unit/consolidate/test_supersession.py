@@ -1,3 +1,5 @@
+import dataclasses
+
 from consolidatekit import at_angle, memory, unit  # type: ignore[import-not-found]
 
 from codememory.consolidate.policy import ConsolidationPolicy
@@ -73,3 +75,18 @@ def test_values_of_two_kinds_of_one_thing_supersede_nothing() -> None:
     later = memory("Billing audit logs are kept for 10 years now.", at_angle(0.9), created_at=3)
     (found,) = find_supersessions([later], [audit, later], POLICY)
     assert (found.old, found.new) == (audit, later)
+
+
+def test_past_the_nearest_only_a_memory_whose_value_is_replaced_is_superseded() -> None:
+    rule = memory("set line-length = 88 in pyproject for black and ruff", unit(1), created_at=1)
+    pool = memory("API pods run SQLAlchemy with pool_size=10", unit(0, 1), created_at=2)
+    bump = memory(
+        "bump the line length to 110, at 88 our SQLAlchemy queries get wrapped", unit(1, 1.2), created_at=3
+    )
+    (found,) = find_supersessions([bump], [rule, pool, bump], POLICY)  # pool is the nearer: 0.77 / 0.64
+    assert (found.old, found.new) == (rule, bump) and "replaces 88 with 110" in found.reason
+    nearest_only = dataclasses.replace(POLICY, supersede_rank=1)
+    assert [s.old for s in find_supersessions([bump], [rule, pool, bump], nearest_only)] == [pool]  # "bump"
+    unnamed = memory("API pods run with 4 workers", unit(0, 1), created_at=2)
+    change = memory("bump the line length to 110", unit(1, 1.2), created_at=3)
+    assert [s.old for s in find_supersessions([change], [rule, unnamed, change], POLICY)] == [unnamed]

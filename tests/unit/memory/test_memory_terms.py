@@ -4,7 +4,7 @@ subject words are stemmed and without stop words; identifiers name words of thei
 from __future__ import annotations
 
 from codememory.memory import terms
-from codememory.memory.terms import _CAMEL, _is_value, analyse, new_values, subject_overlap
+from codememory.memory.terms import _CAMEL, _is_value, analyse, new_values, subject_overlap, value_places
 
 
 def test_values_are_numbers_identifiers_and_quoted_names_not_words() -> None:
@@ -61,3 +61,12 @@ def test_the_cached_value_test_answers_as_the_plain_one() -> None:
     terms._is_value.cache_clear()
     for token in tokens * 2:  # the second time from the cache
         assert _is_value(token) == plain_is_value(token), token
+
+
+def test_a_value_stands_by_the_words_near_it_and_of_the_values_near_it_up_to_another_number() -> None:
+    assert value_places("set line-length = 88 in pyproject") == {
+        "line-length": frozenset({"set"}),  # the 88 ends its place
+        "88": frozenset({"set", "line", "length", "pyproject"}),
+    }
+    places = value_places("alert when the error rate is above 2% for 5 minutes")
+    assert places["2"] == {"rate", "above"} and places["5"] == {"minut"}

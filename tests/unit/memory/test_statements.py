@@ -9,6 +9,7 @@ from codememory.memory.statements import (
     different_subjects,
     is_question,
     only_numbers_differ,
+    replaced_value,
     same_statement,
 )
 from codememory.memory.terms import rejected_values
@@ -62,3 +63,37 @@ def test_a_value_a_text_rejects_is_not_one_it_sets() -> None:
     assert conflicting_values("checksums use sha1", "checksums use sha256")
     assert conflicting_values("keep amounts as float64 dollars", "money is int64 minor units")
     assert conflicting_values("dbt models are named stg_<source>_<table>", "models are named stg__a__b")
+
+
+def test_a_later_text_naming_the_old_value_and_a_new_number_in_its_place_replaces_it() -> None:
+    assert replaced_value(
+        "set line-length = 88 in pyproject for black and ruff",
+        "bump the line length to 110, at 88 our queries get wrapped",
+    ) == ("88", "110")
+    # the named value spelt out more precisely, its number changed
+    assert replaced_value(
+        "keep minSdkVersion at 23 in android/build.gradle", "minSdk goes to 26 so we can use java.time"
+    ) == ("minsdkversion", "26")
+
+
+def test_a_new_number_beside_a_kept_one_or_a_new_name_beside_an_old_replaces_nothing() -> None:
+    # the 5 minutes are kept; the 2 is another threshold than the 800ms
+    assert (
+        replaced_value(
+            "alert when API p99 latency is above 800ms for 5 minutes",
+            "alert when the API error rate is above 2% for 5 minutes",
+        )
+        is None
+    )
+    assert (
+        replaced_value(
+            "add the string to locales/en.json", "strings go in locales/en.json and locales/de.json"
+        )
+        is None
+    )
+    assert (
+        replaced_value("The orders DAG runs hourly at minute 15.", "run the orders dag every 30 minutes")
+        is None
+    )
+    # a value the earlier text rejects is not one it set
+    assert replaced_value("never retry more than 3 times", "retry 3 times, then wait 10 seconds") is None

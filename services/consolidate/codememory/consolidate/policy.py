@@ -70,7 +70,9 @@ class ConsolidationPolicy:
     cue_similarity: float = 0.3  # the same for a later memory that says it changes something
     parallel_ratio: float = PARALLEL_RATIO  # alike token sequences: one sentence of another thing
     subject_overlap: float = 0.5  # share of the shorter memory's subject words the two must share
-    supersede_rank: int = 1  # the earlier memory must be among the later's this many nearest earlier ones
+    # the earlier memory must be among the later's this many nearest earlier ones; past the nearest,
+    # only one whose value the later names and replaces (``statements.replaced_value``)
+    supersede_rank: int = 2
     link_similarity: float = 0.6  # cosine at or above which two memories are linked as neighbours
     links_per_memory: int = 5
     decay_half_life_days: float = 30.0  # observations: importance halves per this many days unused

@@ -9,8 +9,12 @@ A pair qualifies when (all thresholds in ``ConsolidationPolicy``):
 - the later one changes something: it states a value the earlier did not (a number, a name, a quoted
   or dotted identifier) or says that it changes (``change_cues``: "instead", "from now on" ...).
 
-An earlier memory claimed by several later ones is superseded by the latest (the rule as it stands);
-a later one supersedes at most ``max_superseded`` earlier ones per cycle, the most alike first.
+Which earlier memory: the later one's nearest earlier stated memory, or, among its
+``supersede_rank`` nearest, one whose value it names and replaces with a new number
+(``statements.replaced_value``: "bump the line length to 110, at 88 ..." changes the memory that
+set 88, even when a memory about the queries it mentions lies nearer). Such a replacement is a
+change on its own, alike at least ``cue_similarity``. A later memory supersedes one earlier memory;
+an earlier memory claimed by several later ones is superseded by the latest (the rule as it stands).
 """
 
 from __future__ import annotations
@@ -22,7 +26,13 @@ from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.similarity import nearest_earlier, similar_pairs
 from codememory.consolidate.view import Remembered
 from codememory.memory.cues import cues_of
-from codememory.memory.statements import contrasted, is_question, only_numbers_differ, parallel
+from codememory.memory.statements import (
+    contrasted,
+    is_question,
+    only_numbers_differ,
+    parallel,
+    replaced_value,
+)
 from codememory.memory.terms import new_values, subject_overlap
 
 
@@ -60,6 +70,20 @@ def _changes(earlier: Remembered, later: Remembered, similarity: float, policy: 
     return ""
 
 
+def _replaced(
+    earlier: Remembered, later: Remembered, similarity: float, policy: ConsolidationPolicy
+) -> tuple[str, str] | None:
+    """The value ``later`` replaces in ``earlier`` (``statements.replaced_value``), alike at least
+    ``cue_similarity``; the same sentence about another thing (``parallel``) replaces nothing."""
+    if similarity < policy.cue_similarity or contrasted(earlier.text, later.text):
+        return None
+    if parallel(earlier.text, later.text, policy.parallel_ratio) and not only_numbers_differ(
+        earlier.text, later.text
+    ):
+        return None
+    return replaced_value(earlier.text, later.text)
+
+
 def _rule(memory: Remembered, policy: ConsolidationPolicy) -> bool:
     return memory.memory_type in policy.stated_types and not is_question(memory.text)
 
@@ -83,15 +107,21 @@ def find_supersessions(
     best: dict[str, Supersession] = {}
     for position, nearest in nearest_earlier(stated, positions, policy.supersede_rank):
         later = stated[position]
-        for index, similarity in nearest:
+        chosen: tuple[bool, Remembered, float, str] | None = None
+        for rank, (index, similarity) in enumerate(nearest):
             old = stated[index]
             if similarity < min(policy.cue_similarity, policy.supersede_similarity):
                 break
             if old.memory_id not in fresh and later.memory_id not in fresh:
                 continue
-            reason = _changes(old, later, similarity, policy)
-            if not reason:
-                continue
+            replaced = _replaced(old, later, similarity, policy)
+            reason = f"replaces {replaced[0]} with {replaced[1]}" if replaced else ""
+            if not replaced and rank == 0:
+                reason = _changes(old, later, similarity, policy)
+            if reason and (chosen is None or (replaced is not None and not chosen[0])):
+                chosen = (replaced is not None, old, similarity, reason)
+        if chosen is not None:
+            _, old, similarity, reason = chosen
             found = Supersession(old, later, similarity, f"a later {later.memory_type} {reason}")
             held = best.get(old.memory_id)
             if held is None or (later.created_at, similarity) > (held.new.created_at, held.similarity):
