@@ -3,7 +3,8 @@
 Status, the supervisor (``codememory up --scale``), ``codememory run``, the DLQ commands and the
 deployment tests all read this list, so a new service is added here and nowhere else by name. A
 service's name is its folder (``services/<name>/``), its module (``codememory.<name>.main``), its
-durable consumer, its DLQ subject and its log field.
+durable consumer (a second one of the same service is ``<name>-<what it reads>``, as its redrive
+consumer is ``<name>-redrive``), its DLQ subject and its log field.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from codememory.events import (
     Event,
     MemoryEmbedded,
     SymbolsEmbedded,
+    SymbolsExtracted,
     ToolObserved,
     kinds_except,
     log_filters,
@@ -37,13 +39,16 @@ class Consumer:
     """A durable pull consumer: every replica of its service pulls from it, so they split the work.
 
     A consumer of LOG names the event ``kinds`` its handler acts on, and the server sends it those
-    only (``filter_subjects``); ``filter_subject`` is for the other streams.
+    only (``filter_subjects``); ``filter_subject`` is for the other streams. ``split_from``: the durable
+    whose kinds this one took over; made for the first time beside it, it starts where that one has
+    acknowledged up to, so an upgrade does not handle all of LOG's kinds again (``bus.durable``).
     """
 
     stream: str
     durable: str
     filter_subject: str = ""
     kinds: tuple[type[Event], ...] = ()
+    split_from: str = ""
 
     @property
     def filter_subjects(self) -> tuple[str, ...]:
@@ -79,8 +84,17 @@ INGEST = Service(
 )
 EMBED = Service(
     name="embed",
-    # every kind that may carry a text, not the vectors it writes itself (as many as the memories)
-    consumers=(Consumer(stream=LOG, durable="embed", kinds=kinds_except(MemoryEmbedded, SymbolsEmbedded)),),
+    consumers=(
+        # every kind that may carry a memory's text, not the vectors it writes itself (as many as the
+        # memories) nor a file's symbols, whose backlog after indexing a repository would hold every
+        # memory stored meanwhile back for minutes: they have their own consumer, pulled beside it
+        Consumer(
+            stream=LOG,
+            durable="embed",
+            kinds=kinds_except(MemoryEmbedded, SymbolsEmbedded, SymbolsExtracted),
+        ),
+        Consumer(stream=LOG, durable="embed-symbols", kinds=(SymbolsExtracted,), split_from="embed"),
+    ),
     reads=(LOG,),  # a requested model's backfill embeds the memories already in LOG
 )
 GRAPH = Service(

@@ -178,7 +178,10 @@ def test_scaled_objects_follow_each_consumer_on_its_stream() -> None:
             host = f"nats-headless.{NAMESPACES['production']}.svc.cluster.local:8222"
             assert meta["natsServerMonitoringEndpoint"] == host
             watched.add((meta["stream"], meta["consumer"]))
-        assert watched == CONSUMERS[name] and all(durable == name for _, durable in watched)
+        # a service's durables bear its name: its own, or <name>-<what it reads> beside it
+        assert watched == CONSUMERS[name] and all(
+            durable == name or durable.startswith(f"{name}-") for _, durable in watched
+        )
     (hpa,) = objects("production", "HorizontalPodAutoscaler")
     assert hpa["spec"]["scaleTargetRef"]["name"] == "gateway"
     assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (2, 6)

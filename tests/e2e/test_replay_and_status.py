@@ -34,8 +34,8 @@ def test_status_reports_health_counts_and_lag(stack) -> None:  # type: ignore[no
     assert set(status["stream_messages"]) == {"HOOKS", "LOG", "DLQ", "REDRIVE"}
     assert status["model"] == "sentence-transformers/all-MiniLM-L6-v2"
     consumers = {c["durable"]: c for c in status["consumers"]}
-    durables = {"ingest", "embed", "graph", "reviews"}  # every durable consumer, and its redrive twin
-    assert set(consumers) == durables | {f"{d}-redrive" for d in durables}
+    durables = {"ingest", "embed", "graph", "reviews"}  # every service's durables, and their redrive twin
+    assert set(consumers) == durables | {f"{d}-redrive" for d in durables} | {"embed-symbols"}
     assert all(
         c["exists"] and {"pending", "ack_pending", "redelivered"} <= set(c) for c in consumers.values()
     )

@@ -22,7 +22,7 @@ from faststream.specification import AsyncAPI
 from nats.js.client import JetStreamContext
 
 from codememory.bus.auth import BusCredentials
-from codememory.bus.durable import DurableSettings, consumer_config
+from codememory.bus.durable import DurableSettings, placed_config
 from codememory.bus.streams import StreamSettings, ensure_streams
 from codememory.logs import configure_logging
 from codememory.sealing import SealingSettings, install_sealing
@@ -70,7 +70,7 @@ async def prepare_streams(
     await ensure_streams(js, streams)
     for service in services:
         for consumer in (*service.consumers, service.redrive):
-            await js.add_consumer(consumer.stream, consumer_config(consumer, durable))
+            await js.add_consumer(consumer.stream, await placed_config(js, consumer, durable))
 
 
 def durable_settings(settings: ConsumerSettings) -> DurableSettings:

@@ -9,7 +9,8 @@ acks, naks or dead-letters each one.
 A consumer of LOG is filtered to the kinds its handler acts on (``Consumer.kinds``: one filter subject
 per kind, nats-server 2.10+). A durable made before, or with other kinds, is updated in place when the
 service starts (``prepare_streams`` creates or updates each one; the server keeps its position and the
-messages delivered but not yet acknowledged), so a restart needs no cleanup.
+messages delivered but not yet acknowledged), so a restart needs no cleanup; a durable that takes kinds
+over from another starts where that one had got to (``placed_config``).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from faststream.message import StreamMessage
 from faststream.nats import JStream, NatsMessage, NatsRouter, PullSub
 from faststream.params import NoCast
 from nats.js.api import AckPolicy as JsAckPolicy
-from nats.js.api import ConsumerConfig, DeliverPolicy
+from nats.js.api import ConsumerConfig, ConsumerInfo, DeliverPolicy
 from nats.js.client import JetStreamContext
+from nats.js.errors import NotFoundError
 
 from codememory.bus.deadletters import JetStreamDeadLetters
 from codememory.bus.fetchfix import unify_fetch_timeouts
@@ -58,6 +60,35 @@ def consumer_config(consumer: Consumer, settings: DurableSettings) -> ConsumerCo
         filter_subjects=filters if len(filters) > 1 else None,
         max_ack_pending=MAX_ACK_PENDING,
     )
+
+
+async def placed_config(
+    js: JetStreamContext, consumer: Consumer, settings: DurableSettings
+) -> ConsumerConfig:
+    """``consumer_config`` where the durable reads from: one that exists keeps its start (the server
+    refuses to move it); one split off another durable (``Consumer.split_from``), made for the first
+    time, starts after what that one has acknowledged, so the kinds it takes over are not handled again
+    from LOG's start (what the other delivered but had not acknowledged comes again, at least once)."""
+    config = consumer_config(consumer, settings)
+    existing = await _info(js, consumer.stream, consumer.durable)
+    if existing is not None:
+        config.deliver_policy = existing.config.deliver_policy
+        config.opt_start_seq = existing.config.opt_start_seq
+        return config
+    parent = await _info(js, consumer.stream, consumer.split_from) if consumer.split_from else None
+    floor = parent.ack_floor.stream_seq if parent is not None and parent.ack_floor is not None else None
+    if floor:
+        config.deliver_policy = DeliverPolicy.BY_START_SEQUENCE
+        config.opt_start_seq = floor + 1
+    return config
+
+
+async def _info(js: JetStreamContext, stream: str, durable: str) -> ConsumerInfo | None:
+    try:
+        info: ConsumerInfo = await js.consumer_info(stream, durable)
+    except NotFoundError:
+        return None
+    return info
 
 
 async def _raw_bodies(message: StreamMessage[Any]) -> Any:
@@ -137,6 +168,7 @@ class LazySettler:
             service=service.name,
             max_deliver=settings.max_deliver,
             consumer=consumer.durable,
+            progress_s=settings.ack_wait_s / 3,
         )
 
     async def handle(self, body: NoCast[list[bytes]], message: NatsMessage) -> None:

@@ -11,11 +11,16 @@ The rules, each one a fault the tests cause:
 - A failing ack or DLQ publish is logged and the loop goes on: an unacked message is redelivered
   (handlers are idempotent by deterministic event ids) and a message whose dead letter could not be
   published is nak'ed, never acked.
+- A batch the handler is still working on is not delivered again: every ``progress_s`` (a third of
+  the consumer's ack wait) its messages are marked in progress, which restarts the server's ack
+  timer (a batch of a repository's files can take minutes to embed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
 import structlog
@@ -36,6 +41,7 @@ class RawMessage(Protocol):
 
     async def ack(self) -> None: ...
     async def nak(self, delay: float | None = None) -> None: ...
+    async def in_progress(self) -> None: ...
 
 
 class DeadLetters(Protocol):
@@ -79,11 +85,13 @@ class Settler:
         service: str,
         max_deliver: int = 5,
         consumer: str = "",
+        progress_s: float = 0.0,
     ) -> None:
         self._handler = handler
         self._dead_letters = dead_letters
         self._service = service
         self._max_deliver = max_deliver
+        self._progress_s = progress_s  # 0: never marked in progress
         self.acked = 0
         self.retried = 0
         self.dead_lettered = 0
@@ -92,13 +100,39 @@ class Settler:
     async def settle(self, msgs: Sequence[RawMessage]) -> None:
         with self._metrics.batch(msgs):
             deliveries = [delivery_of(m) for m in msgs]
-            outcomes = await self._outcomes(deliveries)
+            async with self._in_progress(msgs):
+                outcomes = await self._outcomes(deliveries)
             for msg, delivery, outcome in zip(msgs, deliveries, outcomes, strict=True):
                 try:
                     await self._settle_one(msg, delivery, outcome)
                 except Exception as exc:  # the loop must outlive a failing ack: redelivery makes it whole
                     self._metrics.settle_failed()
                     log.warning("settle_failed", service=self._service, seq=delivery.seq, error=repr(exc))
+
+    @contextlib.asynccontextmanager
+    async def _in_progress(self, msgs: Sequence[RawMessage]) -> AsyncIterator[None]:
+        """While the handler works, mark the batch in progress every ``progress_s`` seconds."""
+        if self._progress_s <= 0:
+            yield
+            return
+
+        async def mark() -> None:
+            while True:
+                await asyncio.sleep(self._progress_s)
+                try:
+                    for msg in msgs:
+                        await msg.in_progress()
+                except Exception as exc:  # the server redelivers at worst: work done twice, not lost
+                    log.warning("in_progress_failed", service=self._service, error=repr(exc))
+                    return
+
+        task = asyncio.create_task(mark())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def _outcomes(self, deliveries: list[Delivery]) -> list[Outcome]:
         try:

@@ -22,9 +22,17 @@ from codememory.topology import Service
 
 @asynccontextmanager
 async def running(
-    server: NatsServer, service: Service, handler: BatchHandler, *, max_deliver: int = 3, batch: int = 16
+    server: NatsServer,
+    service: Service,
+    handler: BatchHandler,
+    *,
+    max_deliver: int = 3,
+    batch: int = 16,
+    ack_wait_s: float = 60.0,
 ) -> AsyncIterator[None]:
-    durable = DurableSettings(batch=batch, max_deliver=max_deliver, fetch_timeout_s=0.2)
+    durable = DurableSettings(
+        batch=batch, max_deliver=max_deliver, fetch_timeout_s=0.2, ack_wait_s=ack_wait_s
+    )
 
     def make_router(jetstream: BrokerJetStream) -> NatsRouter:
         router = NatsRouter()

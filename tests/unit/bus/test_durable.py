@@ -162,3 +162,25 @@ async def test_redrive_puts_a_dead_letter_back_through_the_handler_once_fixed(
         await asyncio.sleep(0.3)
     assert handled[1] == (b"payload", subject)  # the original subject, through the same handler
     assert await letters(nc, service.name) == []
+
+
+async def test_a_batch_that_outlasts_the_ack_wait_is_not_delivered_again_while_it_runs(
+    nats_server: NatsServer, nc: Client
+) -> None:
+    service = await _service(nc)
+    attempts: list[tuple[bytes, int]] = []
+
+    async def slow(batch: Sequence[Delivery]) -> list[Outcome]:
+        attempts.extend((d.data, d.attempt) for d in batch)
+        await asyncio.sleep(3.5)  # over three ack waits: marked in progress every 1/3 s
+        return [ACK for _ in batch]
+
+    for body in (b"file-1", b"file-2"):
+        await nc.jetstream().publish(f"{service.name.upper()}.x", body)
+    # two replicas: the idle one would take what the server delivers again while the other works
+    async with running(nats_server, service, slow, ack_wait_s=1.0, batch=2):
+        await until(lambda: len(attempts) >= 2)
+        async with running(nats_server, service, slow, ack_wait_s=1.0, batch=2):
+            await asyncio.sleep(4.5)  # the batch ends and is acked; a redelivery would have come by now
+    assert sorted(attempts) == [(b"file-1", 1), (b"file-2", 1)]
+    assert await settled(nc, service)

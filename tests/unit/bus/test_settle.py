@@ -27,6 +27,9 @@ class Msg:
     async def nak(self, delay: float | None = None) -> None:
         self.settled.append("nak")
 
+    async def in_progress(self) -> None:
+        self.settled.append("in progress")
+
 
 class FailingDeadLetters:
     async def park(self, delivery: Delivery, reason: str) -> None:

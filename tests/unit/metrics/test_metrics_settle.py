@@ -36,6 +36,9 @@ class Msg:
     async def nak(self, delay: float | None = None) -> None:
         self.settled.append("nak")
 
+    async def in_progress(self) -> None:
+        self.settled.append("in progress")
+
 
 class Parked:
     def __init__(self) -> None:

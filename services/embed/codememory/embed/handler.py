@@ -1,6 +1,8 @@
 """The embed handler: a batch of LOG events in, one model call per model for the memories' texts (and
 one for the symbols', in their own thread below the event path's priority: ``priority.py``),
-``MemoryEmbedded`` and ``SymbolsEmbedded`` events appended.
+``MemoryEmbedded`` and ``SymbolsEmbedded`` events appended. The service's two durable consumers
+(``embed`` for memories, ``embed-symbols`` for files' symbols) each run one, so a repository's symbols
+never queue ahead of the memories stored while they are embedded.
 
 Undecodable events are dead-lettered with the reason; the model runs off the event loop; a failed
 model call or append retries the batch. Memories are embedded with every model the service writes
@@ -25,8 +27,12 @@ from codememory.events import (
     Envelope,
     EventDecodeError,
     EventLog,
+    SymbolsExtracted,
     decode_envelope,
 )
+
+# symbol texts per model call: a memory stored meanwhile waits for at most one (about a second here)
+SYMBOLS_PER_CALL = 64
 
 
 class EmbedHandler:
@@ -52,6 +58,7 @@ class EmbedHandler:
             await self._writers.refresh(self._model_events)
         outcomes: list[Outcome] = []
         envelopes: list[Envelope] = []
+        seen = 0  # the last memory-side event: symbols come through their own consumer (topology.EMBED)
         for delivery in deliveries:
             try:
                 envelope = decode_envelope(delivery.data)
@@ -60,6 +67,8 @@ class EmbedHandler:
                 continue
             outcomes.append(await self._request(envelope, delivery.seq))
             envelopes.append(envelope)
+            if not isinstance(envelope.payload, SymbolsExtracted):
+                seen = max(seen, delivery.seq)
         jobs = jobs_for(envelopes)
         code_jobs = symbol_jobs(envelopes)
         models = self._writers.memory_models if self._writers is not None else [self._embedder]
@@ -70,22 +79,28 @@ class EmbedHandler:
                 events += embedded_events(jobs, vectors, model.model_id)
             code_texts = [text for job in code_jobs for text in job.texts] if index == 0 else []
             if code_texts:  # in the symbols' own thread, below the event path's priority (priority.py)
-                vectors = await self._embed(model, code_texts, self._symbols)
+                vectors = await self._embed(model, code_texts, self._symbols, turn=SYMBOLS_PER_CALL)
                 events += symbols_embedded_events(code_jobs, vectors, model.model_id)
         if events:
             try:
                 await self._log.append(events)
             except Exception as exc:
                 raise Retryable(f"append to LOG failed: {exc}") from exc
-        if self._writers is not None and deliveries:
-            self._writers.seen_seq = max(self._writers.seen_seq, *(d.seq for d in deliveries))
+        if self._writers is not None:  # what a requested model's catch-up starts from (writers.py)
+            self._writers.seen_seq = max(self._writers.seen_seq, seen)
         return outcomes
 
     async def _embed(
-        self, model: Embedder, texts: list[str], executor: Executor | None
+        self, model: Embedder, texts: list[str], executor: Executor | None, turn: int = 0
     ) -> list[tuple[float, ...]]:
+        """``texts`` through the model; with ``turn``, that many per call, so a memory's call (the
+        model serves one call at a time) waits for one such call, not for a whole batch of files."""
+        loop = asyncio.get_running_loop()
+        step = turn or max(1, len(texts))
+        vectors: list[tuple[float, ...]] = []
         try:
-            vectors = await asyncio.get_running_loop().run_in_executor(executor, model.embed, texts)
+            for start in range(0, len(texts), step):
+                vectors += await loop.run_in_executor(executor, model.embed, texts[start : start + step])
         except EmbeddingError as exc:
             raise Retryable(str(exc)) from exc
         self.embedded += len(texts)
