@@ -20,6 +20,7 @@ class CycleReport(msgspec.Struct, frozen=True, kw_only=True):
     insights: int = 0
     summaries: int = 0
     linked: int = 0
+    without_vectors: int = 0  # memories the cycle could not compare yet (their vectors still coming)
     took_ms: float = 0.0
     error: str = ""  # set when the cycle could not run
 

@@ -37,6 +37,12 @@ def consolidate_cmd(json_out: Json = False) -> None:
     typer.echo(
         f"cycle {response.get('cycle_id', '')[:8]} up to log seq {response.get('up_to_seq', 0)}: {done}"
     )
+    waiting = int(response.get("without_vectors", 0))
+    if waiting:  # e.g. right after indexing a large repository: their vectors are still being made
+        typer.echo(
+            f"{waiting} memories had no vector yet and were left out; a later cycle takes them in "
+            "(`codememory status` shows the embed service's backlog)"
+        )
 
 
 def supersede_cmd(

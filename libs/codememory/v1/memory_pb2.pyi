@@ -914,6 +914,7 @@ class ConsolidateResponse(_message.Message):
     SUMMARIES_FIELD_NUMBER: _builtins.int
     LINKED_FIELD_NUMBER: _builtins.int
     TOOK_MS_FIELD_NUMBER: _builtins.int
+    WITHOUT_VECTORS_FIELD_NUMBER: _builtins.int
     cycle_id: _builtins.str
     up_to_seq: _builtins.int
     """the LOG position the cycle saw"""
@@ -925,6 +926,8 @@ class ConsolidateResponse(_message.Message):
     summaries: _builtins.int
     linked: _builtins.int
     took_ms: _builtins.float
+    without_vectors: _builtins.int
+    """memories still without a vector when the cycle ran (being embedded): a later cycle takes them in"""
     def __init__(
         self,
         *,
@@ -938,10 +941,11 @@ class ConsolidateResponse(_message.Message):
         summaries: _builtins.int = ...,
         linked: _builtins.int = ...,
         took_ms: _builtins.float = ...,
+        without_vectors: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["archived", b"archived", "cycle_id", b"cycle_id", "decayed", b"decayed", "insights", b"insights", "linked", b"linked", "merged", b"merged", "summaries", b"summaries", "superseded", b"superseded", "took_ms", b"took_ms", "up_to_seq", b"up_to_seq"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["archived", b"archived", "cycle_id", b"cycle_id", "decayed", b"decayed", "insights", b"insights", "linked", b"linked", "merged", b"merged", "summaries", b"summaries", "superseded", b"superseded", "took_ms", b"took_ms", "up_to_seq", b"up_to_seq", "without_vectors", b"without_vectors"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -10,7 +10,7 @@ from consolidatekit import Log, at_angle, unit  # type: ignore[import-not-found]
 from codememory.consolidate.consolidator import Consolidator
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.view import ConsolidationView
-from codememory.events import InMemoryEventLog
+from codememory.events import InMemoryEventLog, MemoryScope, MemoryStored
 from codememory.projection import LiveProjection, poll
 
 
@@ -32,6 +32,24 @@ async def test_a_requested_cycle_records_its_conclusions_once() -> None:
         assert consolidator.due() == []
         again = await consolidator.run("t")
         assert again.superseded == 0
+    finally:
+        follower.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await follower
+
+
+async def test_a_cycle_says_how_many_memories_it_left_out_for_want_of_a_vector() -> None:
+    history = Log("t")
+    history.stored("The API listens on port 8080", unit(1))
+    history.add(MemoryStored(memory_id="u", text="tests run with make check", scope=MemoryScope(repo="r")))
+    event_log = InMemoryEventLog()
+    await event_log.append([envelope for _, envelope in history.records])
+    live = LiveProjection(ConsolidationView(), name="consolidate")
+    consolidator = Consolidator(live, event_log, ConsolidationPolicy(), wait_s=0.5)
+    follower = asyncio.create_task(poll(event_log, live))
+    try:
+        report = await consolidator.run("t")  # waits half a second for the vector, then goes on
+        assert report.without_vectors == 1 and not report.error
     finally:
         follower.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -74,8 +74,6 @@ class Consolidator:
             raise NotCaughtUpError(f"still reading LOG (at {self.live.seq}): try again shortly")
         while self._unembedded(tenant) and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
-        if self._unembedded(tenant):
-            log.info("consolidate_without_vectors", tenant=tenant, missing=self._unembedded(tenant))
 
     async def run(self, tenant: str, trigger: str = "request") -> CycleReport:
         async with self._locks[tenant]:
@@ -85,6 +83,7 @@ class Consolidator:
             async with self.live.lock:
                 view = self.live.projection.tenant(tenant)
                 up_to = self.live.seq
+                without_vectors = self._unembedded(tenant)  # the cycle compares them next time
                 out = await asyncio.to_thread(
                     run_cycle, view, tenant, self.policy, now=self._clock(), up_to_seq=up_to, trigger=trigger
                 )
@@ -101,6 +100,7 @@ class Consolidator:
                 insights=out.counts.get("insights", 0),
                 summaries=out.counts.get("summaries", 0),
                 linked=out.counts.get("linked", 0),
+                without_vectors=without_vectors,
             )
             log.info("consolidation_cycle", tenant=tenant, trigger=trigger, **msgspec.structs.asdict(report))
             return report

@@ -147,4 +147,5 @@ def consolidate_message(report: CycleReport) -> pb.ConsolidateResponse:
         summaries=report.summaries,
         linked=report.linked,
         took_ms=report.took_ms,
+        without_vectors=report.without_vectors,
     )
