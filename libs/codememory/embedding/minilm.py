@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from codememory.embedding.local import encode, offline
+from codememory.embedding.local import FORWARD_BATCH, encode, offline
 from codememory.embedding.port import EmbeddingError
 
 MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -34,7 +34,7 @@ def model_path() -> Path:
 class MiniLmEmbedder:
     """Thread-safe wrapper around a SentenceTransformer on the CPU."""
 
-    def __init__(self, *, max_seq_length: int = 256, batch_size: int = 64) -> None:
+    def __init__(self, *, max_seq_length: int = 256, batch_size: int = FORWARD_BATCH) -> None:
         offline()
         try:
             from sentence_transformers import SentenceTransformer

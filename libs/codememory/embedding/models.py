@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from codememory.embedding.local import FORWARD_BATCH
 from codememory.embedding.minilm import MINILM_MODEL_ID
 from codememory.embedding.mpnet import MPNET_MODEL_ID
 from codememory.embedding.port import Embedder, EmbeddingError
@@ -66,9 +67,15 @@ def parse_model(spec: str) -> ModelSpec:
 
 
 def load_embedder(
-    spec: str | ModelSpec, *, cache_dir: Path, api_key: str = "", batch_size: int = 64
+    spec: str | ModelSpec,
+    *,
+    cache_dir: Path,
+    api_key: str = "",
+    batch_size: int = 64,
+    forward_batch: int = FORWARD_BATCH,
 ) -> Embedder:
-    """Load the model a spec names (blocking: seconds; the bundled MiniLM is shared per process)."""
+    """Load the model a spec names (blocking: seconds; the bundled MiniLM is shared per process).
+    ``batch_size``: texts per request to an endpoint; ``forward_batch``: per pass of a local model."""
     model = parse_model(spec) if isinstance(spec, str) else spec
     if model.kind == "minilm":
         from codememory.embedding.minilm import load_default_embedder
@@ -78,11 +85,11 @@ def load_embedder(
         from codememory.embedding.local import LocalEmbedder
         from codememory.embedding.mpnet import model_dir
 
-        return LocalEmbedder(model_dir(cache_dir), MPNET_MODEL_ID, batch_size=min(batch_size, 32))
+        return LocalEmbedder(model_dir(cache_dir), MPNET_MODEL_ID, batch_size=forward_batch)
     if model.kind == "local":
         from codememory.embedding.local import LocalEmbedder
 
-        return LocalEmbedder(Path(model.location), model.model_id, batch_size=batch_size)
+        return LocalEmbedder(Path(model.location), model.model_id, batch_size=forward_batch)
     from codememory.embedding.remote import RemoteEmbedder
 
     return RemoteEmbedder(model.location, model.name, api_key=api_key, batch_size=batch_size)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from codememory.embedding.local import FORWARD_BATCH
 from codememory.embedding.minilm import MiniLmEmbedder
 from codememory.embedding.onnxquery import (
     INPUTS,
@@ -69,7 +70,7 @@ class OnnxBatchEmbedder:
         *,
         int8: bool = False,
         threads: int = 2,
-        batch_size: int = 64,
+        batch_size: int = FORWARD_BATCH,
     ) -> None:
         self._base = base
         self._tokenizer = base.tokenizer

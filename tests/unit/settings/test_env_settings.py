@@ -57,3 +57,12 @@ def test_bad_numbers_and_token_maps_are_clear_errors() -> None:
     with pytest.raises(SettingsError, match="token=tenant"):
         parse_tokens("abc")
     assert parse_tokens("a=x, b=y") == {"a": "x", "b": "y"}
+
+
+def test_the_embed_services_forward_batch_is_its_own_setting_apart_from_the_fetch_batch() -> None:
+    assert EmbedSettings.from_env({}).forward_batch == 16
+    env = {"CODEMEMORY_EMBED_FORWARD_BATCH": "32", "CODEMEMORY_EMBED_BATCH": "128"}
+    settings = EmbedSettings.from_env(env)
+    assert (settings.forward_batch, settings.batch) == (32, 128)
+    with pytest.raises(SettingsError, match="FORWARD_BATCH"):
+        EmbedSettings.from_env({"CODEMEMORY_EMBED_FORWARD_BATCH": "0"})

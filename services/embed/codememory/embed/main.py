@@ -40,11 +40,16 @@ def store_embedder(settings: EmbedSettings, spec: ModelSpec | None = None) -> Em
     model = spec or parse_model(settings.model)
     if model.kind == "minilm" and settings.runtime != "torch":
         int8 = settings.runtime == "onnx-int8"
-        return OnnxBatchEmbedder(MiniLmEmbedder(), settings.model_cache, int8=int8, batch_size=settings.batch)
+        base = MiniLmEmbedder(batch_size=settings.forward_batch)
+        return OnnxBatchEmbedder(base, settings.model_cache, int8=int8, batch_size=settings.forward_batch)
     if model.kind == "minilm":
-        return MiniLmEmbedder()
+        return MiniLmEmbedder(batch_size=settings.forward_batch)
     return load_embedder(
-        model, cache_dir=settings.model_cache, api_key=settings.api_key, batch_size=settings.batch
+        model,
+        cache_dir=settings.model_cache,
+        api_key=settings.api_key,
+        batch_size=settings.batch,
+        forward_batch=settings.forward_batch,
     )
 
 

@@ -1,0 +1,149 @@
+"""How long a memory waits for its dense vector while a repository's symbols are being embedded.
+
+``codememory index`` of a repository returns once its facts are in the code graph; the embed service
+then embeds every symbol, minutes of work on two cores. A memory stored meanwhile should not wait for
+that. Each path is a real ``codememory up`` in a temp home: one memory is imported with
+``wait_embedded`` (timed until its vector is applied) while idle, then the tree is indexed and
+``--probes`` memories are imported the same way, ``--gap`` seconds apart, during the backlog.
+The baseline is the same stack from another source tree (``--baseline-tree``, a ``git archive`` of
+the commit before), as ``bench_import_rate`` runs it; runs alternate old, new.
+
+    .venv/bin/python benchmarks/bench_embed_backlog.py --baseline-tree /tmp/base [--tree DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_event_path import embedded_stack
+from bench_import_rate import ROOTS
+from results import median, write_section
+
+
+def _default_tree() -> Path:
+    import networkx  # installed with torch: pure Python, 580 files
+
+    return Path(networkx.__file__).parent
+
+
+def _probe(conn: Any, repo: str, i: int, timeout: float) -> float:
+    """Seconds from importing one memory until its dense vector is applied."""
+    from codememory.cli.transfer import import_memories
+    from codememory.v1 import memory_pb2 as pb
+
+    memory = pb.ImportedMemory(
+        memory=pb.StoreRequest(
+            memory_id=str(uuid.uuid4()),
+            text=f"probe {i}: the release job runs on a tagged commit only",
+            type="decision",
+            scope=pb.Scope(repo=repo),
+        )
+    )
+    started = time.perf_counter()
+    while True:  # the gateway waits at most a minute for vectors; the same memory again is stored once
+        result = import_memories(conn, [memory], wait_embedded=True)
+        took = time.perf_counter() - started
+        if result.get("embedded", False):
+            return took
+        if took > timeout:
+            raise SystemExit(f"probe {i} not embedded after {took:.0f} s: {result}")
+
+
+def one_run(base: Path | None, tree: Path, files: int, probes: int, gap: float) -> dict[str, Any]:
+    from codememory.cli.client import connect
+
+    saved = os.environ.get("PYTHONPATH")
+    if base is not None:
+        os.environ["PYTHONPATH"] = os.pathsep.join(str(base / r) for r in ROOTS)
+    try:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            embedded_stack() as home,
+            connect(home, timeout=60) as conn,
+        ):
+            copy = Path(tmp) / "repo"
+            for source in sorted(tree.rglob("*.py"))[:files]:
+                target = copy / source.relative_to(tree)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+            idle = _probe(conn, "probe", -1, 120)
+            env = {**os.environ, "CODEMEMORY_HOME": str(home)}
+            env.pop("PYTHONPATH", None)  # the index client is this tree's; the stack is the path's
+            started = time.perf_counter()
+            codememory = Path(sys.executable).parent / "codememory"
+            subprocess.run([str(codememory), "index", str(copy)], env=env, check=True, capture_output=True)
+            indexed = time.perf_counter() - started
+            during = []
+            for i in range(probes):
+                time.sleep(gap)
+                during.append(_probe(conn, "probe", i, 900))
+            return {"idle": idle, "during": during, "index_s": indexed}
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--baseline-tree", type=Path, required=True)
+    parser.add_argument("--base-label", default="baseline")
+    parser.add_argument("--tree", type=Path, default=None, help="the repository indexed (default: networkx)")
+    parser.add_argument("--files", type=int, default=100, help="the first N Python files of the tree")
+    parser.add_argument("--probes", type=int, default=5)
+    parser.add_argument("--gap", type=float, default=2.0)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    tree = args.tree or _default_tree()
+    files = min(args.files, sum(1 for _ in tree.rglob("*.py")))
+    results: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
+    for run in range(args.runs):
+        for path, base in (("old", args.baseline_tree), ("new", None)):
+            out = one_run(base, tree, files, args.probes, args.gap)
+            results[path].append(out)
+            shown = ", ".join(f"{s:.1f}" for s in out["during"])
+            print(f"run {run} {path}: idle {out['idle']:.2f} s, during the backlog {shown} s", flush=True)
+    rows = []
+    for path, label in (("old", args.base_label), ("new", "this tree")):
+        for out in results[path]:
+            probes = ", ".join(f"{x:.1f}" for x in out["during"])
+            rows.append(f"| {label} | {out['idle']:.2f} | {probes} | {out['index_s']:.1f} |")
+    medians = {
+        path: (median([r["during"][0] for r in runs]), median([s for r in runs for s in r["during"]]))
+        for path, runs in results.items()
+    }
+    body = (
+        f"`python benchmarks/bench_embed_backlog.py --baseline-tree {args.baseline_tree} --runs {args.runs} "
+        f"--files {args.files} --probes {args.probes} --gap {args.gap}`: the first {files} Python files of "
+        f"`{tree.name}` indexed, then {args.probes} memories imported one after another, {args.gap} s "
+        "apart, each timed until its dense vector is applied (`Import` with `wait_embedded`), in a fresh "
+        "`codememory up` per run.\n\n"
+        "| stack | one memory, idle s | each memory after `codememory index` returned, in order s | index s |"
+        "\n|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
+        f"First memory after the index, median: {args.base_label} {medians['old'][0]:.1f} s, this tree "
+        f"{medians['new'][0]:.1f} s; all memories after it, median: {medians['old'][1]:.1f} s against "
+        f"{medians['new'][1]:.1f} s."
+    )
+    print(body)
+    if not args.no_write:
+        write_section(
+            "bench_embed_backlog", "A memory's vector while a repository's symbols are embedded", body
+        )
+
+
+if __name__ == "__main__":
+    main()
