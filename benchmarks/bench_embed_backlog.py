@@ -2,9 +2,9 @@
 
 ``codememory index`` of a repository returns once its facts are in the code graph; the embed service
 then embeds every symbol, minutes of work on two cores. A memory stored meanwhile should not wait for
-that. Each path is a real ``codememory up`` in a temp home: one memory is imported with
-``wait_embedded`` (timed until its vector is applied) while idle, then the tree is indexed and
-``--probes`` memories are imported the same way, ``--gap`` seconds apart, during the backlog.
+that. Each path is a real ``codememory up`` in a temp home: one memory is stored and timed until
+Recall scores it by its dense vector while idle, then the tree is indexed and ``--probes`` memories
+are timed the same way, ``--gap`` seconds apart, during the backlog.
 The baseline is the same stack from another source tree (``--baseline-tree``, a ``git archive`` of
 the commit before), as ``bench_import_rate`` runs it; runs alternate old, new.
 
@@ -37,26 +37,35 @@ def _default_tree() -> Path:
 
 
 def _probe(conn: Any, repo: str, i: int, timeout: float) -> float:
-    """Seconds from importing one memory until its dense vector is applied."""
-    from codememory.cli.transfer import import_memories
+    """Seconds from storing one memory until Recall scores it with its dense vector."""
     from codememory.v1 import memory_pb2 as pb
 
-    memory = pb.ImportedMemory(
-        memory=pb.StoreRequest(
-            memory_id=str(uuid.uuid4()),
-            text=f"probe {i}: the release job runs on a tagged commit only",
-            type="decision",
-            scope=pb.Scope(repo=repo),
-        )
+    text = f"probe {i}: the release job runs on a tagged commit only"
+    request = pb.StoreRequest(
+        memory_id=str(uuid.uuid4()), text=text, type="decision", scope=pb.Scope(repo=repo)
     )
     started = time.perf_counter()
-    while True:  # the gateway waits at most a minute for vectors; the same memory again is stored once
-        result = import_memories(conn, [memory], wait_embedded=True)
-        took = time.perf_counter() - started
-        if result.get("embedded", False):
-            return took
-        if took > timeout:
-            raise SystemExit(f"probe {i} not embedded after {took:.0f} s: {result}")
+    conn.stub.Store(request, metadata=conn.metadata, timeout=30)
+    query = pb.RecallRequest(query=text, repo=repo, limit=5)
+    while time.perf_counter() - started < timeout:
+        hits = conn.stub.Recall(query, metadata=conn.metadata, timeout=30).hits
+        if any(h.memory.id == request.memory_id and h.score.dense > 0 for h in hits):
+            return time.perf_counter() - started
+        time.sleep(0.05)
+    raise SystemExit(f"probe {i} had no dense vector after {timeout:.0f} s")
+
+
+def _drained(conn: Any, started: float, timeout: float = 1800) -> float:
+    """Seconds from the index's start until the embed service has nothing left (every durable)."""
+    from codememory.v1 import memory_pb2 as pb
+
+    while time.perf_counter() - started < timeout:
+        status = conn.stub.Status(pb.StatusRequest(), metadata=conn.metadata, timeout=30)
+        embed = [c for c in status.consumers if c.service == "embed"]
+        if embed and all(c.pending == 0 and c.ack_pending == 0 for c in embed):
+            return time.perf_counter() - started
+        time.sleep(1.0)
+    raise SystemExit("the embed service did not drain its backlog")
 
 
 def one_run(base: Path | None, tree: Path, files: int, probes: int, gap: float) -> dict[str, Any]:
@@ -87,7 +96,7 @@ def one_run(base: Path | None, tree: Path, files: int, probes: int, gap: float) 
             for i in range(probes):
                 time.sleep(gap)
                 during.append(_probe(conn, "probe", i, 900))
-            return {"idle": idle, "during": during, "index_s": indexed}
+            return {"idle": idle, "during": during, "index_s": indexed, "drained_s": _drained(conn, started)}
     finally:
         if saved is None:
             os.environ.pop("PYTHONPATH", None)
@@ -121,7 +130,9 @@ def main() -> None:
     for path, label in (("old", args.base_label), ("new", "this tree")):
         for out in results[path]:
             probes = ", ".join(f"{x:.1f}" for x in out["during"])
-            rows.append(f"| {label} | {out['idle']:.2f} | {probes} | {out['index_s']:.1f} |")
+            rows.append(
+                f"| {label} | {out['idle']:.2f} | {probes} | {out['index_s']:.1f} | {out['drained_s']:.0f} |"
+            )
     medians = {
         path: (median([r["during"][0] for r in runs]), median([s for r in runs for s in r["during"]]))
         for path, runs in results.items()
@@ -129,11 +140,11 @@ def main() -> None:
     body = (
         f"`python benchmarks/bench_embed_backlog.py --baseline-tree {args.baseline_tree} --runs {args.runs} "
         f"--files {args.files} --probes {args.probes} --gap {args.gap}`: the first {files} Python files of "
-        f"`{tree.name}` indexed, then {args.probes} memories imported one after another, {args.gap} s "
-        "apart, each timed until its dense vector is applied (`Import` with `wait_embedded`), in a fresh "
+        f"`{tree.name}` indexed, then {args.probes} memories stored one after another, {args.gap} s "
+        "apart, each timed from its Store until Recall scores it by its dense vector, in a fresh "
         "`codememory up` per run.\n\n"
-        "| stack | one memory, idle s | each memory after `codememory index` returned, in order s | index s |"
-        "\n|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
+        "| stack | one memory, idle s | each memory after `codememory index` returned, in order s | index s "
+        "| every symbol embedded after s |\n|---|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
         f"First memory after the index, median: {args.base_label} {medians['old'][0]:.1f} s, this tree "
         f"{medians['new'][0]:.1f} s; all memories after it, median: {medians['old'][1]:.1f} s against "
         f"{medians['new'][1]:.1f} s."
