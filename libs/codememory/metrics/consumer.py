@@ -40,17 +40,18 @@ class ConsumerMetrics:
 
     @contextmanager
     def batch(self, messages: Sequence[object]) -> Iterator[None]:
-        """Around handling and settling one batch: its size, its time, the lag it leaves behind."""
+        """Around handling and settling one batch: its size, its time, the lag it leaves behind (set as
+        the batch arrives: a batch can take minutes, and the lag of the one before would stand meanwhile)."""
         started = time.perf_counter()
         self._batch.observe(len(messages))
         self._handled.inc(len(messages))
+        lag = pending_after(messages)
+        if lag is not None:
+            self._lag.set(lag)
         try:
             yield
         finally:
             self._seconds.observe(time.perf_counter() - started)
-            lag = pending_after(messages)
-            if lag is not None:
-                self._lag.set(lag)
 
     def acked(self) -> None:
         self._acked.inc()

@@ -102,3 +102,16 @@ async def test_a_handler_that_raises_still_has_its_batch_timed() -> None:
     await settler.settle([Msg(b"a"), Msg(b"b")])
     assert value("codememory_handler_seconds_count", **labels) == before + 1
     assert value("codememory_messages_retried_total", **labels) == 2
+
+
+async def test_the_lag_is_reported_while_a_long_batch_is_still_being_handled() -> None:
+    labels = {"service": "metrics-test", "consumer": "durable-d"}
+    during: list[float] = []
+
+    async def slow(batch: Sequence[Delivery]) -> list[Outcome]:
+        during.append(value("codememory_consumer_lag", **labels))  # what a scrape sees meanwhile
+        return [ACK for _ in batch]
+
+    settler = Settler(slow, Parked(), service="metrics-test", consumer="durable-d")
+    await settler.settle([Msg(b"a", pending=1476)])
+    assert during == [1476]
