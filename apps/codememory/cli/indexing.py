@@ -76,6 +76,8 @@ def index_repository_into(
         return
     typer.echo(summary.describe())
     typer.echo(f"{recorded} facts recorded for {repo} ({commits} commits) in {report['seconds']}s")
+    if report.get("symbols"):  # the graph is complete now; search by meaning follows the embed service
+        typer.echo("symbols' vectors for code search follow in the background (`codememory status`)")
 
 
 def record_in_streams(
