@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import uuid
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_event_path import embedded_stack
-from bench_import_rate import ROOTS
+from bench_import_rate import stack_code
 from results import median, write_section
 
 from shared_data import SHARED_DATA
@@ -57,17 +56,8 @@ def one_import(base: Path | None, memories: list[Any]) -> dict[str, Any]:
     from codememory.cli.client import connect
     from codememory.cli.transfer import import_memories
 
-    saved = os.environ.get("PYTHONPATH")
-    if base is not None:
-        os.environ["PYTHONPATH"] = os.pathsep.join(str(base / r) for r in ROOTS)
-    try:
-        with embedded_stack() as home, connect(home, timeout=60) as conn:
-            return import_memories(conn, memories, wait_embedded=True)
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved
+    with stack_code(base), embedded_stack() as home, connect(home, timeout=60) as conn:
+        return import_memories(conn, memories, wait_embedded=True)
 
 
 def main() -> None:

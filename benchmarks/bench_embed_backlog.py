@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_event_path import embedded_stack
-from bench_import_rate import ROOTS
+from bench_import_rate import stack_code
 from results import median, write_section
 
 
@@ -71,37 +71,29 @@ def _drained(conn: Any, started: float, timeout: float = 1800) -> float:
 def one_run(base: Path | None, tree: Path, files: int, probes: int, gap: float) -> dict[str, Any]:
     from codememory.cli.client import connect
 
-    saved = os.environ.get("PYTHONPATH")
-    if base is not None:
-        os.environ["PYTHONPATH"] = os.pathsep.join(str(base / r) for r in ROOTS)
-    try:
-        with (
-            tempfile.TemporaryDirectory() as tmp,
-            embedded_stack() as home,
-            connect(home, timeout=60) as conn,
-        ):
-            copy = Path(tmp) / "repo"
-            for source in sorted(tree.rglob("*.py"))[:files]:
-                target = copy / source.relative_to(tree)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, target)
-            idle = _probe(conn, "probe", -1, 120)
-            env = {**os.environ, "CODEMEMORY_HOME": str(home)}
-            env.pop("PYTHONPATH", None)  # the index client is this tree's; the stack is the path's
-            started = time.perf_counter()
-            codememory = Path(sys.executable).parent / "codememory"
-            subprocess.run([str(codememory), "index", str(copy)], env=env, check=True, capture_output=True)
-            indexed = time.perf_counter() - started
-            during = []
-            for i in range(probes):
-                time.sleep(gap)
-                during.append(_probe(conn, "probe", i, 900))
-            return {"idle": idle, "during": during, "index_s": indexed, "drained_s": _drained(conn, started)}
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved
+    with (
+        stack_code(base),
+        tempfile.TemporaryDirectory() as tmp,
+        embedded_stack() as home,
+        connect(home, timeout=60) as conn,
+    ):
+        copy = Path(tmp) / "repo"
+        for source in sorted(tree.rglob("*.py"))[:files]:
+            target = copy / source.relative_to(tree)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        idle = _probe(conn, "probe", -1, 120)
+        env = {**os.environ, "CODEMEMORY_HOME": str(home)}
+        env.pop("PYTHONPATH", None)  # the index client is this tree's; the stack is the path's
+        started = time.perf_counter()
+        codememory = Path(sys.executable).parent / "codememory"
+        subprocess.run([str(codememory), "index", str(copy)], env=env, check=True, capture_output=True)
+        indexed = time.perf_counter() - started
+        during = []
+        for i in range(probes):
+            time.sleep(gap)
+            during.append(_probe(conn, "probe", i, 900))
+        return {"idle": idle, "during": during, "index_s": indexed, "drained_s": _drained(conn, started)}
 
 
 def main() -> None:

@@ -24,6 +24,8 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,20 +71,33 @@ def _recallable(conn: Any, memories: list[Any], check: int) -> int:
     return found
 
 
+@contextmanager
+def stack_code(tree: Path | None) -> Iterator[None]:
+    """A stack started inside runs ``tree``'s code (its package roots first on ``PYTHONPATH``); with
+    None, this tree's. The benchmarks' clients stay this tree's either way."""
+    saved = os.environ.get("PYTHONPATH")
+    if tree is not None:
+        os.environ["PYTHONPATH"] = os.pathsep.join(str(tree / r) for r in ROOTS)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
 def one_import(
     tree: Path | None, memories: int, check: int, run: int, dense: int = 0, variant: str = ""
 ) -> dict[str, Any]:
     from codememory.cli.client import connect
     from codememory.cli.transfer import import_memories
 
-    saved = os.environ.get("PYTHONPATH")
     name, _, value = variant.partition("=")
     if name:
         os.environ[name] = value  # for the stack this run starts
-    if tree is not None:
-        os.environ["PYTHONPATH"] = os.pathsep.join(str(tree / r) for r in ROOTS)
     try:
-        with embedded_stack() as home, connect(home, timeout=60) as conn:
+        with stack_code(tree), embedded_stack() as home, connect(home, timeout=60) as conn:
             if dense:  # a stack of its own: no backlog of another import's texts for the embedder
                 return import_memories(conn, _imported("dense", dense), wait_embedded=True)  # type: ignore[arg-type]
             items = _imported(f"lex{run}", memories)
@@ -93,10 +108,6 @@ def one_import(
     finally:
         if name:
             os.environ.pop(name, None)
-        if saved is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved
 
 
 def model_rate(texts: int) -> float:
