@@ -19,9 +19,8 @@ from nats.js.client import JetStreamContext
 
 from codememory import subjects
 from codememory.bus import JetStreamEventLog
-from codememory.bus.app import service_app, service_broker
-from codememory.bus.durable import DurableSettings
-from codememory.bus.streams import StreamSettings, ensure_streams
+from codememory.bus.app import consumer_app
+from codememory.bus.streams import ensure_streams
 from codememory.embed.main import ModelSlot, create_router
 from codememory.embed.settings import EmbedSettings
 from codememory.embedding import Embedder
@@ -78,15 +77,12 @@ async def test_a_memory_stored_after_a_repository_is_embedded_before_its_symbols
         await log.append([new_envelope(memory, event_id=str(uuid.uuid4()), tenant="t")])
 
         settings = EmbedSettings(nats_url=server.url, batch=4)  # a short batch in flight at the stop
-        model = ModelSlot(lambda: embedder, settings)
-        await model.load()
-        app = service_app(
-            [EMBED],
-            service_broker(server.url, EMBED.name),
-            [lambda jetstream: create_router(settings, jetstream, model)],
-            streams=StreamSettings(),
-            durable=DurableSettings(batch=4),
-            title="embed",
+        model = ModelSlot(lambda: embedder, settings)  # the session's model, not a load of its own
+        app = consumer_app(
+            EMBED,
+            settings,
+            lambda jetstream: create_router(settings, jetstream, model),
+            on_startup=[model.load],
         )
         await app.start()
         try:
