@@ -1,8 +1,8 @@
 """The embed handler: a batch of LOG events in, one model call per model for the memories' texts (and
 one for the symbols', in their own thread below the event path's priority: ``priority.py``),
 ``MemoryEmbedded`` and ``SymbolsEmbedded`` events appended. The service's two durable consumers
-(``embed`` for memories, ``embed-symbols`` for files' symbols) each run one, so a repository's symbols
-never queue ahead of the memories stored while they are embedded.
+(``embed`` for memories, ``embed-symbols`` for files' symbols) each run one, so the memories stored
+while a repository's symbols are embedded do not queue behind them.
 
 Undecodable events are dead-lettered with the reason; the model runs off the event loop; a failed
 model call or append retries the batch. Memories are embedded with every model the service writes
@@ -31,7 +31,8 @@ from codememory.events import (
     decode_envelope,
 )
 
-# symbol texts per model call: a memory stored meanwhile waits for at most one (about a second here)
+# symbol texts per model call: a memory stored meanwhile waits for the one under way
+# (bench_embed_backlog: 0.8-4.2 s to a memory's vector during a backlog of 250 files' symbols)
 SYMBOLS_PER_CALL = 64
 
 
