@@ -29,6 +29,7 @@ from typing import IO, Any
 
 import msgspec
 
+from codememory.collector import fewer_collections
 from codememory.lexical import SparseVec
 from codememory.lexical.pool import read_frame, write_frame
 from codememory.vectorstore.digest import index_digest
@@ -100,10 +101,8 @@ def main(argv: list[str]) -> int:
     flush_points = int(rest[2]) if len(rest) > 2 else FLUSH_POINTS  # 0: only when asked
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a stray print must not corrupt the replies
-    encoder = _encoder
-    source = sys.stdin.buffer
     try:
-        index = EdgeVectorIndex(
+        index: EdgeVectorIndex | Exception = EdgeVectorIndex(
             Path(path),
             int(dense_size),
             keyword_fields=_fields(keywords),
@@ -112,33 +111,38 @@ def main(argv: list[str]) -> int:
             layout=layout,
         )
     except Exception as exc:  # reported to every request, so the parent says why
-        opened: Exception | None = exc
-    else:
-        opened = None
-        operations = _operations(index)
-    unflushed = 0  # points written since the last flush
-    while (frame := read_frame(source)) is not None:
-        op, raw = _request.decode(frame)
-        try:
-            if opened is not None:
-                raise opened
-            args = _ARGS[op].decode(raw)
-            result = operations[op](*args)
-            reply = encoder.encode((True, result))
-            unflushed = 0 if op in ("flush", "optimize", "close") else unflushed
-            unflushed += len(args[0]) if op == "upsert" else 0
-        except PointNotFoundError as exc:
-            reply = encoder.encode((False, ("PointNotFoundError", exc.point_id)))
-        except Exception as exc:
-            reply = encoder.encode((False, (type(exc).__name__, str(exc))))
-        write_frame(out, reply)
-        if op == "close":
-            return 0
-        if 0 < flush_points <= unflushed and opened is None and _idle(source):
-            unflushed = 0
-            with contextlib.suppress(Exception):  # the flush (or close) the parent asks for reports it
-                index.flush()
-    if opened is None:
+        index = exc
+    return serve(index, sys.stdin.buffer, out, flush_points)
+
+
+def serve(index: EdgeVectorIndex | Exception, source: IO[bytes], out: IO[bytes], flush_points: int) -> int:
+    """The requests on ``source`` applied to ``index`` (or each answered with why it did not open),
+    the collector as in a replay's fold all the while (``collector``): a child lives for one rebuild."""
+    operations = _operations(index) if isinstance(index, EdgeVectorIndex) else {}
+    with fewer_collections():
+        unflushed = 0  # points written since the last flush
+        while (frame := read_frame(source)) is not None:
+            op, raw = _request.decode(frame)
+            try:
+                if isinstance(index, Exception):
+                    raise index
+                args = _ARGS[op].decode(raw)
+                result = operations[op](*args)
+                reply = _encoder.encode((True, result))
+                unflushed = 0 if op in ("flush", "optimize", "close") else unflushed
+                unflushed += len(args[0]) if op == "upsert" else 0
+            except PointNotFoundError as exc:
+                reply = _encoder.encode((False, ("PointNotFoundError", exc.point_id)))
+            except Exception as exc:
+                reply = _encoder.encode((False, (type(exc).__name__, str(exc))))
+            write_frame(out, reply)
+            if op == "close":
+                return 0
+            if 0 < flush_points <= unflushed and isinstance(index, EdgeVectorIndex) and _idle(source):
+                unflushed = 0
+                with contextlib.suppress(Exception):  # the flush (or close) the parent asks for reports it
+                    index.flush()
+    if isinstance(index, EdgeVectorIndex):
         index.close()
     return 0
 

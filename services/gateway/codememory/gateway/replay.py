@@ -20,6 +20,7 @@ from typing import TypeVar
 
 import structlog
 
+from codememory.collector import fewer_collections
 from codememory.events import EventLog
 from codememory.gateway.indexbuild import IndexBuild
 from codememory.gateway.indexes import IndexGenerations, code_projection
@@ -32,7 +33,6 @@ from codememory.gateway.memoryrebuild import (
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection
 from codememory.projection import CodeProjection, LiveProjection, Rebuilt
-from codememory.projection.collector import fewer_collections
 from codememory.projection.shared import SharedRead
 from codememory.vectorstore import (
     IndexFilter,

@@ -7,17 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from codememory.projection.collector import REPLAY_THRESHOLDS, fewer_collections
+from codememory.collector import REPLAY_THRESHOLDS, fewer_collections
+from collector_support import ordinary_collector  # type: ignore[import-not-found]
 
 
 @pytest.fixture(autouse=True)
-def _ordinary_collector() -> Iterator[None]:
-    saved = gc.get_threshold()
-    gc.set_threshold(700, 10, 10)
-    gc.unfreeze()
-    yield
-    gc.set_threshold(*saved)
-    gc.unfreeze()
+def _ordinary() -> Iterator[None]:
+    with ordinary_collector():
+        yield
 
 
 def test_while_held_collections_are_rarer_and_the_heap_is_frozen_then_all_is_as_before() -> None:

@@ -16,6 +16,10 @@ makes about two cyclic objects per event, asyncio's) wait in the young generatio
 holder leaves the thresholds are restored and the heap unfrozen. Holders nest and may overlap (two
 rebuilds at once): the first one in changes the collector, the last one out restores it. The process
 is one, so the gateway's serving meets the same collector meanwhile: fewer pauses, each a bit longer.
+
+The worker processes a replay starts (the ``ShardBuilder`` child, the ``TermsPool`` workers) hold it
+for their whole life, which is one bulk fold's: the child collected 691 times (0.37 s of its ~8.7 s).
+A module of its own, outside ``projection``: those workers import it and nothing else of ours.
 """
 
 from __future__ import annotations
