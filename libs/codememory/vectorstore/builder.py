@@ -268,8 +268,9 @@ class ShardBuilder:
             child.kill()
 
     def close(self) -> None:
-        """Wait for the writes sent, then end the child: it flushes and closes the shard. Closing twice
-        is harmless; a write that failed is raised here if no call reported it yet."""
+        """Wait for the writes sent, then end the child: it flushes the shard and exits (without the
+        engine's close: ``builder_worker``). Closing twice is harmless; a write that failed is raised
+        here if no call reported it yet."""
         with self._lock:
             child = self._child
             if child is None:

@@ -1,5 +1,6 @@
 """The ``ShardBuilder`` child's request loop (``serve``): it collects as a replay's fold does for as
-long as it serves (``collector``) and restores the collector when it closes."""
+long as it serves (``collector``) and restores the collector when it closes; what it wrote is flushed
+by then (the process ends without the engine's close)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ def test_the_child_writes_collecting_rarely_and_restores_the_collector_at_close(
     replies = io.BytesIO(out.getvalue())
     answers = [msgspec.msgpack.decode(frame) for frame in iter(lambda: read_frame(replies), None)]
     assert answers == [[True, None], [True, 40], [True, None]]
+    index.close()  # what the child's end does: the shard was flushed, never closed, by ``serve``
     reopened = EdgeVectorIndex(tmp_path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS)
     assert reopened.count(IndexFilter()) == 40
     reopened.close()
