@@ -22,6 +22,7 @@ from codememory.embed.symbols import symbol_jobs, symbols_embedded_events
 from codememory.embed.texts import embedded_events, jobs_for
 from codememory.embed.writers import ModelWriters
 from codememory.embedding import Embedder, EmbeddingError
+from codememory.embedding.local import FORWARD_BATCH
 from codememory.events import (
     EmbeddingModelRequested,
     Envelope,
@@ -31,9 +32,10 @@ from codememory.events import (
     decode_envelope,
 )
 
-# symbol texts per model call: a memory stored meanwhile waits for the one under way
-# (bench_embed_backlog: 0.8-4.2 s to a memory's vector during a backlog of 250 files' symbols)
-SYMBOLS_PER_CALL = 64
+# symbol texts per model call, the batch's texts taken shortest first: a memory stored meanwhile waits
+# for the call under way, one forward pass (``embedding.local.FORWARD_BATCH``), and the passes pad as
+# little as one call of every text would (the model sorts a call's texts by length the same way)
+SYMBOLS_PER_CALL = FORWARD_BATCH
 
 
 class EmbedHandler:
@@ -45,10 +47,12 @@ class EmbedHandler:
         model_events: Callable[[], Awaitable[Any]] | None = None,
         symbols: Executor | None = None,
         memories: Executor | None = None,
+        symbols_per_call: int = SYMBOLS_PER_CALL,
     ) -> None:
         self._log = event_log
         self._symbols = symbols  # where symbol texts are embedded (None: with the memories' texts)
         self._memories = memories  # where memory texts are embedded (None: the default executor)
+        self._symbols_per_call = symbols_per_call
         self._embedder = embedder
         self._writers = writers
         self._model_events = model_events
@@ -80,7 +84,7 @@ class EmbedHandler:
                 events += embedded_events(jobs, vectors, model.model_id)
             code_texts = [text for job in code_jobs for text in job.texts] if index == 0 else []
             if code_texts:  # in the symbols' own thread, below the event path's priority (priority.py)
-                vectors = await self._embed(model, code_texts, self._symbols, turn=SYMBOLS_PER_CALL)
+                vectors = await self._embed_in_turns(model, code_texts, self._symbols_per_call)
                 events += symbols_embedded_events(code_jobs, vectors, model.model_id)
         if events:
             try:
@@ -92,19 +96,29 @@ class EmbedHandler:
         return outcomes
 
     async def _embed(
-        self, model: Embedder, texts: list[str], executor: Executor | None, turn: int = 0
+        self, model: Embedder, texts: list[str], executor: Executor | None
     ) -> list[tuple[float, ...]]:
-        """``texts`` through the model; with ``turn``, that many per call, so a memory's call (the
-        model serves one call at a time) waits for one such call, not for a whole batch of files."""
+        """``texts`` through the model in one call, in ``executor``."""
         loop = asyncio.get_running_loop()
-        step = turn or max(1, len(texts))
-        vectors: list[tuple[float, ...]] = []
         try:
-            for start in range(0, len(texts), step):
-                vectors += await loop.run_in_executor(executor, model.embed, texts[start : start + step])
+            vectors: list[tuple[float, ...]] = await loop.run_in_executor(executor, model.embed, texts)
         except EmbeddingError as exc:
             raise Retryable(str(exc)) from exc
         self.embedded += len(texts)
+        return vectors
+
+    async def _embed_in_turns(
+        self, model: Embedder, texts: list[str], per_call: int
+    ) -> list[tuple[float, ...]]:
+        """``texts`` through the model ``per_call`` at a time, in the symbols' thread, so a memory's call
+        (the model serves one call at a time) waits for one such call, not for a batch of files. The
+        calls take the texts shortest first (``length_turns``); the vectors come back in ``texts``'s order."""
+        vectors: list[tuple[float, ...]] = [()] * len(texts)
+        for turn in length_turns(texts, per_call):
+            for index, vector in zip(
+                turn, await self._embed(model, [texts[i] for i in turn], self._symbols), strict=True
+            ):
+                vectors[index] = vector
         return vectors
 
     async def _request(self, envelope: Envelope, seq: int) -> Outcome:
@@ -116,3 +130,12 @@ class EmbedHandler:
         except EmbeddingError as exc:
             return dead(f"the requested model cannot be loaded here: {exc}")
         return ACK
+
+
+def length_turns(texts: Sequence[str], per_call: int) -> list[list[int]]:
+    """The indexes of ``texts``, shortest text first, in turns of ``per_call``: a turn's texts are
+    about as long as each other, so a forward pass over one pads little (the model sorts by the same
+    measure, characters, inside a call)."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    step = max(1, per_call)
+    return [order[start : start + step] for start in range(0, len(order), step)]

@@ -126,6 +126,7 @@ def create_router(settings: EmbedSettings, jetstream: BrokerJetStream, model: Mo
             lambda: read_model_events(js),
             model.symbols(),
             model.memories(),
+            symbols_per_call=settings.forward_batch,
         )
 
     subscribe_durable(router, EMBED, durable_settings(settings), handler, jetstream=jetstream)
