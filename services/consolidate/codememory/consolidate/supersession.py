@@ -91,7 +91,8 @@ def _rule(memory: Remembered, policy: ConsolidationPolicy) -> bool:
 def find_supersessions(
     new: Sequence[Remembered], group: Sequence[Remembered], policy: ConsolidationPolicy
 ) -> list[Supersession]:
-    """Supersessions among ``group`` in which one of ``new`` takes part (as the old or the new)."""
+    """Which earlier stated memory of ``group`` each later one supersedes (the rule it changes, see
+    module), for the pairs in which one of ``new`` takes part, as the earlier or the later memory."""
     stated = sorted((m for m in group if _rule(m, policy)), key=lambda m: (m.created_at, m.seq))
     if len(stated) < 2:
         return []

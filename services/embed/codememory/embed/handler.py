@@ -1,5 +1,6 @@
 """The embed handler: a batch of LOG events in, one model call per model for the memories' texts (and
-one for the symbols', in their own thread below the event path's priority: ``priority.py``),
+one per forward pass for the symbols', shortest first, in their own thread below the event path's
+priority: ``priority.py``),
 ``MemoryEmbedded`` and ``SymbolsEmbedded`` events appended. The service's two durable consumers
 (``embed`` for memories, ``embed-symbols`` for files' symbols) each run one, so the memories stored
 while a repository's symbols are embedded do not queue behind them.
