@@ -34,7 +34,7 @@ async def test_a_stored_memory_is_embedded_and_garbage_is_dead_lettered(embedder
         EMBED,
         DurableSettings(batch=8),
         lambda js: EmbedHandler(event_log, embedder),
-        dead_letters=lambda js, service, consumer: dead,  # type: ignore[arg-type, return-value]
+        dead_letters=lambda js, service, consumer: dead,
         jetstream=lambda: None,  # type: ignore[arg-type, return-value]
     )
     broker.include_router(router)

@@ -68,7 +68,12 @@ async def test_a_requested_model_is_backfilled_then_written_beside_the_default()
     log = InMemoryEventLog()
     default, extra = Stand("local/a", 4), Stand("local/b", 6)
     loads: list[ModelSpec] = []
-    writers = ModelWriters(default, lambda spec: loads.append(spec) or extra, log)
+
+    def load(spec: ModelSpec) -> Stand:
+        loads.append(spec)
+        return extra
+
+    writers = ModelWriters(default, load, log)
     handler = EmbedHandler(log, default, writers)
     await log.append([_stored(n) for n in range(5)])
     await handler([_delivery(log, s) for s in range(1, 6)])
