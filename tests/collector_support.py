@@ -1,5 +1,6 @@
-"""What the collector tests share: the collector as an ordinary process has it, and an input that
-records the collector each read finds (the worker processes' loops read their requests)."""
+"""What the collector tests share: the collector as an ordinary process has it (the
+``ordinary_collector`` fixture, ``conftest``), and an input that records the collector each read finds
+(the worker processes' loops read their requests)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ ORDINARY = (700, 10, 10)  # CPython's default thresholds
 
 
 @contextmanager
-def ordinary_collector() -> Iterator[None]:
+def ordinary() -> Iterator[None]:
     """Default thresholds and nothing frozen for the block; the thresholds as before after it."""
     saved = gc.get_threshold()
     gc.set_threshold(*ORDINARY)

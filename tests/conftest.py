@@ -14,6 +14,7 @@ from nats.js.client import JetStreamContext
 from codememory.bus import ensure_streams
 from codememory.runtime.natsd import NatsServer
 from codememory.sealing import MemoryKeyStore, Sealer
+from collector_support import ordinary  # type: ignore[import-not-found]
 from shared_data import HOOKS_DATA, SHARED  # type: ignore[import-not-found]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -42,6 +43,13 @@ def _sealing_in_process(
     previous = installed_sealer()
     yield
     install_sealer(previous)
+
+
+@pytest.fixture
+def ordinary_collector() -> Iterator[None]:
+    """CPython's default collector for the test, whatever the suite set before; restored after."""
+    with ordinary():
+        yield
 
 
 @pytest.fixture

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 
 import pytest
 
 from codememory.collector import REPLAY_THRESHOLDS, fewer_collections
-from collector_support import ordinary_collector  # type: ignore[import-not-found]
 
-
-@pytest.fixture(autouse=True)
-def _ordinary() -> Iterator[None]:
-    with ordinary_collector():
-        yield
+pytestmark = pytest.mark.usefixtures("ordinary_collector")
 
 
 def test_while_held_collections_are_rarer_and_the_heap_is_frozen_then_all_is_as_before() -> None:

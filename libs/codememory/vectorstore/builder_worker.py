@@ -119,6 +119,7 @@ def main(argv: list[str]) -> NoReturn:
         index = exc
     code = serve(index, sys.stdin.buffer, out, flush_points)
     out.flush()
+    sys.stderr.flush()
     os._exit(code)  # without the engine's close or the interpreter's teardown of the shard (see module)
 
 

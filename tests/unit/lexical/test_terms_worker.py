@@ -6,7 +6,6 @@ from __future__ import annotations
 import gc
 import io
 import sys
-from collections.abc import Iterator
 from types import SimpleNamespace
 
 import msgspec
@@ -16,13 +15,7 @@ from codememory.collector import REPLAY_THRESHOLDS
 from codememory.lexical import SparseEncoder, SparseVec
 from codememory.lexical.pool import encode_documents, read_frame, write_frame
 from codememory.lexical.worker import main
-from collector_support import ORDINARY, RecordingInput, ordinary_collector  # type: ignore[import-not-found]
-
-
-@pytest.fixture
-def ordinary() -> Iterator[None]:
-    with ordinary_collector():
-        yield
+from collector_support import ORDINARY, RecordingInput  # type: ignore[import-not-found]
 
 
 def frames(*batches: list[str]) -> bytes:
@@ -33,7 +26,7 @@ def frames(*batches: list[str]) -> bytes:
 
 
 def test_the_worker_encodes_as_this_process_and_collects_rarely_only_while_it_reads(
-    ordinary: None, monkeypatch: pytest.MonkeyPatch
+    ordinary_collector: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     batches = [["validateToken in src/auth/jwt_utils.py", "plain prose"], ["ÜberCache.get_or_create"]]
     source, out = RecordingInput(frames(*batches)), io.BytesIO()

@@ -6,24 +6,16 @@ from __future__ import annotations
 
 import gc
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
-import pytest
 from vectorstore_support import DIM, FLOATS, KEYWORDS, pid, unit  # type: ignore[import-not-found]
 
 from codememory.collector import REPLAY_THRESHOLDS
 from codememory.lexical.pool import read_frame, write_frame
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, IndexPoint
 from codememory.vectorstore.builder_worker import serve
-from collector_support import ORDINARY, RecordingInput, ordinary_collector  # type: ignore[import-not-found]
-
-
-@pytest.fixture
-def ordinary() -> Iterator[None]:
-    with ordinary_collector():
-        yield
+from collector_support import ORDINARY, RecordingInput  # type: ignore[import-not-found]
 
 
 def requests(*ops: tuple[str, tuple[object, ...]]) -> bytes:
@@ -34,7 +26,7 @@ def requests(*ops: tuple[str, tuple[object, ...]]) -> bytes:
 
 
 def test_the_child_writes_collecting_rarely_and_restores_the_collector_at_close(
-    tmp_path: Path, ordinary: None
+    tmp_path: Path, ordinary_collector: None
 ) -> None:
     index = EdgeVectorIndex(tmp_path / "shard", DIM, keyword_fields=KEYWORDS, float_fields=FLOATS)
     points = [IndexPoint(id=pid(n), payload={"n": n}, dense=unit(n, 1, 0, 0)) for n in range(40)]
@@ -52,7 +44,7 @@ def test_the_child_writes_collecting_rarely_and_restores_the_collector_at_close(
     reopened.close()
 
 
-def test_a_shard_that_did_not_open_is_each_requests_answer(ordinary: None) -> None:
+def test_a_shard_that_did_not_open_is_each_requests_answer(ordinary_collector: None) -> None:
     source = RecordingInput(requests(("count", (IndexFilter(),)), ("close", ())))
     out = io.BytesIO()
     assert serve(OSError("disk gone"), source, out, flush_points=0) == 0
