@@ -22,7 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_event_path import embedded_stack
 from bench_import_rate import stack_code
-from results import median, write_section
+from results import in_turn, median, write_section
 
 from shared_data import SHARED_DATA
 
@@ -72,7 +72,7 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
     for run in range(args.runs):
-        for path, base in (("old", args.baseline_tree), ("new", None)):
+        for path, base in in_turn((("old", args.baseline_tree), ("new", None)), run):
             out = one_import(base, _turns(args.memories))  # new ids each run: a fresh stack anyway
             if not out["embedded"]:
                 raise SystemExit(f"run {run} {path}: not every vector applied: {out}")

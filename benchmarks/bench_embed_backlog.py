@@ -6,7 +6,8 @@ that. Each path is a real ``codememory up`` in a temp home: one memory is stored
 Recall scores it by its dense vector while idle, then the tree is indexed and ``--probes`` memories
 are timed the same way, ``--gap`` seconds apart, during the backlog.
 The baseline is the same stack from another source tree (``--baseline-tree``, a ``git archive`` of
-the commit before), as ``bench_import_rate`` runs it; runs alternate old, new.
+the commit before), as ``bench_import_rate`` runs it; runs alternate old, new, then new, old
+(``results.in_turn``).
 
     .venv/bin/python benchmarks/bench_embed_backlog.py --baseline-tree /tmp/base [--tree DIR]
 """
@@ -27,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_event_path import embedded_stack
 from bench_import_rate import stack_code
-from results import median, write_section
+from results import in_turn, median, write_section
 
 
 def _default_tree() -> Path:
@@ -113,7 +114,7 @@ def main() -> None:
     files = min(args.files, sum(1 for _ in tree.rglob("*.py")))
     results: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
     for run in range(args.runs):
-        for path, base in (("old", args.baseline_tree), ("new", None)):
+        for path, base in in_turn((("old", args.baseline_tree), ("new", None)), run):
             out = one_run(base, tree, files, args.probes, args.gap)
             results[path].append(out)
             shown = ", ".join(f"{s:.1f}" for s in out["during"])

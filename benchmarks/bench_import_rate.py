@@ -11,9 +11,10 @@ must store none (deterministic ids).
 The baseline is the same stack run from another source tree (``--baseline-tree``, e.g. a
 ``git worktree`` of the commit before): its package roots go first on ``PYTHONPATH`` for the stack
 process, so the gateway, the codec and the key store are the old ones; the client is the same.
-Runs alternate old, new; medians of ``--runs``. ``--dense N`` adds an import of N memories until
-every dense vector is applied, old and new, each in a fresh stack (in the lexical run's stack the
-embedder would first work through that run's memories), beside the model alone in this process.
+Runs alternate old, new (then new, old: ``results.in_turn``); medians of ``--runs``. ``--dense N``
+adds an import of N memories until every dense vector is applied, old and new, each in a fresh stack
+(in the lexical run's stack the embedder would first work through that run's memories), beside the
+model alone in this process.
 
     .venv/bin/python benchmarks/bench_import_rate.py --memories 5000 --baseline-tree /tmp/base
 """
@@ -31,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_event_path import _memories, embedded_stack
-from results import median, write_section
+from results import in_turn, median, write_section
 
 SERVICES = ("consolidate", "embed", "gateway", "graph", "ingest", "reviews")
 ROOTS = ("apps", "libs", *(f"services/{s}" for s in SERVICES))
@@ -138,15 +139,15 @@ def main() -> None:
     old: list[dict[str, Any]] = []
     new: list[dict[str, Any]] = []
     switched: list[dict[str, Any]] = []
+    paths: list[tuple[str, list[dict[str, Any]], Path | None, str]] = [("new", new, None, "")]
+    if args.baseline_tree:
+        paths.insert(0, ("old", old, Path(args.baseline_tree), ""))
+    if args.variant:
+        paths.append(("switched", switched, None, args.variant))
     for run in range(args.runs):
-        if args.baseline_tree:
-            old.append(one_import(Path(args.baseline_tree), args.memories, args.check, run))
-            print("old", old[-1], flush=True)
-        new.append(one_import(None, args.memories, args.check, run))
-        print("new", new[-1], flush=True)
-        if args.variant:
-            switched.append(one_import(None, args.memories, args.check, run, variant=args.variant))
-            print("switched", switched[-1], flush=True)
+        for label, got, tree, variant in in_turn(paths, run):
+            got.append(one_import(tree, args.memories, args.check, run, variant=variant))
+            print(label, got[-1], flush=True)
     dense: dict[str, dict[str, Any]] = {}
     if args.dense:  # once each, in fresh stacks: the old tree's, then this tree's
         if args.baseline_tree:

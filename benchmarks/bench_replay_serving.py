@@ -41,7 +41,7 @@ import nats
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results import median, write_section
+from results import in_turn, median, write_section
 
 from codememory.bus import JetStreamEventLog, ensure_streams
 from codememory.runtime.natsd import NatsServer
@@ -246,7 +246,10 @@ def main() -> None:
     parser.add_argument("--base", type=Path, default=Path("/tmp/replay10k-base"))
     parser.add_argument("--paths", default="base,now")
     parser.add_argument(
-        "--runs", type=int, default=1, help="each path this many times, alternating (medians)"
+        "--runs",
+        type=int,
+        default=1,
+        help="each path this many times, alternating, every other turn backwards",
     )
     parser.add_argument("--base-label", default="base", help="how the rows name the tree at --base")
     parser.add_argument("--nats-dir", type=Path, default=None, help="keep LOG here between runs")
@@ -285,8 +288,8 @@ def main() -> None:
                 return
             digests: dict[str, str] = {}
             runs: dict[str, list[dict[str, float]]] = {}
-            for turn in range(args.runs):  # the paths alternate: a busy moment costs each of them
-                for kind in paths:
+            for turn in range(args.runs):  # the paths alternate, the order too (``in_turn``)
+                for kind in in_turn(paths, turn):
                     where = Path(tmp) / f"{kind}-{turn}"
                     got = _spawn(kind, server.url, where, args.base)
                     print(kind, got, flush=True)
