@@ -5,11 +5,13 @@ codememory.<service>.main:create_app --factory`` and ``faststream docs gen`` loa
 broker subscribes, the streams and the service's durable consumers are created or brought up to date,
 so a fresh server and an old home both work. The process seals LOG from its first step (``sealing``:
 personal text encrypted on append, opened on read; on unless ``CODEMEMORY_SEALING=0``). Per-message
-logs of FastStream go to DEBUG; ours are structlog lines with the service's name.
+logs of FastStream go to DEBUG; ours are structlog lines with the service's name (a stop in the
+middle of a batch among them: FastStream would log it as an error).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -34,10 +36,29 @@ log = structlog.get_logger(__name__)
 Startup = Callable[[], Awaitable[None]]
 
 
+class _StoppedMidBatch(logging.Filter):
+    """FastStream logs whatever ends the handling of a message at ERROR with its traceback, the
+    ``CancelledError`` of a service stopped in the middle of a batch too. Nothing of that batch was
+    acknowledged, so it is delivered again: that is said at INFO, in our own line, instead."""
+
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self._service = service
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, asyncio.CancelledError):
+            log.info("stopped_mid_batch", service=self._service, redelivered=True)
+            return False
+        return True
+
+
 def service_broker(nats_url: str, name: str, credentials: BusCredentials | None = None) -> NatsBroker:
     """A broker as ``name``'s user (credentials read from the environment unless given)."""
     logger = logging.getLogger(f"faststream.{name}")
     logger.setLevel(logging.WARNING)  # its task-supervisor chatter; failures still show
+    if not any(isinstance(f, _StoppedMidBatch) for f in logger.filters):
+        logger.addFilter(_StoppedMidBatch(name))
     auth = credentials if credentials is not None else BusCredentials.from_env(name)
     return NatsBroker(
         nats_url,

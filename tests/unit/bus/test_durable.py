@@ -7,12 +7,15 @@ consumer on its own stream, publishes into it, and reads the DLQ and the consume
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import Callable, Sequence
 
+import pytest
 from durablerun import running  # type: ignore[import-not-found]
 from nats.aio.client import Client
 from nats.js.api import StreamConfig
+from structlog.testing import capture_logs
 
 from codememory.bus import (
     ACK,
@@ -183,4 +186,34 @@ async def test_a_batch_that_outlasts_the_ack_wait_is_not_delivered_again_while_i
         async with running(nats_server, service, slow, ack_wait_s=1.0, batch=2):
             await asyncio.sleep(4.5)  # the batch ends and is acked; a redelivery would have come by now
     assert sorted(attempts) == [(b"file-1", 1), (b"file-2", 1)]
+    assert await settled(nc, service)
+
+
+async def test_a_service_stopped_in_the_middle_of_a_batch_logs_no_error_and_the_batch_comes_again(
+    nats_server: NatsServer, nc: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = await _service(nc)
+    started = asyncio.Event()
+    seen: list[bytes] = []
+
+    async def stuck(batch: Sequence[Delivery]) -> list[Outcome]:
+        seen.extend(d.data for d in batch)
+        started.set()
+        await asyncio.sleep(60)  # still handling when the service stops
+        return [ACK for _ in batch]
+
+    async def quick(batch: Sequence[Delivery]) -> list[Outcome]:
+        seen.extend(d.data for d in batch)
+        return [ACK for _ in batch]
+
+    await nc.jetstream().publish(f"{service.name.upper()}.x", b"kept")
+    with caplog.at_level(logging.INFO, logger="faststream"), capture_logs() as ours:
+        async with running(nats_server, service, stuck, ack_wait_s=2.0):
+            await asyncio.wait_for(started.wait(), 15)
+    errors = [r for r in caplog.records if r.name.startswith("faststream") and r.levelno >= logging.ERROR]
+    assert errors == [], [r.getMessage() for r in errors]  # FastStream's: "CancelledError: " and its trace
+    stops = [line for line in ours if line["event"] == "stopped_mid_batch"]
+    assert stops and stops[0]["service"] == service.name and stops[0]["log_level"] == "info"
+    async with running(nats_server, service, quick, ack_wait_s=2.0):
+        await until(lambda: seen.count(b"kept") == 2)  # nothing was acknowledged: delivered again
     assert await settled(nc, service)
