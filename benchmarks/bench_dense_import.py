@@ -13,7 +13,6 @@ of an earlier commit), alternating.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import uuid
 from pathlib import Path
@@ -22,23 +21,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_event_path import embedded_stack
 from bench_import_rate import stack_code
+from bench_locomo import dialog_turns
 from results import in_turn, median, write_section
-
-from shared_data import SHARED_DATA
 
 
 def _turns(n: int) -> list[Any]:
     from codememory.v1 import memory_pb2 as pb
 
-    samples = json.loads((SHARED_DATA / "locomo" / "locomo_dev.json").read_text())
-    turns = [
-        (sample["sample_id"], key, turn["text"])
-        for sample in samples
-        for key, session in sample["conversation"].items()
-        if key.startswith("session_") and isinstance(session, list)
-        for turn in session
-        if turn.get("text")
-    ][:n]
+    turns = dialog_turns()[:n]
     return [
         pb.ImportedMemory(
             memory=pb.StoreRequest(

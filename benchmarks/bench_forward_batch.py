@@ -1,8 +1,9 @@
 """Texts per forward pass of the embedding model, by the kind of text the embed service embeds.
 
-The embed service hands the model up to 64 texts per call (a batch of memories; a turn of a file's
-symbols). The model sorts a call's texts by length and runs them in passes of ``forward_batch``,
-each padded to its longest text, and attention costs grow with the square of that length: on texts of
+The embed service hands the model up to 64 texts per call (a batch of memories; a batch's symbols
+now go one pass per call, shortest first: ``embed.handler.length_turns``). The model sorts a call's
+texts by length and runs them in passes of ``forward_batch``, each padded to its longest text, and
+attention costs grow with the square of that length: on texts of
 mixed lengths, small passes waste less. Measured here in this process on three kinds of text, each
 through all-MiniLM-L6-v2 (PyTorch, 2 cores) in calls of 64 at several pass sizes, alternating, medians
 of ``--rounds``: the import's synthetic memories (``bench_event_path``, short and alike), LoCoMo
@@ -15,7 +16,6 @@ texts for code search). The vectors of each pass size are compared with those of
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -24,9 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_event_path import _memories
+from bench_locomo import dialog_turns
 from results import median, write_section
 
-from shared_data import REPO, SHARED_DATA
+from shared_data import REPO
 
 CALL = 64  # texts per call, as the embed handler makes them
 SIZES = (64, 32, 16, 8)
@@ -37,14 +38,7 @@ def _texts(limit: int) -> dict[str, list[str]]:
     from codememory.embed.symbols import symbol_jobs
     from codememory.events import new_envelope
 
-    turns = [
-        turn["text"]
-        for sample in json.loads((SHARED_DATA / "locomo" / "locomo_dev.json").read_text())
-        for key, session in sample["conversation"].items()
-        if key.startswith("session_") and isinstance(session, list)
-        for turn in session
-        if turn.get("text")
-    ]
+    turns = [text for _, _, text in dialog_turns()]
     files = sorted((REPO / "libs" / "codememory").rglob("*.py"))
     extracted = [
         new_envelope(extract_file("r", str(p.relative_to(REPO)), p.read_bytes()), event_id=str(i), tenant="t")

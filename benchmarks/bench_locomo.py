@@ -44,6 +44,19 @@ def load() -> list[dict[str, Any]]:
     return list(json.loads(DATA.read_text()))
 
 
+def dialog_turns() -> list[tuple[str, str, str]]:
+    """Every dialog turn of ``DATA`` as (sample id, session key, its text), in file order (the raw text,
+    without the speaker: what the embedder benchmarks feed the model)."""
+    return [
+        (sample["sample_id"], key, turn["text"])
+        for sample in load()
+        for key, session in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(session, list)
+        for turn in session
+        if turn.get("text")
+    ]
+
+
 def _when(text: str) -> str:
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC).isoformat()
 
