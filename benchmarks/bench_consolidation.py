@@ -68,8 +68,8 @@ CONFIGS: dict[str, str] = {
     "hybrid": "",
 }
 # heldout2 to heldout6: duplicate facts written in sessions 20, 21, 22, 23 and 24, each before that
-# session's runs on them
-SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+# session's runs on them; heldout7 (consolidation_heldout7.py) likewise, in a later session
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
 SUP_SPLITS = ("dev", "heldout", "heldout2")  # heldout2: rules and near misses written in session 21
 TARGET_ABOVE, TARGET_TOP5, TARGET_RESTATED = 0.90, 0.95, 2
 
@@ -729,7 +729,8 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
         f"memories over ~90 days. Duplicate set: {len(dup['facts'])} facts (dev {n_facts['dev']}, held-out "
         f"{n_facts['heldout']}, second held-out {n_facts['heldout2']}, "
         f"third held-out {n_facts['heldout3']}, fourth held-out {n_facts['heldout4']}, "
-        f"fifth held-out {n_facts['heldout5']}, sixth held-out {n_facts['heldout6']}) restated "
+        f"fifth held-out {n_facts['heldout5']}, sixth held-out {n_facts['heldout6']}, "
+        f"seventh held-out {n_facts['heldout7']}) restated "
         f"{min(restated, default=0)} to {max(restated, default=0)} times ({sum(restated)} restatements: "
         "prompts, notes and observations) "
         f"and {len(dup['similar'])} similar but unrelated memories in {dup_sessions} sessions of "

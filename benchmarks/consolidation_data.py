@@ -3111,6 +3111,9 @@ VOCAB: dict[str, Vocab] = {
     "release-cli": GO,
     "browser-extension": TS_WEB,
     "support-bot": PYTHON_WEB,
+    "sensor-firmware": GO,  # heldout7 (consolidation_heldout7.py)
+    "match-server": GO,
+    "reverb-plugin": MOBILE,
 }
 
 PROMPTS = (
@@ -3522,6 +3525,8 @@ def _duplicate_split(
 def build_duplicates(seed: int = SEED) -> dict[str, Any]:
     """Dev facts (``FACTS``, read while tuning) and held-out facts (``FACTS_HELDOUT``, in repos of their
     own, laid out by a generator of their own so the dev layout does not move)."""
+    from consolidation_heldout7 import FACTS_HELDOUT7, SIMILAR_HELDOUT7  # imports this module's dataclasses
+
     dev = _duplicate_split(FACTS, SIMILAR, "dev", random.Random(seed + 1), "dup")
     held = _duplicate_split(FACTS_HELDOUT, SIMILAR_HELDOUT, "heldout", random.Random(seed + 2), "dup-heldout")
     held2 = _duplicate_split(
@@ -3544,7 +3549,15 @@ def build_duplicates(seed: int = SEED) -> dict[str, Any]:
         "dup-heldout6",
         together=True,
     )
-    splits = (dev, held, held2, held3, held4, held5, held6)
+    held7 = _duplicate_split(
+        FACTS_HELDOUT7,
+        SIMILAR_HELDOUT7,
+        "heldout7",
+        random.Random(seed + 8),
+        "dup-heldout7",
+        together=True,
+    )
+    splits = (dev, held, held2, held3, held4, held5, held6, held7)
     memories = sorted((m for split in splits for m in split[2]), key=lambda m: (m["created_at"], m["id"]))
     return {
         "name": "duplicates",
