@@ -54,6 +54,50 @@ CHANGE_CUES = (
 NOT_CHANGE_CUES = ("for now", "right now", "just now", "until now", "now that", "new file", "new branch")
 
 
+# how people address the listener before a rule ("reminder: ...", "again, ...", "just so you know, ..."):
+# a memory that starts with one says the rule again, it does not word it better
+ADDRESS_CUES = (
+    "again",
+    "once again",
+    "once more",
+    "reminder",
+    "quick reminder",
+    "friendly reminder",
+    "remember",
+    "just so you know",
+    "fyi",
+    "heads up",
+    "note",
+    "btw",
+    "by the way",
+    "as i said",
+    "as discussed",
+    "ps",
+)
+
+
+def lead_in(text: str, cues: tuple[str, ...] = ADDRESS_CUES) -> str:
+    """The phrase addressing the listener that ``text`` opens with, with its punctuation ("reminder: ",
+    "again, "), or "" when it opens with what it says. A cue counts only when a colon, comma or dash
+    follows it ("note the new port" says something about a note's port, "note: the port is 8080" does
+    not), except a bare ``fyi`` / ``btw``, which never mean anything else."""
+    pattern = _lead_in(cues)
+    found = pattern.match(text) if pattern is not None else None
+    return found.group(0) if found else ""
+
+
+@lru_cache(maxsize=16)
+def _lead_in(cues: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not cues:
+        return None
+    alternatives = "|".join(re.escape(c) for c in sorted(cues, key=len, reverse=True))
+    bare = "|".join(c for c in cues if c in _BARE_LEAD_INS) or "(?!)"
+    return re.compile(rf"\s*(?:(?:{alternatives})\s*[:,\u2014-]|(?:{bare})\b)\s*(?=\S)", re.IGNORECASE)
+
+
+_BARE_LEAD_INS = ("fyi", "btw")  # address cues that need no punctuation after them
+
+
 def has_cue(text: str, cues: tuple[str, ...]) -> bool:
     """Whether the text says one of ``cues`` as words (``switch`` matches "switch", not "switchboard")."""
     return bool(cues_of(text, cues))

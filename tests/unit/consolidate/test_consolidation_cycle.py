@@ -116,6 +116,17 @@ def test_a_restated_task_is_no_convention_and_a_restated_rule_is_one() -> None:
     assert lesson.what_worked == ""  # ... and the rule's text is not repeated in its lesson
 
 
+def test_a_convention_restated_only_with_a_lead_in_is_titled_by_its_rule() -> None:
+    log = Log()
+    log.stored("reminder: always run the tests with pytest -n auto", unit(1), kind="prompt", session="a")
+    log.stored("again, always run the tests with pytest -n auto", unit(1), kind="prompt", session="b")
+    view = ConsolidationView()
+    view.apply_batch(log.records)
+    out = run_cycle(view.tenant("t"), "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
+    (lesson,) = [e for _, e in out.events if isinstance(e, InsightDerived)]
+    assert lesson.title == "always run the tests with pytest -n auto"
+
+
 def test_a_convention_is_superseded_with_the_rule_it_was_drawn_from() -> None:
     log = Log()
     _restated(log, "always use 4 spaces for indentation in Python files", unit(1))

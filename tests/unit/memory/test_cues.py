@@ -3,7 +3,7 @@ phrase that only looks like a change ("for now")."""
 
 from __future__ import annotations
 
-from codememory.memory.cues import CHANGE_CUES, cues_of, has_cue
+from codememory.memory.cues import CHANGE_CUES, cues_of, has_cue, lead_in
 
 
 def test_cues_match_whole_words_only() -> None:
@@ -18,3 +18,19 @@ def test_for_now_is_not_a_change() -> None:
 
 def test_a_cue_inside_code_is_not_a_cue() -> None:
     assert cues_of("store datetime.now(UTC) everywhere", ("now",)) == frozenset()
+
+
+def test_a_lead_in_is_an_address_cue_with_its_punctuation() -> None:
+    assert lead_in("reminder: a new screen needs its strings") == "reminder: "
+    assert lead_in("Again, no hard-coded strings") == "Again, "
+    assert lead_in("just so you know, we pin node 20") == "just so you know, "
+    assert lead_in("fyi the staging db is read-only") == "fyi "
+    assert lead_in("heads up - deploys freeze on fridays") == "heads up - "
+
+
+def test_a_cue_word_that_says_something_is_no_lead_in() -> None:
+    assert lead_in("note the new port in compose.yaml") == ""  # "note" as a verb, no punctuation
+    assert lead_in("remember gpu work is sbatch") == ""
+    assert lead_in("lint with ruff") == ""
+    assert lead_in("reminder:") == ""  # nothing after it: the whole text, not a lead-in
+    assert lead_in("fyi: x", ("note",)) == ""  # the configured list decides

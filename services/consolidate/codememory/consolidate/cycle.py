@@ -32,7 +32,7 @@ from codememory.events import (
     MemorySuperseded,
     deterministic_id,
 )
-from codememory.memory.cues import has_cue
+from codememory.memory.cues import has_cue, lead_in
 from codememory.memory.kinds import DERIVED_TYPES
 from codememory.memory.statements import is_question
 
@@ -123,6 +123,7 @@ def _repo_events(
         if len(sessions) < 2:
             continue
         title, _, rest = merge.canonical.text.strip().partition("\n")
+        title = title[len(lead_in(title, policy.address_cues)) :]  # the rule, not "reminder: " before it
         lesson = Lesson(
             kind="convention",
             title=title[:160],

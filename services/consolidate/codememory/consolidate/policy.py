@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codememory.memory.cues import CHANGE_CUES, NOT_CHANGE_CUES
+from codememory.memory.cues import ADDRESS_CUES, CHANGE_CUES, NOT_CHANGE_CUES
 from codememory.memory.kinds import OBSERVED_TYPES, STATED_TYPES
 from codememory.memory.statements import PARALLEL_RATIO
 
@@ -87,6 +87,8 @@ class ConsolidationPolicy:
     not_change_cues: tuple[str, ...] = NOT_CHANGE_CUES
     correction_cues: tuple[str, ...] = CORRECTION_CUES
     convention_cues: tuple[str, ...] = CONVENTION_CUES
+    # how a rule may be addressed to the listener first ("reminder: "): left out of a convention's title
+    address_cues: tuple[str, ...] = ADDRESS_CUES
     stated_types: tuple[str, ...] = STATED_TYPES
     # what may merge: statements and observations; a turn of conversation (type "dialog") means what it
     # means in its place in the conversation, so it is never folded into another
