@@ -217,3 +217,16 @@ def test_two_repositories_in_folders_named_alike_stay_two(stack, tmp_path_factor
     git(base / "a" / "repo", "worktree", "add", "-q", str(base / "wt"), "-b", "wip")
     again = stack.cli_json("index", str(base / "wt"), "--history")
     assert (again["repo"], again["parsed"], again["commits"]) == (a["repo"], 0, 0)
+
+
+def test_a_folder_inside_a_repository_indexes_its_work_tree_and_says_so(stack, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path_factory.mktemp("inside") / "repo"
+    (root / "pkg").mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    (root / "top.py").write_text("def at_the_top():\n    return 1\n")
+    (root / "pkg" / "mod.py").write_text("def in_pkg():\n    return 2\n")
+    out = stack.cli("index", str(root / "pkg")).stdout.decode()
+    assert f"is inside the git work tree {root.resolve()}: indexed all of it" in out
+    assert ": 2 parsed," in out, out  # top.py too: the whole work tree
+    plain = stack.cli("index", str(root)).stdout.decode()
+    assert "is inside the git work tree" not in plain

@@ -75,6 +75,8 @@ def index_repository_into(
         print_json(report)
         return
     typer.echo(summary.describe())
+    if root != path.resolve():  # a directory inside a repository indexes the whole work tree
+        typer.echo(f"{path} is inside the git work tree {root}: indexed all of it")
     typer.echo(f"{recorded} facts recorded for {repo} ({commits} commits) in {report['seconds']}s")
     if report.get("symbols"):  # the graph is complete now; search by meaning follows the embed service
         typer.echo("symbols' vectors for code search follow in the background (`codememory status`)")
