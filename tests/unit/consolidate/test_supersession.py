@@ -90,3 +90,22 @@ def test_past_the_nearest_only_a_memory_whose_value_is_replaced_is_superseded() 
     unnamed = memory("API pods run with 4 workers", unit(0, 1), created_at=2)
     change = memory("bump the line length to 110", unit(1, 1.2), created_at=3)
     assert [s.old for s in find_supersessions([change], [rule, unnamed, change], POLICY)] == [unnamed]
+
+
+def test_a_change_cue_needs_the_likeness_of_a_new_value() -> None:
+    """A cue says that something changes, not what: a later request with "bump" changes no earlier
+    request about another file that merely lies nearest to it (cosine 0.35); at 0.5 the cue decides."""
+    review = memory("review my changes in app/api/products.py before I open the PR", unit(1), created_at=1)
+    bump = memory("bump pydantic to the latest patch release and run the tests", at_angle(0.35), created_at=2)
+    assert find_supersessions([bump], [review, bump], POLICY) == []
+    old = memory("Style components with CSS modules", unit(1), created_at=1)
+    new = memory("New components are styled with Tailwind classes", at_angle(0.5), created_at=2)
+    (found,) = find_supersessions([new], [old, new], POLICY)
+    assert found.old is old and found.reason == "a later decision says 'new'"
+
+
+def test_a_named_value_replaced_needs_less_likeness_than_a_cue() -> None:
+    old = memory("set line-length = 88 in pyproject for black and ruff", unit(1), created_at=1)
+    new = memory("bump the line length to 110, at 88 our queries get wrapped", at_angle(0.35), created_at=2)
+    (found,) = find_supersessions([new], [old, new], POLICY)
+    assert found.old is old and found.reason == "a later decision replaces 88 with 110"

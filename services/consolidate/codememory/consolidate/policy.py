@@ -67,7 +67,13 @@ class ConsolidationPolicy:
     supersede_similarity: float = (
         0.45  # cosine at or above which a later memory stating a new value supersedes
     )
-    cue_similarity: float = 0.3  # the same for a later memory that says it changes something
+    # the same for a later memory that says it changes something (a change cue): a cue says that
+    # something changes, not what, so the two must be as alike as for a new value ("bump uvicorn to the
+    # latest patch" changes no earlier request about another file, at cosine 0.3-0.4)
+    cue_similarity: float = 0.45
+    # the same for a later memory that names a value of the earlier one and sets another in its place
+    # ("bump the line length to 110, at 88 ..."): naming the old value ties the two by itself
+    replace_similarity: float = 0.3
     parallel_ratio: float = PARALLEL_RATIO  # alike token sequences: one sentence of another thing
     subject_overlap: float = 0.5  # share of the shorter memory's subject words the two must share
     # the earlier memory must be among the later's this many nearest earlier ones; past the nearest,
@@ -95,11 +101,17 @@ class ConsolidationPolicy:
     merge_types: tuple[str, ...] = STATED_TYPES + OBSERVED_TYPES
 
     def __post_init__(self) -> None:
-        names = ("duplicate_similarity", "supersede_similarity", "cue_similarity", "subject_overlap")
-        for name in (*names, "cross_kind_similarity", "link_similarity", "parallel_ratio"):
+        names = ("duplicate_similarity", "supersede_similarity", "cue_similarity", "replace_similarity")
+        for name in (*names, "subject_overlap", "cross_kind_similarity", "link_similarity", "parallel_ratio"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")
-        if max(self.supersede_similarity, self.cue_similarity) > self.duplicate_similarity:
-            raise ValueError("supersede_similarity and cue_similarity must not exceed duplicate_similarity")
+        if (
+            max(self.supersede_similarity, self.cue_similarity, self.replace_similarity)
+            > self.duplicate_similarity
+        ):
+            raise ValueError(
+                "supersede_similarity, cue_similarity and replace_similarity must not exceed "
+                "duplicate_similarity"
+            )
         if min(self.decay_half_life_days, self.stated_half_life_days, self.session_idle_hours) <= 0:
             raise ValueError("half lives and the idle time must be positive")

@@ -13,7 +13,10 @@ Which earlier memory: the later one's nearest earlier stated memory, or, among i
 ``supersede_rank`` nearest, one whose value it names and replaces with a new number
 (``statements.replaced_value``: "bump the line length to 110, at 88 ..." changes the memory that
 set 88, even when a memory about the queries it mentions lies nearer). Such a replacement is a
-change on its own, alike at least ``cue_similarity``. A later memory supersedes one earlier memory;
+change on its own, alike at least ``replace_similarity`` (naming the old value ties the two; a cue
+alone needs ``cue_similarity``, as alike as a new value: "bump uvicorn to the latest patch release"
+says that something changes, not that it is the request about another file it happens to lie
+nearest to). A later memory supersedes one earlier memory;
 an earlier memory claimed by several later ones is superseded by the latest (the rule as it stands).
 """
 
@@ -74,8 +77,8 @@ def _replaced(
     earlier: Remembered, later: Remembered, similarity: float, policy: ConsolidationPolicy
 ) -> tuple[str, str] | None:
     """The value ``later`` replaces in ``earlier`` (``statements.replaced_value``), alike at least
-    ``cue_similarity``; the same sentence about another thing (``parallel``) replaces nothing."""
-    if similarity < policy.cue_similarity or contrasted(earlier.text, later.text):
+    ``replace_similarity``; the same sentence about another thing (``parallel``) replaces nothing."""
+    if similarity < policy.replace_similarity or contrasted(earlier.text, later.text):
         return None
     if parallel(earlier.text, later.text, policy.parallel_ratio) and not only_numbers_differ(
         earlier.text, later.text
@@ -111,7 +114,8 @@ def find_supersessions(
         chosen: tuple[bool, Remembered, float, str] | None = None
         for rank, (index, similarity) in enumerate(nearest):
             old = stated[index]
-            if similarity < min(policy.cue_similarity, policy.supersede_similarity):
+            lowest = min(policy.cue_similarity, policy.supersede_similarity, policy.replace_similarity)
+            if similarity < lowest:
                 break
             if old.memory_id not in fresh and later.memory_id not in fresh:
                 continue
