@@ -70,7 +70,9 @@ CONFIGS: dict[str, str] = {
 # heldout2 to heldout6: duplicate facts written in sessions 20, 21, 22, 23 and 24, each before that
 # session's runs on them; heldout7 (consolidation_heldout7.py) likewise, in a later session
 SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
-SUP_SPLITS = ("dev", "heldout", "heldout2")  # heldout2: rules and near misses written in session 21
+# heldout2: rules and near misses written in session 21; heldout3 (consolidation_rules_heldout3.py) likewise,
+# in a later session
+SUP_SPLITS = ("dev", "heldout", "heldout2", "heldout3")
 TARGET_ABOVE, TARGET_TOP5, TARGET_RESTATED = 0.90, 0.95, 2
 
 Meta = tuple[tuple[str, str], ...]
@@ -721,9 +723,10 @@ def report(runs: list[Run], sup: dict[str, Any], dup: dict[str, Any], quick: boo
     repos = len({m["repo"] for m in sup["memories"]}), len({m["repo"] for m in dup["memories"]})
     lines = [
         f"Supersession set: {len(sup['rules'])} rules (dev {n_rules['dev']}, held-out {n_rules['heldout']}, "
-        f"second held-out {n_rules['heldout2']}), "
+        f"second held-out {n_rules['heldout2']}, third held-out {n_rules['heldout3']}), "
         f"each decided in one session and amended in a later one, and {len(sup['near_misses'])} near-miss "
-        f"pairs (dev {n_near['dev']}, held-out {n_near['heldout']}, second held-out {n_near['heldout2']}) in "
+        f"pairs (dev {n_near['dev']}, held-out {n_near['heldout']}, second held-out {n_near['heldout2']}, "
+        f"third held-out {n_near['heldout3']}) in "
         f"{len(sessions)} sessions of "
         f"{repos[0]} repos ({len(sessions - special)} of them filler only), {len(sup['memories'])} "
         f"memories over ~90 days. Duplicate set: {len(dup['facts'])} facts (dev {n_facts['dev']}, held-out "

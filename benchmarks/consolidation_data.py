@@ -3114,6 +3114,9 @@ VOCAB: dict[str, Vocab] = {
     "sensor-firmware": GO,  # heldout7 (consolidation_heldout7.py)
     "match-server": GO,
     "reverb-plugin": MOBILE,
+    "craft-market": PYTHON_WEB,  # supersession heldout3 (consolidation_rules_heldout3.py)
+    "lakehouse-spark": DATA_VOCAB,
+    "newsroom-cms": TS_WEB,
 }
 
 PROMPTS = (
@@ -3362,6 +3365,8 @@ def _repo_layout(
 
 
 def build_supersession(seed: int = SEED) -> dict[str, Any]:
+    from consolidation_rules_heldout3 import NEAR_MISSES_HELDOUT3, RULES_HELDOUT3  # imports the dataclasses
+
     rng = random.Random(seed)
     repos = list(dict.fromkeys(r.repo for r in RULES))
     sessions_per_repo, special_sessions = 32, 12
@@ -3390,6 +3395,23 @@ def build_supersession(seed: int = SEED) -> dict[str, Any]:
         rules_out += placed[0]
         near_out += placed[1]
     memories += _memories(held_sessions, held_rng, "sup-heldout2")
+    all_sessions += held_sessions
+    held_rng = random.Random(seed + 9)  # the third held-out repos (consolidation_rules_heldout3.py)
+    held_sessions = []
+    for repo in dict.fromkeys(r.repo for r in RULES_HELDOUT3):
+        sessions, placed = _repo_layout(
+            repo,
+            RULES_HELDOUT3,
+            NEAR_MISSES_HELDOUT3,
+            held_rng,
+            sessions_per_repo,
+            special_sessions,
+            "heldout3",
+        )
+        held_sessions += sessions
+        rules_out += placed[0]
+        near_out += placed[1]
+    memories += _memories(held_sessions, held_rng, "sup-heldout3")
     memories.sort(key=lambda m: (m["created_at"], m["id"]))
     all_sessions += held_sessions
     rules_out.sort(key=lambda r: (r["split"] != "dev", r["id"]))
