@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from codememory.memory.terms import analyse
+
 # how people say that a rule changed ("from now on", "switch to", "instead") — checked as phrases
 CHANGE_CUES = (
     "instead",
@@ -74,6 +76,13 @@ ADDRESS_CUES = (
     "as discussed",
     "ps",
 )
+
+
+@lru_cache(maxsize=16)
+def address_words(cues: tuple[str, ...] = ADDRESS_CUES) -> frozenset[str]:
+    """The subject-word stems of ``cues`` ("reminder" -> "remind"): words that address the listener
+    say nothing about what two texts are about."""
+    return analyse(" ".join(cues))[0]
 
 
 def lead_in(text: str, cues: tuple[str, ...] = ADDRESS_CUES) -> str:

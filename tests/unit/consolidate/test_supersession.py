@@ -109,3 +109,18 @@ def test_a_named_value_replaced_needs_less_likeness_than_a_cue() -> None:
     new = memory("bump the line length to 110, at 88 our queries get wrapped", at_angle(0.35), created_at=2)
     (found,) = find_supersessions([new], [old, new], POLICY)
     assert found.old is old and found.reason == "a later decision replaces 88 with 110"
+
+
+def test_a_change_cue_beside_two_of_the_earlier_subject_words_needs_less_likeness() -> None:
+    old = memory("put the mailers and the image resizing on Sidekiq, redis is already there", unit(1))
+    new = memory("drop Sidekiq, jobs go through Solid Queue and redis can go", at_angle(0.35), created_at=2e6)
+    (found,) = find_supersessions([new], [old, new], POLICY)
+    assert found.old is old and found.reason == "a later decision says 'drop'"
+    # one shared word, or two of which one only addresses the listener, is not enough at that likeness
+    first = memory("reminder: analysts join customers on the hashed email", unit(1))
+    later = memory(
+        "reminder: new source columns with personal data need a review", at_angle(0.36), created_at=2e6
+    )
+    assert find_supersessions([later], [first, later], POLICY) == []
+    stricter = dataclasses.replace(POLICY, cue_shared_words=3)
+    assert find_supersessions([new], [old, new], stricter) == []

@@ -68,12 +68,14 @@ class ConsolidationPolicy:
         0.45  # cosine at or above which a later memory stating a new value supersedes
     )
     # the same for a later memory that says it changes something (a change cue): a cue says that
-    # something changes, not what, so the two must be as alike as for a new value ("bump uvicorn to the
+    # something changes, not what, so alone it needs the likeness of a new value ("bump uvicorn to the
     # latest patch" changes no earlier request about another file, at cosine 0.3-0.4)
     cue_similarity: float = 0.45
-    # the same for a later memory that names a value of the earlier one and sets another in its place
-    # ("bump the line length to 110, at 88 ..."): naming the old value ties the two by itself
-    replace_similarity: float = 0.3
+    # the same for a later memory that names what the earlier one said: a value it replaces with another
+    # ("bump the line length to 110, at 88 ..."), or ``cue_shared_words`` of its subject words beside a
+    # change cue ("drop Sidekiq, ... Solid Queue" after "put the mailers on Sidekiq, redis is up")
+    named_similarity: float = 0.3
+    cue_shared_words: int = 2
     parallel_ratio: float = PARALLEL_RATIO  # alike token sequences: one sentence of another thing
     subject_overlap: float = 0.5  # share of the shorter memory's subject words the two must share
     # the earlier memory must be among the later's this many nearest earlier ones; past the nearest,
@@ -101,17 +103,19 @@ class ConsolidationPolicy:
     merge_types: tuple[str, ...] = STATED_TYPES + OBSERVED_TYPES
 
     def __post_init__(self) -> None:
-        names = ("duplicate_similarity", "supersede_similarity", "cue_similarity", "replace_similarity")
+        names = ("duplicate_similarity", "supersede_similarity", "cue_similarity", "named_similarity")
         for name in (*names, "subject_overlap", "cross_kind_similarity", "link_similarity", "parallel_ratio"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")
         if (
-            max(self.supersede_similarity, self.cue_similarity, self.replace_similarity)
+            max(self.supersede_similarity, self.cue_similarity, self.named_similarity)
             > self.duplicate_similarity
         ):
             raise ValueError(
-                "supersede_similarity, cue_similarity and replace_similarity must not exceed "
+                "supersede_similarity, cue_similarity and named_similarity must not exceed "
                 "duplicate_similarity"
             )
+        if self.cue_shared_words < 1:
+            raise ValueError("cue_shared_words must be 1 or more")
         if min(self.decay_half_life_days, self.stated_half_life_days, self.session_idle_hours) <= 0:
             raise ValueError("half lives and the idle time must be positive")

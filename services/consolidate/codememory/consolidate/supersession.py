@@ -13,11 +13,13 @@ Which earlier memory: the later one's nearest earlier stated memory, or, among i
 ``supersede_rank`` nearest, one whose value it names and replaces with a new number
 (``statements.replaced_value``: "bump the line length to 110, at 88 ..." changes the memory that
 set 88, even when a memory about the queries it mentions lies nearer). Such a replacement is a
-change on its own, alike at least ``replace_similarity`` (naming the old value ties the two; a cue
-alone needs ``cue_similarity``, as alike as a new value: "bump uvicorn to the latest patch release"
-says that something changes, not that it is the request about another file it happens to lie
-nearest to). A later memory supersedes one earlier memory;
-an earlier memory claimed by several later ones is superseded by the latest (the rule as it stands).
+change on its own, alike at least ``named_similarity`` (naming the old value ties the two). A change
+cue alone needs ``cue_similarity``, as alike as a new value: "bump uvicorn to the latest patch
+release" says that something changes, not that it is the request about another file it happens to
+lie nearest to; beside ``cue_shared_words`` subject words of the earlier one ("drop Sidekiq, ...
+Solid Queue" after "put the mailers on Sidekiq, redis is already there"), ``named_similarity`` will do.
+A later memory supersedes one earlier memory; an earlier memory claimed by several later ones is
+superseded by the latest (the rule as it stands).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.similarity import nearest_earlier, similar_pairs
 from codememory.consolidate.view import Remembered
-from codememory.memory.cues import cues_of
+from codememory.memory.cues import address_words, cues_of
 from codememory.memory.statements import (
     contrasted,
     is_question,
@@ -36,7 +38,7 @@ from codememory.memory.statements import (
     parallel,
     replaced_value,
 )
-from codememory.memory.terms import new_values, subject_overlap
+from codememory.memory.terms import new_values, subject_overlap, subject_words
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,14 @@ class Supersession:
 
 def _changes(earlier: Remembered, later: Remembered, similarity: float, policy: ConsolidationPolicy) -> str:
     """Why ``later`` changes ``earlier`` ("" when it does not): it says so with a change cue the
-    earlier did not use (alike at least ``cue_similarity``), or it states a new value about the same
-    subject (alike at least ``supersede_similarity``, most subject words shared). Without a cue, the
-    same sentence about another thing (``parallel``, unless only numbers differ) changes nothing."""
+    earlier did not use (alike at least ``cue_similarity``, or ``named_similarity`` when they share
+    ``cue_shared_words`` subject words, words addressing the listener aside), or it states a new value
+    about the same subject (alike at least ``supersede_similarity``, most subject words shared). Without
+    a cue, the same sentence about another thing (``parallel``, unless only numbers differ) changes
+    nothing."""
     cues, ignore = policy.change_cues, policy.not_change_cues
     added = cues_of(later.text, cues, ignore) - cues_of(earlier.text, cues, ignore)
-    if added and similarity >= policy.cue_similarity:
+    if added and (similarity >= policy.cue_similarity or _names_subject(earlier, later, similarity, policy)):
         return f"says {sorted(added)[0]!r}"
     if contrasted(earlier.text, later.text):
         return ""  # values of two kinds of one thing ("audit logs" / "debug logs")
@@ -73,12 +77,23 @@ def _changes(earlier: Remembered, later: Remembered, similarity: float, policy: 
     return ""
 
 
+def _names_subject(
+    earlier: Remembered, later: Remembered, similarity: float, policy: ConsolidationPolicy
+) -> bool:
+    """Whether ``later`` names ``cue_shared_words`` of ``earlier``'s subject words (identifiers' words
+    included; "reminder" and the like are no subject) at ``named_similarity`` or more."""
+    if similarity < policy.named_similarity:
+        return False
+    shared = subject_words(earlier.text) & subject_words(later.text)
+    return len(shared - address_words(policy.address_cues)) >= policy.cue_shared_words
+
+
 def _replaced(
     earlier: Remembered, later: Remembered, similarity: float, policy: ConsolidationPolicy
 ) -> tuple[str, str] | None:
     """The value ``later`` replaces in ``earlier`` (``statements.replaced_value``), alike at least
-    ``replace_similarity``; the same sentence about another thing (``parallel``) replaces nothing."""
-    if similarity < policy.replace_similarity or contrasted(earlier.text, later.text):
+    ``named_similarity``; the same sentence about another thing (``parallel``) replaces nothing."""
+    if similarity < policy.named_similarity or contrasted(earlier.text, later.text):
         return None
     if parallel(earlier.text, later.text, policy.parallel_ratio) and not only_numbers_differ(
         earlier.text, later.text
@@ -114,7 +129,7 @@ def find_supersessions(
         chosen: tuple[bool, Remembered, float, str] | None = None
         for rank, (index, similarity) in enumerate(nearest):
             old = stated[index]
-            lowest = min(policy.cue_similarity, policy.supersede_similarity, policy.replace_similarity)
+            lowest = min(policy.cue_similarity, policy.supersede_similarity, policy.named_similarity)
             if similarity < lowest:
                 break
             if old.memory_id not in fresh and later.memory_id not in fresh:
