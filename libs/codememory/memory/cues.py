@@ -76,6 +76,7 @@ ADDRESS_CUES = (
     "as discussed",
     "ps",
 )
+_BARE_LEAD_INS = ("fyi", "btw")  # address cues that need no punctuation after them
 
 
 @lru_cache(maxsize=16)
@@ -88,8 +89,8 @@ def address_words(cues: tuple[str, ...] = ADDRESS_CUES) -> frozenset[str]:
 def lead_in(text: str, cues: tuple[str, ...] = ADDRESS_CUES) -> str:
     """The phrase addressing the listener that ``text`` opens with, with its punctuation ("reminder: ",
     "again, "), or "" when it opens with what it says. A cue counts only when a colon, comma or dash
-    follows it ("note the new port" says something about a note's port, "note: the port is 8080" does
-    not), except a bare ``fyi`` / ``btw``, which never mean anything else."""
+    follows it ("note the new port" asks the listener to notice something, "note: the port is 8080"
+    only turns to them before saying it), except a bare ``fyi`` / ``btw``, which never mean anything else."""
     pattern = _lead_in(cues)
     found = pattern.match(text) if pattern is not None else None
     return found.group(0) if found else ""
@@ -102,9 +103,6 @@ def _lead_in(cues: tuple[str, ...]) -> re.Pattern[str] | None:
     alternatives = "|".join(re.escape(c) for c in sorted(cues, key=len, reverse=True))
     bare = "|".join(c for c in cues if c in _BARE_LEAD_INS) or "(?!)"
     return re.compile(rf"\s*(?:(?:{alternatives})\s*[:,\u2014-]|(?:{bare})\b)\s*(?=\S)", re.IGNORECASE)
-
-
-_BARE_LEAD_INS = ("fyi", "btw")  # address cues that need no punctuation after them
 
 
 def has_cue(text: str, cues: tuple[str, ...]) -> bool:
