@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from codememory.memory.terms import (
     analyse,
@@ -73,15 +74,24 @@ def _spelt_out(value: str, others: Mapping[str, object]) -> bool:
     """Whether the other text names this value more or less precisely, as one word of letters and
     digits that extends the other (``argon2`` / ``argon2id``, ``postgres`` / ``postgresql``): one
     name, not two values. Never a plain number (``80`` / ``8080``), a name of under four characters
-    or one with separators (``stg_`` / ``stg__shopify__orders`` are two patterns)."""
+    or one with separators (``stg_`` / ``stg__shopify__orders`` are two patterns). Recall asks this
+    of every value of every pair of alike hits, so whether a value is such a word is looked up once."""
+    if not _one_word(value):
+        return False
     return any(
-        _WORD.fullmatch(short) is not None and _WORD.fullmatch(long) is not None and long.startswith(short)
-        for short, long in ((value, other) if len(value) < len(other) else (other, value) for other in others)
-        if short != long
+        other != value
+        and _one_word(other)
+        and (other.startswith(value) if len(value) < len(other) else value.startswith(other))
+        for other in others
     )
 
 
 _WORD = re.compile(r"[a-z][a-z0-9]{3,}")
+
+
+@lru_cache(maxsize=65536)
+def _one_word(value: str) -> bool:
+    return _WORD.fullmatch(value) is not None
 
 
 def conflicting_values(a: str, b: str) -> bool:
