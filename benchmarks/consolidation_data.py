@@ -3364,6 +3364,28 @@ def _repo_layout(
     raise RuntimeError(f"no layout for {repo}")
 
 
+def _held_out_layout(
+    rules: tuple[Rule, ...],
+    misses: tuple[NearMiss, ...],
+    seed: int,
+    split: str,
+    sessions_per_repo: int,
+    special_sessions: int,
+) -> tuple[list[_Session], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """A held-out split's repos laid out by a generator of their own (so the earlier splits' layout
+    does not move): its sessions, rules, near misses and memories."""
+    rng = random.Random(seed)
+    sessions_out: list[_Session] = []
+    rules_out: list[dict[str, Any]] = []
+    near_out: list[dict[str, Any]] = []
+    for repo in dict.fromkeys(r.repo for r in rules):
+        sessions, placed = _repo_layout(repo, rules, misses, rng, sessions_per_repo, special_sessions, split)
+        sessions_out += sessions
+        rules_out += placed[0]
+        near_out += placed[1]
+    return sessions_out, rules_out, near_out, _memories(sessions_out, rng, f"sup-{split}")
+
+
 def build_supersession(seed: int = SEED) -> dict[str, Any]:
     from consolidation_rules_heldout3 import NEAR_MISSES_HELDOUT3, RULES_HELDOUT3  # imports the dataclasses
 
@@ -3379,41 +3401,16 @@ def build_supersession(seed: int = SEED) -> dict[str, Any]:
         rules_out += placed[0]
         near_out += placed[1]
     memories = _memories(all_sessions, rng, "sup")
-    held_rng = random.Random(seed + 5)  # the second held-out repos: a generator of their own
-    held_sessions: list[_Session] = []
-    for repo in dict.fromkeys(r.repo for r in RULES_HELDOUT2):
-        sessions, placed = _repo_layout(
-            repo,
-            RULES_HELDOUT2,
-            NEAR_MISSES_HELDOUT2,
-            held_rng,
-            sessions_per_repo,
-            special_sessions,
-            "heldout2",
-        )
-        held_sessions += sessions
-        rules_out += placed[0]
-        near_out += placed[1]
-    memories += _memories(held_sessions, held_rng, "sup-heldout2")
-    all_sessions += held_sessions
-    held_rng = random.Random(seed + 9)  # the third held-out repos (consolidation_rules_heldout3.py)
-    held_sessions = []
-    for repo in dict.fromkeys(r.repo for r in RULES_HELDOUT3):
-        sessions, placed = _repo_layout(
-            repo,
-            RULES_HELDOUT3,
-            NEAR_MISSES_HELDOUT3,
-            held_rng,
-            sessions_per_repo,
-            special_sessions,
-            "heldout3",
-        )
-        held_sessions += sessions
-        rules_out += placed[0]
-        near_out += placed[1]
-    memories += _memories(held_sessions, held_rng, "sup-heldout3")
+    for held in (
+        (RULES_HELDOUT2, NEAR_MISSES_HELDOUT2, seed + 5, "heldout2"),  # the second held-out repos
+        (RULES_HELDOUT3, NEAR_MISSES_HELDOUT3, seed + 9, "heldout3"),  # consolidation_rules_heldout3.py
+    ):
+        sessions, rules, near, held_memories = _held_out_layout(*held, sessions_per_repo, special_sessions)
+        all_sessions += sessions
+        rules_out += rules
+        near_out += near
+        memories += held_memories
     memories.sort(key=lambda m: (m["created_at"], m["id"]))
-    all_sessions += held_sessions
     rules_out.sort(key=lambda r: (r["split"] != "dev", r["id"]))
     near_out.sort(key=lambda r: (r["split"] != "dev", r["id"]))
     return {
