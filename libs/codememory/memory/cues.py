@@ -52,8 +52,25 @@ CHANGE_CUES = (
     "update:",
     "actually",
 )
-# phrases that contain a change cue without saying that anything changed ("for now" is temporary)
-NOT_CHANGE_CUES = ("for now", "right now", "just now", "until now", "now that", "new file", "new branch")
+# phrases that contain a change cue without saying that anything changed: "for now" is temporary, and
+# "new" after a word that ranges over a kind of thing ("a story for new components", "every new
+# permission", "on new POST routes") names the things a rule is about, not a change ("a new" is not
+# here: "put a new job's schedule in Workflows" came with a real change)
+NOT_CHANGE_CUES = (
+    "for now",
+    "right now",
+    "just now",
+    "until now",
+    "now that",
+    "new file",
+    "new branch",
+    "for new",
+    "every new",
+    "each new",
+    "any new",
+    "all new",
+    "on new",
+)
 
 
 # how people address the listener before a rule ("reminder: ...", "again, ...", "just so you know, ..."):

@@ -124,3 +124,14 @@ def test_a_change_cue_beside_two_of_the_earlier_subject_words_needs_less_likenes
     assert find_supersessions([later], [first, later], POLICY) == []
     stricter = dataclasses.replace(POLICY, cue_shared_words=3)
     assert find_supersessions([new], [old, new], stricter) == []
+
+
+def test_new_things_a_rule_ranges_over_are_no_change() -> None:
+    """ "for new components" names what the rule is about; "New components are styled with Tailwind"
+    says that the rule changed."""
+    rule = memory("every component in src/components needs a storybook story", unit(1))
+    again = memory("remember to write the Storybook story for new components", at_angle(0.6), created_at=2e6)
+    assert find_supersessions([again], [rule, again], POLICY) == []
+    old = memory("Style components with CSS modules", unit(1))
+    new = memory("New components are styled with Tailwind classes", at_angle(0.6), created_at=2e6)
+    assert len(find_supersessions([new], [old, new], POLICY)) == 1

@@ -3,7 +3,7 @@ phrase that only looks like a change ("for now")."""
 
 from __future__ import annotations
 
-from codememory.memory.cues import CHANGE_CUES, cues_of, has_cue, lead_in
+from codememory.memory.cues import CHANGE_CUES, NOT_CHANGE_CUES, cues_of, has_cue, lead_in
 
 
 def test_cues_match_whole_words_only() -> None:
@@ -34,3 +34,9 @@ def test_a_cue_word_that_says_something_is_no_lead_in() -> None:
     assert lead_in("lint with ruff") == ""
     assert lead_in("reminder:") == ""  # nothing after it: the whole text, not a lead-in
     assert lead_in("fyi: x", ("note",)) == ""  # the configured list decides
+
+
+def test_new_after_a_word_that_ranges_over_a_kind_is_no_change() -> None:
+    for text in ("a story for new components", "every new permission needs a line", "on new POST routes"):
+        assert "new" not in cues_of(text, CHANGE_CUES, NOT_CHANGE_CUES), text
+    assert "new" in cues_of("New components use Tailwind", CHANGE_CUES, NOT_CHANGE_CUES)
