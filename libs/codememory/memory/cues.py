@@ -74,7 +74,7 @@ NOT_CHANGE_CUES = (
 
 
 # how people address the listener before a rule ("reminder: ...", "again, ...", "just so you know, ..."):
-# a memory that starts with one says the rule again, it does not word it better
+# left out of a convention's title, and no subject word when two memories' subjects are compared
 ADDRESS_CUES = (
     "again",
     "once again",

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
+from codememory.memory.cues import address_words
 from codememory.memory.kinds import OBSERVED_TYPES
 from codememory.memory.statements import conflicting_values
 from codememory.memory.terms import analyse, subject_words
@@ -50,7 +51,7 @@ from codememory.recall.restated import Ranked, eligible, give_way, statement
 from codememory.recall.scoring import Candidate, ScoreParts
 
 # words that address the listener, not a subject ("reminder: ...", "just so you know, ..."), as stems
-ADDRESS_WORDS = analyse("remember remind reminder fyi heads know note")[0]
+ADDRESS_WORDS = address_words()
 
 
 def same_topic(a: str, b: str) -> bool:
