@@ -1,9 +1,12 @@
 """The cues by which people say that a rule changed ("from now on", "switch to", "instead"), and how
-a text is searched for them: as phrases of prose, never inside a word or an identifier.
+a text is searched for them: as phrases of prose, never inside a word or an identifier; and the cues
+by which they turn to the listener before saying it ("reminder: ", "again, ": ``lead_in``).
 
 Apart from the words and values of ``terms.py`` because a cue is a phrase, not a subject word or a
 value: the consolidate cycle takes a cue for a change (``supersession``) and recall for a hit that
-says one (``restated``); the policy lets a deployment replace both lists.
+says one (``restated``); an address is no subject (``address_words``: supersession's shared words,
+recall's topic crowding) and no part of a convention's title. The policy lets a deployment replace
+each list.
 """
 
 from __future__ import annotations
@@ -107,7 +110,7 @@ def lead_in(text: str, cues: tuple[str, ...] = ADDRESS_CUES) -> str:
     """The phrase addressing the listener that ``text`` opens with, with its punctuation ("reminder: ",
     "again, "), or "" when it opens with what it says. A cue counts only when a colon, comma or dash
     follows it ("note the new port" asks the listener to notice something, "note: the port is 8080"
-    only turns to them before saying it), except a bare ``fyi`` / ``btw``, which never mean anything else."""
+    only turns to them before saying it), except a bare ``fyi`` / ``btw`` (``_BARE_LEAD_INS``)."""
     pattern = _lead_in(cues)
     found = pattern.match(text) if pattern is not None else None
     return found.group(0) if found else ""

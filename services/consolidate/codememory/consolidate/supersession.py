@@ -124,12 +124,12 @@ def find_supersessions(
     }
     positions = [i for i, m in enumerate(stated) if m.memory_id in fresh or m.memory_id in later_than_fresh]
     best: dict[str, Supersession] = {}
+    lowest = min(policy.cue_similarity, policy.supersede_similarity, policy.named_similarity)
     for position, nearest in nearest_earlier(stated, positions, policy.supersede_rank):
         later = stated[position]
         chosen: tuple[bool, Remembered, float, str] | None = None
         for rank, (index, similarity) in enumerate(nearest):
             old = stated[index]
-            lowest = min(policy.cue_similarity, policy.supersede_similarity, policy.named_similarity)
             if similarity < lowest:
                 break
             if old.memory_id not in fresh and later.memory_id not in fresh:
