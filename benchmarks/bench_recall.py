@@ -6,9 +6,11 @@ texts would take about 8 minutes here and HNSW latency does not depend on what t
 Each size is measured with the query embedded by PyTorch (the baseline), by ONNX Runtime (on
 `--query-threads`, default the gateway's 2), and by ONNX Runtime with payloads read through the
 gateway's payload cache (its default), on the same shard; also the query embedding alone and the Edge
-dense search alone.
+dense search alone. ``--layouts`` builds one shard per shard layout (``vectorstore.layout``: ``ram``,
+``int8``, ``disk``) with the same memories and measures each; ``--runtimes`` picks the query paths.
 
-    .venv/bin/python benchmarks/bench_recall.py [--sizes 10000 100000] [--queries 200]
+    .venv/bin/python benchmarks/bench_recall.py [--sizes 10000 100000] [--queries 200] \
+        [--layouts ram int8] [--runtimes torch onnx "onnx + payload cache"]
 """
 
 from __future__ import annotations
@@ -40,7 +42,14 @@ from codememory.memory import MemoryDraft, MemoryProjection, Position, draft_pay
 from codememory.projection import LiveProjection
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
-from codememory.vectorstore import EdgeVectorIndex, IndexFilter, IndexPoint, PayloadCachedIndex
+from codememory.vectorstore import (
+    LAYOUTS,
+    EdgeVectorIndex,
+    IndexFilter,
+    IndexPoint,
+    PayloadCachedIndex,
+    layout_named,
+)
 
 WORDS = [
     "token",
@@ -93,6 +102,7 @@ WORDS = [
     "api/routes.py",
     "db/models.py",
 ]
+RUNTIMES = ("torch", "onnx", "onnx + payload cache")
 QUERIES = [
     "how do we validate tokens",
     "where is the retry budget configured",
@@ -196,39 +206,45 @@ def main() -> None:
     parser.add_argument(
         "--query-threads", type=int, default=GatewaySettings().query_threads, help="ONNX Runtime threads"
     )
+    parser.add_argument("--layouts", nargs="+", default=["ram"], choices=list(LAYOUTS))
+    parser.add_argument(
+        "--runtimes", nargs="+", default=list(RUNTIMES), choices=list(RUNTIMES), help="torch: the baseline"
+    )
     args = parser.parse_args()
     model = load_default_embedder()
     rows = [
-        "| memories | query runtime | recall p50 ms | p95 | p99 | in the servicer p50 | embed-only p50 "
-        "| Edge dense search p50 "
+        "| memories | layout | query runtime | recall p50 ms | p95 | p99 | in the servicer p50 "
+        "| embed-only p50 | Edge dense search p50 "
         "| p50 / torch p50 | payload cache hits | load s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory() as cache:
         onnx = query_embedder(model, "onnx", Path(cache), threads=args.query_threads)
         cached = GatewaySettings().payload_cache
-        runtimes: dict[str, tuple[Embedder, int]] = {
+        every: dict[str, tuple[Embedder, int]] = {
             "torch": (model, 0),
             "onnx": (onnx, 0),
             "onnx + payload cache": (onnx, cached),
         }
-        for size in args.sizes:
+        runtimes = {name: every[name] for name in RUNTIMES if name in args.runtimes}
+        for size, layout in ((s, layout_named(n)) for s in args.sizes for n in args.layouts):
             with tempfile.TemporaryDirectory() as tmp:
-                index = EdgeVectorIndex(Path(tmp) / "shard", model.dim)
+                index = EdgeVectorIndex(Path(tmp) / "shard", model.dim, layout=layout)
                 load_s = _load(index, size, model.dim)
                 measured = {
                     name: asyncio.run(_measure_runtime(index, size, args.queries, embedder, entries))
                     for name, (embedder, entries) in runtimes.items()
                 }
                 index.close()
+            base = measured.get("torch")
             for name, r in measured.items():
-                ratio = r["p50"] / measured["torch"]["p50"]
                 cells = [
                     f"{size:,}",
+                    layout.name,
                     name,
                     *(f"{r[k]:.1f}" for k in ("p50", "p95", "p99", "server_p50", "embed_p50")),
                     f"{r['search_p50']:.2f}",
-                    f"{ratio:.2f}x",
+                    f"{r['p50'] / base['p50']:.2f}x" if base else "-",
                     f"{r['cache_hits']:.0f}%" if r["cache_hits"] else "-",
                     f"{load_s:.0f}",
                 ]
@@ -236,7 +252,8 @@ def main() -> None:
                 print(rows[-1], flush=True)
     body = "\n".join(rows) + (
         f"\n\n{args.queries} queries per size and runtime over gRPC (hybrid: dense + BM25 candidates, "
-        "scoring, 10 hits), the same shard for both runtimes; torch is the baseline (the query through "
+        "scoring, 10 hits), the same shard for every runtime (one shard per layout, the same memories: "
+        "`SHARD_LAYOUT`); torch is the baseline (the query through "
         "PyTorch, as before), onnx through ONNX Runtime (`QUERY_RUNTIME`), and onnx + payload cache what "
         "the gateway runs by default (`PAYLOAD_CACHE`, empty at the first query; the queries cycle through "
         f"{len(QUERIES)} phrasings, each with its own number, so lexical candidates repeat and dense ones, "

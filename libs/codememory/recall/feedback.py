@@ -7,16 +7,22 @@ to the lexical query with ``weight`` times the share of those hits that have it 
 keep 1.0), and the lexical search is run again: memories on the same topic that share no word with the
 question become candidates. Classic pseudo-relevance feedback (RM3) on our BM25 vectors; measured on
 LoCoMo dev conversations 0-3 (benchmarks/RESULTS.md). Pure functions: no index, no model.
+
+Feedback widens a lexical query that found something (``widens``). When no memory shares a word with
+the question, the top hits are the dense search's alone, and lexical scores are normalised by the best
+among the candidates: the widened search's best, made of added words only, would count as a full
+lexical match, and a memory that merely shares the top hits' common words ("Grep 'RenewSubscription'"
+for a question about polling an ADC) would outrank the dense answers.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from codememory.lexical import SparseVec
 
-__all__ = ["FEEDBACK_DOCS", "FEEDBACK_NEW", "MIN_SHARED", "feedback_query"]
+__all__ = ["FEEDBACK_DOCS", "FEEDBACK_NEW", "MIN_SHARED", "feedback_query", "widens"]
 
 FEEDBACK_DOCS = 5  # the top hits whose words are read
 MIN_SHARED = 2  # a word must be in at least this many of them: one hit's words are its own, not the topic's
@@ -38,3 +44,9 @@ def feedback_query(
     if not added:
         return query
     return SparseVec.from_dict({**query.as_dict(), **added})
+
+
+def widens(lexical_scores: Iterable[float | None]) -> bool:
+    """Whether feedback may widen a query whose candidates have these lexical scores: only when one
+    of them shares a word with it (see the module's docstring)."""
+    return any(score for score in lexical_scores)

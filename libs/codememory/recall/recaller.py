@@ -21,7 +21,7 @@ from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.memory.points import memory_id_of, point_id, point_ids
 from codememory.recall.crowding import crowd_topics
 from codememory.recall.currency import latest_first, pull_current, superseders
-from codememory.recall.feedback import FEEDBACK_DOCS, FEEDBACK_NEW, feedback_query
+from codememory.recall.feedback import FEEDBACK_DOCS, FEEDBACK_NEW, feedback_query, widens
 from codememory.recall.links import session_neighbours
 from codememory.recall.query import RecallQuery, query_filter
 from codememory.recall.restated import one_per_fact, unit_vectors, window_ids
@@ -100,7 +100,8 @@ class Recaller:
                 mid = memory_id_of(stored)
                 found[mid] = Candidate(memory_id=mid, payload=stored.payload, dense=None, lexical=None)
         ranked = score(list(found.values()), self.weights, hint, clock)
-        if self.weights.feedback > 0 and query.feedback and ranked and sparse.indices:
+        widen = query.feedback and widens(c.lexical for c in found.values())  # see ``feedback.widens``
+        if self.weights.feedback > 0 and widen and ranked:
             widened = self._with_feedback(query.text, sparse, ranked, found, flt, pool)
             if widened is not found:
                 found = widened

@@ -117,6 +117,24 @@ def test_relevance_feedback_finds_a_memory_that_shares_no_word_with_the_query(tm
     index.close()
 
 
+def test_feedback_does_not_widen_a_query_no_memory_shares_a_word_with(tmp_path: Path) -> None:
+    """The top hits are dense-only: their shared words would be the only lexical evidence, so a
+    memory holding just those words would count as a full lexical match and come first."""
+    index = EdgeVectorIndex(tmp_path / "shard", 4)
+    index.upsert(
+        [
+            _stored(1, "never block on a peripheral in the firmware loop", (0.99, 0.14, 0.0, 0.0)),
+            _stored(2, "a peripheral driver awaits its interrupt in the firmware", (0.97, 0.24, 0.0, 0.0)),
+            _lexical_only(3, "grep peripheral firmware"),  # the top hits' shared words, nothing else
+        ]
+    )
+    query = RecallQuery(tenant="t", text="can I spin until the ADC conversion completes", limit=10)
+    hits = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("feedback=0.3")).recall(query)
+    assert [h.memory_id for h in hits] == [str(uuid.UUID(int=1)), str(uuid.UUID(int=2))]
+    assert all(h.parts.lexical == 0.0 for h in hits)
+    index.close()
+
+
 def test_a_query_that_does_not_crowd_keeps_a_topics_third_hit(tmp_path: Path) -> None:
     """Topic crowding moves a topic's third stated hit below the others (a short list of answers);
     a budgeted pack such as session context asks for the hits uncrowded."""
