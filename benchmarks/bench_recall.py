@@ -10,7 +10,7 @@ dense search alone. ``--layouts`` builds one shard per shard layout (``vectorsto
 ``int8``, ``disk``) with the same memories and measures each; ``--runtimes`` picks the query paths.
 
     .venv/bin/python benchmarks/bench_recall.py [--sizes 10000 100000] [--queries 200] \
-        [--layouts ram int8] [--runtimes torch onnx "onnx + payload cache"]
+        [--layouts ram int8] [--runtimes torch onnx "onnx + payload cache"] [--section NAME]
 """
 
 from __future__ import annotations
@@ -207,6 +207,7 @@ def main() -> None:
         "--query-threads", type=int, default=GatewaySettings().query_threads, help="ONNX Runtime threads"
     )
     parser.add_argument("--layouts", nargs="+", default=["ram"], choices=list(LAYOUTS))
+    parser.add_argument("--section", default="bench_recall", help="RESULTS.md section to write")
     parser.add_argument(
         "--runtimes", nargs="+", default=list(RUNTIMES), choices=list(RUNTIMES), help="torch: the baseline"
     )
@@ -260,7 +261,7 @@ def main() -> None:
         "over random vectors, mostly do not). "
         "Targets at 100K: p50 <= 20 ms, p99 <= 50 ms."
     )
-    write_section("bench_recall", "Recall latency over gRPC", body)
+    write_section(args.section, "Recall latency over gRPC", body)
 
 
 if __name__ == "__main__":
