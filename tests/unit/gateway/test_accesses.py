@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from codememory.events import Appended, Envelope, InMemoryEventLog, MemoriesRecalled, decode_envelope
@@ -33,3 +34,35 @@ async def test_a_failed_append_keeps_the_accesses_for_the_next_flush() -> None:
     assert [(a.memory_id, a.purpose) for a in by_tenant["t"].accesses] == [("a", "context"), ("b", "context")]
     assert [a.memory_id for a in by_tenant["u"].accesses] == ["c"]  # one event per tenant
     assert await recorder.flush() == 0  # nothing noted since: nothing written
+
+
+class Gated(InMemoryEventLog):
+    """The first append waits until the test opens the gate: a flush in flight; later ones do not."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.entered = asyncio.Event()
+
+    async def append(self, envelopes: Sequence[Envelope]) -> list[Appended]:
+        if not self.entered.is_set():
+            self.entered.set()
+            await self.gate.wait()
+        return await super().append(envelopes)
+
+
+async def test_a_flush_returns_only_when_one_in_flight_has_appended_too() -> None:
+    """What was noted before a flush is in LOG when it returns, even the part another flush took."""
+    log = Gated()
+    recorder = AccessRecorder(log)
+    recorder.note("t", ["a"])
+    first = asyncio.create_task(recorder.flush())
+    await log.entered.wait()  # the first flush took "a" and is appending
+    recorder.note("t", ["b"])
+    second = asyncio.create_task(recorder.flush())
+    await asyncio.sleep(0.05)
+    assert not second.done() and not log.records  # waits for the one in flight
+    log.gate.set()
+    assert await second == 1 and await first == 1
+    events = [decode_envelope(r.data).payload for r in log.records]
+    assert [a.memory_id for e in events if isinstance(e, MemoriesRecalled) for a in e.accesses] == ["a", "b"]

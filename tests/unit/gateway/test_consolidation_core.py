@@ -103,6 +103,32 @@ async def test_a_requested_cycle_returns_once_projected(parts: tuple[GatewayCore
         await core.consolidate("t")
 
 
+class SeesTheLog(ScriptedConsolidation):
+    """Notes what LOG held when the cycle was asked for: what the consolidate service would read."""
+
+    async def run(self, tenant: str) -> CycleReport:
+        self.seen = [decode_envelope(r.data).payload for r in self.log.records]
+        return await super().run(tenant)
+
+
+async def test_a_requested_cycle_sees_what_recall_returned_just_before(
+    parts: tuple[GatewayCore, InMemoryEventLog],
+) -> None:
+    """The background flush runs every 2 s; a cycle asked for within them would miss those accesses
+    and archive or decay a memory that was just used."""
+    core, log = parts
+    a = (await core.store("t", NewMemory(text="lint with ruff"))).memory_id
+    b = (await core.store("t", NewMemory(text="we lint with ruff"))).memory_id
+    await core.recall(RecallQuery(tenant="t", text="ruff"))
+    assert core.accesses is not None and core.accesses.pending == 2
+    cycle = SeesTheLog(log, merge=(a, b))
+    core._consolidation = cycle  # type: ignore[attr-defined]
+    await core.consolidate("t")
+    (recalled,) = [e for e in cycle.seen if isinstance(e, MemoriesRecalled)]
+    assert {access.memory_id for access in recalled.accesses} == {a, b}
+    assert core.accesses.pending == 0
+
+
 async def test_unmerge_takes_a_merge_back_and_refuses_what_was_not_merged(
     parts: tuple[GatewayCore, InMemoryEventLog],
 ) -> None:

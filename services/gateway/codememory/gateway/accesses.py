@@ -4,10 +4,17 @@ Importance decays unless a memory keeps being used (the consolidate service read
 hit a caller received is noted here: from the recall worker threads (a deque append is thread-safe)
 and appended to LOG by ``flush`` every few seconds, one event per tenant, never on the query path.
 A failed append keeps the accesses for the next flush (bounded: the oldest go first).
+
+A cycle asked for through the gateway flushes first (``GatewayCore.consolidate``): what was returned
+in the last two seconds is then in LOG before the consolidate service reads up to its end, so a
+memory recalled just before ``codememory consolidate`` counts as used. One flush at a time: a second
+waits for the one in flight, so when ``flush`` returns, everything noted before it was called is in
+LOG (or kept, after a failed append).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections import deque
@@ -28,6 +35,7 @@ class AccessRecorder:
     def __init__(self, event_log: EventLog) -> None:
         self._log = event_log
         self._pending: deque[tuple[str, MemoryAccess]] = deque(maxlen=MAX_PENDING)
+        self._flushing = asyncio.Lock()
 
     def note(
         self, tenant: str, memory_ids: Iterable[str], *, session_id: str = "", purpose: str = "recall"
@@ -45,6 +53,10 @@ class AccessRecorder:
 
     async def flush(self) -> int:
         """Append what was noted; returns how many accesses were recorded."""
+        async with self._flushing:
+            return await self._flush()
+
+    async def _flush(self) -> int:
         taken: list[tuple[str, MemoryAccess]] = []
         while self._pending:
             taken.append(self._pending.popleft())

@@ -273,9 +273,12 @@ class GatewayCore:
         return MemoryHistory(payload, entries, related)
 
     async def consolidate(self, tenant: str) -> CycleReport:
-        """Run a cycle now and return once the projection has applied its events."""
+        """Run a cycle now and return once the projection has applied its events. What recall
+        returned and is not yet in LOG is appended first, so the cycle sees it (``accesses``)."""
         if self._consolidation is None:
             raise NotReady("no consolidate service is configured")
+        if self.accesses is not None:
+            await self.accesses.flush()
         report = await self._consolidation.run(tenant)
         if report.error:
             raise NotReady(f"consolidation failed: {report.error}")
