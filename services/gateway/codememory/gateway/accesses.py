@@ -7,9 +7,10 @@ A failed append keeps the accesses for the next flush (bounded: the oldest go fi
 
 A cycle asked for through the gateway flushes first (``GatewayCore.consolidate``): what was returned
 in the last two seconds is then in LOG before the consolidate service reads up to its end, so a
-memory recalled just before ``codememory consolidate`` counts as used. One flush at a time: a second
-waits for the one in flight, so when ``flush`` returns, everything noted before it was called is in
-LOG (or kept, after a failed append).
+memory recalled just before ``codememory consolidate`` counts as used (through this replica; another
+replica's accesses reach LOG within its own two seconds, maybe after the cycle). One flush at a
+time: a second waits for the one in flight, so when ``flush`` returns, everything noted before it
+was called is in LOG (or kept, after a failed append).
 """
 
 from __future__ import annotations
