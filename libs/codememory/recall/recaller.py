@@ -100,8 +100,8 @@ class Recaller:
                 mid = memory_id_of(stored)
                 found[mid] = Candidate(memory_id=mid, payload=stored.payload, dense=None, lexical=None)
         ranked = score(list(found.values()), self.weights, hint, clock)
-        widen = query.feedback and widens(c.lexical for c in found.values())  # see ``feedback.widens``
-        if self.weights.feedback > 0 and widen and ranked:
+        feedback = self.weights.feedback > 0 and query.feedback and bool(ranked)
+        if feedback and widens(c.lexical for c in found.values()):
             widened = self._with_feedback(query.text, sparse, ranked, found, flt, pool)
             if widened is not found:
                 found = widened
