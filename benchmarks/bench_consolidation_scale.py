@@ -110,7 +110,7 @@ def worker(n: int) -> None:
 
 
 def recall_index(n: int, path: Path):  # type: ignore[no-untyped-def]
-    from codememory.embedding import load_default_embedder, query_embedder
+    from codememory.embedding import query_embedder
     from codememory.lexical import SparseEncoder, code_terms
     from codememory.recall import Recaller
     from codememory.vectorstore import EdgeVectorIndex, IndexPoint
@@ -139,7 +139,7 @@ def recall_index(n: int, path: Path):  # type: ignore[no-untyped-def]
             batch = []
     index.upsert(batch)
     index.optimize()
-    embedder = query_embedder(load_default_embedder(), "onnx", path.parent / "models", threads=1)
+    embedder = query_embedder("onnx", path.parent / "models", threads=1)
     return Recaller(index, embedder, encoder)
 
 

@@ -129,7 +129,9 @@ def main() -> None:
     args = parser.parse_args()
     model = load_default_embedder()
     with tempfile.TemporaryDirectory() as tmp:
-        onnx = query_embedder(model, "onnx", Path(tmp) / "model", threads=GatewaySettings().query_threads)
+        onnx = query_embedder(
+            "onnx", Path(tmp) / "model", threads=GatewaySettings().query_threads, model=lambda: model
+        )
         index = EdgeVectorIndex(Path(tmp) / "shard", model.dim)
         _load(index, args.size, model.dim)
         project = Path(tmp) / "project"

@@ -220,7 +220,7 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory() as cache:
-        onnx = query_embedder(model, "onnx", Path(cache), threads=args.query_threads)
+        onnx = query_embedder("onnx", Path(cache), threads=args.query_threads, model=lambda: model)
         cached = GatewaySettings().payload_cache
         every: dict[str, tuple[Embedder, int]] = {
             "torch": (model, 0),

@@ -30,6 +30,16 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _one_query_graph(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The stacks the tests start each have a home of their own; they share one cache of the exported
+    ONNX query graph (a child process exports it, seconds each time): the run's temporary root, which
+    the xdist workers share."""
+    root = tmp_path_factory.getbasetemp()
+    shared = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+    os.environ.setdefault("CODEMEMORY_GATEWAY_MODEL_CACHE", str(shared / "query-models"))
+
+
 @pytest.fixture(autouse=True)
 def _sealing_in_process(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -17,6 +17,7 @@ from codememory.embedding.port import EmbeddingError
 
 MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_DIM = 384
+MAX_TOKENS = 256  # the longest input, special tokens included (the ONNX query path truncates alike)
 
 
 def model_path() -> Path:
@@ -34,7 +35,7 @@ def model_path() -> Path:
 class MiniLmEmbedder:
     """Thread-safe wrapper around a SentenceTransformer on the CPU."""
 
-    def __init__(self, *, max_seq_length: int = 256, batch_size: int = FORWARD_BATCH) -> None:
+    def __init__(self, *, max_seq_length: int = MAX_TOKENS, batch_size: int = FORWARD_BATCH) -> None:
         offline()
         try:
             from sentence_transformers import SentenceTransformer

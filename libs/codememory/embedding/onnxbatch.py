@@ -1,7 +1,7 @@
 """Batches of stored texts through ONNX Runtime: fp32 (the same vectors) or int8 weights (faster, close).
 
 The embed service's model call is the import's bound when vectors are waited for (``bench_event_path``).
-This runs the MiniLM graph that ``onnxquery.py`` exports, traced on a padded pair so the attention
+This runs the MiniLM graph that ``onnxexport.py`` exports, traced on a padded pair so the attention
 mask's padding path is in the graph (the single-query graph is traced without padding, and a padded
 batch through it drifts to a cosine of 0.97), on whole batches:
 texts sorted by length so each padded batch wastes little, one session call per ``batch_size`` texts on
@@ -23,19 +23,19 @@ from typing import Any
 
 from codememory.embedding.local import FORWARD_BATCH
 from codememory.embedding.minilm import MiniLmEmbedder
-from codememory.embedding.onnxquery import (
+from codememory.embedding.onnxexport import (
     INPUTS,
     PROBE,
+    PROBES,
     check_agreement,
-    cpu_session,
     export_graph,
     onnx_model_file,
 )
+from codememory.embedding.onnxquery import cpu_session
 from codememory.embedding.port import EmbeddingError
 
 FP32_AGREEMENT = 1e-4  # 1 - cosine against the PyTorch model, per probe text
 INT8_AGREEMENT = 2e-2
-PROBES = [PROBE, "def validate_token(token: str) -> bool", "the deploy goes through the canary pipeline"]
 BATCH_RUNTIMES = ("torch", "onnx", "onnx-int8")
 
 
@@ -87,7 +87,7 @@ class OnnxBatchEmbedder:
             raise EmbeddingError(f"cannot prepare the ONNX batch model from {source}: {exc}") from exc
         self._lock = threading.Lock()
         allowed = INT8_AGREEMENT if int8 else FP32_AGREEMENT
-        check_agreement(base.embed(PROBES), self.embed(PROBES), allowed, "ONNX batch")
+        check_agreement(base.embed(list(PROBES)), self.embed(list(PROBES)), allowed, "ONNX batch")
 
     @property
     def model_id(self) -> str:

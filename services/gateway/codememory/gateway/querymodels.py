@@ -5,7 +5,8 @@ code-search queries, whose vectors the embed service writes with its configured 
 uses the model of the memory generation in use, which a migration (``modelswitch.py``) may have
 changed: after a restart the gateway loads that model again from the generation's record, whatever the
 configuration says. The bundled MiniLM answers single queries through ONNX Runtime (``onnxquery.py``);
-other models through their own runtime.
+other models through their own runtime. Neither loads PyTorch into the gateway for MiniLM: the
+ONNX graph is exported by a child process (``onnxexport``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 from codememory.embedding import (
     Embedder,
     ModelSpec,
-    load_default_embedder,
     load_embedder,
     parse_model,
     query_embedder,
@@ -25,10 +25,9 @@ from codememory.metrics import TimedEmbedder
 
 def query_model(spec: ModelSpec, settings: GatewaySettings) -> Embedder:
     """Load ``spec`` for queries (blocking: seconds), timed as ``query``."""
-    if spec.kind == "minilm":
-        base: Embedder = load_default_embedder()
-        embedder = query_embedder(
-            base, settings.query_runtime, settings.model_cache, threads=settings.query_threads
+    if spec.kind == "minilm":  # through ONNX Runtime, PyTorch not loaded (unless it is the fallback)
+        embedder: Embedder = query_embedder(
+            settings.query_runtime, settings.model_cache, threads=settings.query_threads
         )
     else:
         embedder = load_embedder(spec, cache_dir=settings.model_cache, api_key=settings.api_key)
