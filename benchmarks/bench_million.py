@@ -29,7 +29,8 @@ texts' vectors are cached beside it (``--vectors``), so a resumed run does not e
     .venv/bin/python benchmarks/bench_million.py --data-dir /tmp/cm-million --sizes 1000000 --measure-only
 
 ``--variant NAME:KEY=VALUE,...`` serves the kept shard again with those settings (e.g.
-``ef64:CODEMEMORY_GATEWAY_HNSW_EF=64``) and reports how many of the configured top-10 each keeps;
+``ef64:CODEMEMORY_GATEWAY_HNSW_EF=64``; ``NAME@DIR:...`` serves the kept shard DIR instead, e.g. a copy
+whose payload indexes differ) and reports how many of the configured top-10 each keeps;
 ``--profile FILE`` serves it once more under py-spy (``PY_SPY`` names it when not on PATH).
 
 ``--baseline-code CHECKOUT`` serves the kept shard (and each ``--against``) with another checkout's
@@ -368,7 +369,7 @@ def main() -> None:
     parser.add_argument("--vectors", type=Path, default=Path(tempfile.gettempdir()) / "cm-million-base.npz")
     parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md alone")
     parser.add_argument(
-        "--variant", action="append", default=[], help="NAME:KEY=VALUE,...: also serve with these settings"
+        "--variant", action="append", default=[], help="NAME[@DIR]:KEY=VALUE,...: serve with these too"
     )
     parser.add_argument("--rounds", type=int, default=2, help="turns of the configured and each variant")
     parser.add_argument("--profile", type=Path, help="then serve once more under py-spy, stacks here")
@@ -455,7 +456,9 @@ def compare(
     configs[f"{_layout_of(data_dir)} layout" if against else "configured"] = (data_dir, {})
     for spec in variants:
         name, _, pairs = spec.partition(":")
-        configs[name] = (data_dir, dict(pair.split("=", 1) for pair in pairs.split(",") if pair))
+        name, _, directory = name.partition("@")  # NAME@DIR: another kept shard of the same memories
+        env = dict(pair.split("=", 1) for pair in pairs.split(",") if pair)
+        configs[name] = (Path(directory) if directory else data_dir, env)
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
     for turn in range(rounds):
         for name, (directory, env) in configs.items():
@@ -463,14 +466,15 @@ def compare(
                 runs[name].append(first)  # measured just before, as configured
                 continue
             runs[name].append(measure(directory, asked, env))
-            print(name, json.dumps({k: v for k, v in runs[name][-1].items() if k != "hits"}), flush=True)
+            got = {k: v for k, v in runs[name][-1].items() if k != "hits"}
+            print(name, directory, json.dumps(env), json.dumps(got), flush=True)
     print("| settings | recall p50 ms | p99 ms | in the servicer p50 | shard open s | peak RSS GiB "
           "| top-10 shared with configured | same top hit |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|")
     reference: list[list[str]] = next(iter(runs.values()))[0]["hits"]  # type: ignore[assignment]
     for name, done in runs.items():
         cells = [median([m[k] for m in done]) for k in ("p50", "p99", "server_p50", "open_s", "peak_gib")]
-        label = ", ".join(f"{k}={v}" for k, v in configs[name][1].items()) or name
+        label = name  # its settings were printed with each of its runs
         p50, p99, server, open_s, peak = cells
         hits: list[list[str]] = done[0]["hits"]  # type: ignore[assignment]
         shared = sum(len(set(a) & set(b)) for a, b in zip(hits, reference, strict=True)) / (10 * len(hits))

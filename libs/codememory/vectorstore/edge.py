@@ -80,8 +80,12 @@ class EdgeVectorIndex(EdgeShardHandle):
             raise
 
     def _index_fields(self, keyword_fields: Sequence[str], float_fields: Sequence[str]) -> None:
-        """Create the payload indexes the shard lacks (about 25 ms each, once per shard)."""
+        """Create the payload indexes the shard lacks (about 25 ms each, once per shard), and drop the
+        ones these fields no longer name: an index holds memory for as long as the shard is open (the
+        memory id's, made before it stopped being indexed, held about 230 MB at a million memories)."""
         indexed = set(self._call("info", lambda s: s.info()).payload_schema)
+        for field in sorted(indexed - {*keyword_fields, *float_fields}):
+            self._update(UpdateOperation.delete_field_index(field))
         for field in keyword_fields:
             if field not in indexed:
                 params = self.layout.keyword_index(tenant=field == "tenant")

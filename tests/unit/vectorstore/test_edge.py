@@ -53,6 +53,23 @@ def test_payload_indexes_are_created_once(tmp_path: Path) -> None:
         shard.close()
 
 
+def test_an_index_the_fields_no_longer_name_is_dropped_at_open(tmp_path: Path) -> None:
+    """A shard made when the memory id was indexed gives that memory back once opened again."""
+    old = EdgeVectorIndex(tmp_path / "shard", 4, keyword_fields=(*DEFAULT_KEYWORD_FIELDS, "memory_id"))
+    old.upsert([IndexPoint(id=pid(1), payload={"tenant": "a", "memory_id": "m1"}, dense=unit(1, 0, 0, 0))])
+    old.close()
+    reopened = EdgeVectorIndex(tmp_path / "shard", 4)
+    try:  # unindexed, the field still filters (the engine reads payloads)
+        assert [p.id for p in reopened.scroll(IndexFilter(equals={"memory_id": "m1"}))] == [pid(1)]
+    finally:
+        reopened.close()
+    shard = EdgeShard.load(str(tmp_path / "shard"))
+    try:
+        assert set(shard.info().payload_schema) == {*DEFAULT_KEYWORD_FIELDS, *DEFAULT_FLOAT_FIELDS}
+    finally:
+        shard.close()
+
+
 def test_a_second_owner_and_a_wrong_dense_size_are_refused(tmp_path: Path) -> None:
     index = EdgeVectorIndex(tmp_path / "shard", 4)
     with pytest.raises(IndexUnavailableError):
