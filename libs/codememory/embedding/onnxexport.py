@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ def reference_file(graph: Path) -> Path:
     return graph.with_name(f"{graph.stem}.reference.json")
 
 
-def _atomic_write(target: Path, write: Any) -> None:
+def _atomic_write(target: Path, write: Callable[[Path], object]) -> None:
     partial = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         write(partial)
