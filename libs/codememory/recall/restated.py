@@ -111,6 +111,7 @@ class _Window:
             p for p in self.insights if candidate.memory_id in _evidence(self.kept[p][0].payload)
         }
         alike |= {p for p, (k, _) in enumerate(self.kept) if evidence and k.memory_id in evidence}
+        found = min(alike) if alike else None
         row = self.row.get(candidate.memory_id)
         if row is not None and self.rows:
             rows = np.asarray(self.rows)
@@ -121,8 +122,13 @@ class _Window:
             needed[mixed] = observed  # a statement and an observation of it need less
             close = np.flatnonzero((rows >= 0) & (self.sims[row, np.maximum(rows, 0)] >= needed))
             text = statement(candidate.payload)
-            alike |= {int(p) for p in close if same_fact(text, statement(self.kept[int(p)][0].payload))}
-        return min(alike) if alike else None
+            for position in close.tolist():  # ascending: the first kept hit it restates is its place
+                if found is not None and position >= found:
+                    break  # the texts of hits below a place already found cannot move it
+                if same_fact(text, statement(self.kept[position][0].payload)):
+                    found = position
+                    break
+        return found
 
     def keep(self, item: tuple[Candidate, ScoreParts], position: int | None = None) -> None:
         candidate = item[0]
