@@ -74,6 +74,7 @@ SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "hel
 # in a later session
 SUP_SPLITS = ("dev", "heldout", "heldout2", "heldout3")
 TARGET_ABOVE, TARGET_TOP5, TARGET_RESTATED = 0.90, 0.95, 2
+SCORE_PARTS = ("dense", "lexical", "recency", "importance", "scope", "link", "total")  # in --details
 
 Meta = tuple[tuple[str, str], ...]
 T = TypeVar("T")
@@ -258,6 +259,7 @@ class View:
     active: dict[str, pb.Memory] = field(default_factory=dict)
     known: dict[str, pb.Memory] = field(default_factory=dict)
     history: bool | None = None  # whether the History RPC answers
+    scores: dict[str, pb.ScoreParts] = field(default_factory=dict)  # the last recall's, by memory id
 
     @classmethod
     def of(cls, stack: Stack) -> View:
@@ -294,10 +296,11 @@ def recall(
     stack: Stack, view: View, question: str, repo: str, *, history: bool = False, limit: int = 10
 ) -> list[pb.Memory]:
     request = pb.RecallRequest(query=question, limit=limit, repo=repo, include_history=history)
-    hits = [h.memory for h in stack.stub.Recall(request, metadata=stack.meta, timeout=60).hits]
-    for memory in hits:
-        view.known.setdefault(memory.id, memory)
-    return hits
+    found = stack.stub.Recall(request, metadata=stack.meta, timeout=60).hits
+    view.scores = {h.memory.id: h.score for h in found}
+    for hit in found:
+        view.known.setdefault(hit.memory.id, hit.memory)
+    return [h.memory for h in found]
 
 
 @dataclass
@@ -517,8 +520,11 @@ def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplic
                 out.worst.append(f"{fact['id']} ({split}) “{question}”: {len(hits)}{note}")
     for similar in data["similar"]:
         split = similar.get("split", "dev")
-        ids = [m.id for m in recall(stack, view, similar["question"], similar["repo"])]
+        top = recall(stack, view, similar["question"], similar["repo"])
+        ids = [m.id for m in top]
         active = view.state(stack, similar["memory"]) == "active"
+        memory = None if active else view.memory(stack, similar["memory"])
+        replaced_by = view.memory(stack, memory.superseded_by) if memory and memory.superseded_by else None
         out.similar[split] += 1
         out.similar_ok[split] += active and similar["memory"] in ids[:5]
         out.similar_inactive[split] += not active
@@ -530,6 +536,12 @@ def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplic
                 "question": similar["question"],
                 "active": active,
                 "rank": rank,
+                "superseded_by": replaced_by.text[:120] if replaced_by else "",
+                "top10": [
+                    {"id": m.id, "type": m.type, "restated": m.restated, "text": m.text[:120]}
+                    | {part: round(getattr(view.scores[m.id], part), 3) for part in SCORE_PARTS}
+                    for m in top
+                ],
             }
         )
         if not (active and rank is not None and rank < 5):

@@ -26,8 +26,12 @@ topic, what someone stated comes first:
   the lowest such derived hit gives way in its stead (a topic's first hit, whatever its kind, is its
   best answer to the query and keeps its place);
 - it takes the place of the topic's first hit (the two exchange places) when that one was stated
-  too, fewer times (``restated``), and the two are ``topic_similarity`` alike: the canonical
-  wording of a fact leads it (a derived first hit keeps its place: a topic is looser than a fact);
+  too, fewer times (``restated``), the two are ``topic_similarity`` alike, and it answers the query
+  nearly as well (its total at least ``Weights.topic_lead_margin`` of the first's): the canonical
+  wording of a fact leads it. A derived first hit keeps its place (a topic is looser than a fact),
+  and so does a first hit far better than it: "Slack retries an event we don't ack within 3 seconds",
+  stated four times, at about a third of the score of "the bot's Slack token is rotated every 90 days" for
+  how often the token is rotated, is another fact of the topic, not a wording of the answer;
 - two versions of a rule (two stated hits that set one thing differently, ``conflicting_values``)
   are not crowded and do not exchange places: which one is current is ``currency``'s to say.
 
@@ -138,6 +142,10 @@ class _Topics:
         return first if float(hit.vector @ lead.vector) >= self.similarity else None
 
 
+def _total(item: tuple[Candidate, ScoreParts] | None) -> float:
+    return item[1].total if item is not None else 0.0
+
+
 def crowd_topics(
     ranked: Sequence[tuple[Candidate, ScoreParts]],
     vectors: Mapping[str, np.ndarray],
@@ -145,13 +153,15 @@ def crowd_topics(
     cap: int,
     window: int,
     derived_similarity: float | None = None,
+    lead_margin: float = 0.0,
 ) -> Ranked:
     """The top ``window`` with each hit that has ``cap`` kept hits of its topic above it moved below
     the kept ones; a stated hit arriving at a full topic that holds a derived one (an observation, an
     insight) below its first hit keeps its place and the lowest such derived hit gives way instead;
     a stated hit restated more often than its topic's first stated hit (and alike to it) takes that
     hit's place. ``derived_similarity``: how alike a derived hit and another must be to share a
-    topic (default ``similarity``). ``cap`` 0: unchanged."""
+    topic (default ``similarity``); ``lead_margin``: the share of the first hit's total the more
+    often stated one must reach to take its place. ``cap`` 0: unchanged."""
     if cap <= 0 or not ranked:
         return list(ranked)
     topics = _Topics(similarity, similarity if derived_similarity is None else derived_similarity)
@@ -177,6 +187,8 @@ def crowd_topics(
             topics.drop(yielding)
             members.remove(yielding)
         lead = topics.lead_to_take(hit, members)
+        if lead is not None and item[1].total < lead_margin * _total(kept[topics.position[lead]]):
+            lead = None  # the topic's first answers the query much better: another fact, not a wording
         if lead is not None:  # exchange places and totals, so the order stays by total
             place = topics.position[lead]
             held = kept[place]

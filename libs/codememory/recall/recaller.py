@@ -181,6 +181,7 @@ class Recaller:
             cap,
             window,
             weights.topic_similarity_derived,
+            weights.topic_lead_margin,
         )
 
     def _candidates_for(

@@ -50,6 +50,8 @@ class Weights:
     topic_cap: float = 2
     topic_similarity: float = 0.4
     topic_similarity_derived: float = 0.25  # the same for a pair with an observation or an insight
+    # a topic's more often stated hit leads it only when its total is at least this share of the first's
+    topic_lead_margin: float = 0.8
 
 
 def parse_floats(spec: str, kind: Callable[..., T], known: Collection[str]) -> T:

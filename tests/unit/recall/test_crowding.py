@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from msgspec.structs import replace
 from rankedkit import hit, order, plane_vectors  # type: ignore[import-not-found]
 
 from codememory.recall.crowding import crowd_topics, same_topic
@@ -127,6 +128,22 @@ def test_the_wording_stated_most_often_leads_its_topic() -> None:
     out = crowd_topics([once, often, other], vectors, 0.4, 2, window=20)
     assert order(out) == ["often", "once", "other"]
     assert [p.total for _, p in out] == [0.9, 0.8, 0.7]
+
+
+def test_a_more_often_stated_hit_far_below_the_first_does_not_take_the_lead() -> None:
+    """The best answer keeps its place: the more often stated hit shares the topic, not the fact."""
+    answer = hit("answer", "the bot's Slack token is rotated every 90 days by the platform team", 0.9)
+    other = hit("other", "again, Slack retries an event we don't ack within 3 seconds, so ack first", 0.5)
+    third = hit("third", "the bot posts in #support, never in direct messages to Slack users", 0.4)
+    other[0].payload["restated"] = 4
+    vectors = plane_vectors(answer=0.0, other=0.9, third=0.8)  # cosine 0.62 and 0.70 with the answer
+    out = crowd_topics([answer, other, third], vectors, 0.4, 2, window=20, lead_margin=0.8)
+    assert order(out) == ["answer", "other", "third"]
+    assert [p.total for _, p in out][:2] == [0.9, 0.5]
+    close = crowd_topics(
+        [answer, (other[0], replace(other[1], total=0.75)), third], vectors, 0.4, 2, 20, None, 0.8
+    )
+    assert order(close) == ["other", "answer", "third"]  # nearly as good an answer: it leads
 
 
 def test_two_versions_of_a_rule_are_never_crowded() -> None:
