@@ -24,7 +24,13 @@ from typing import Any
 
 import structlog
 
-from codememory.embedding.minilm import MAX_TOKENS, MINILM_DIM, MINILM_MODEL_ID, model_path
+from codememory.embedding.minilm import (
+    MAX_TOKENS,
+    MINILM_DIM,
+    MINILM_MODEL_ID,
+    load_default_embedder,
+    model_path,
+)
 from codememory.embedding.onnxexport import (
     AGREEMENT,
     INPUTS,
@@ -133,10 +139,7 @@ def query_embedder(
     """
     if runtime not in QUERY_RUNTIMES:
         raise EmbeddingError(f"query runtime must be one of {', '.join(QUERY_RUNTIMES)}, got {runtime!r}")
-    if model is None:
-        from codememory.embedding.minilm import load_default_embedder
-
-        model = load_default_embedder
+    model = model or load_default_embedder
     if runtime == "torch":
         return model()
     try:

@@ -29,9 +29,9 @@ topic, what someone stated comes first:
   too, fewer times (``restated``), the two are ``topic_similarity`` alike, and it answers the query
   nearly as well (its total at least ``Weights.topic_lead_margin`` of the first's): the canonical
   wording of a fact leads it. A derived first hit keeps its place (a topic is looser than a fact),
-  and so does a first hit far better than it: "Slack retries an event we don't ack within 3 seconds",
-  stated four times, at about a third of the score of "the bot's Slack token is rotated every 90 days" for
-  how often the token is rotated, is another fact of the topic, not a wording of the answer;
+  and so does a first hit far better than it: for how often the bot token is rotated, "Slack
+  retries an event we don't ack within 3 seconds", stated four times, scored about a third of "the
+  bot's Slack token is rotated every 90 days": another fact of the topic, not a wording of the answer;
 - two versions of a rule (two stated hits that set one thing differently, ``conflicting_values``)
   are not crowded and do not exchange places: which one is current is ``currency``'s to say.
 
@@ -142,10 +142,6 @@ class _Topics:
         return first if float(hit.vector @ lead.vector) >= self.similarity else None
 
 
-def _total(item: tuple[Candidate, ScoreParts] | None) -> float:
-    return item[1].total if item is not None else 0.0
-
-
 def crowd_topics(
     ranked: Sequence[tuple[Candidate, ScoreParts]],
     vectors: Mapping[str, np.ndarray],
@@ -187,16 +183,16 @@ def crowd_topics(
             topics.drop(yielding)
             members.remove(yielding)
         lead = topics.lead_to_take(hit, members)
-        if lead is not None and item[1].total < lead_margin * _total(kept[topics.position[lead]]):
-            lead = None  # the topic's first answers the query much better: another fact, not a wording
-        if lead is not None:  # exchange places and totals, so the order stays by total
+        held = kept[topics.position[lead]] if lead is not None else None
+        place = len(kept)
+        # exchange places and totals (the order stays by total), unless the topic's first answers the
+        # query much better: then it is another fact of the topic, not a wording of the first
+        if lead is not None and held is not None and item[1].total >= lead_margin * held[1].total:
             place = topics.position[lead]
-            held = kept[place]
-            assert held is not None
             kept[place] = (candidate, msgspec.structs.replace(item[1], total=held[1].total))
             item = (held[0], msgspec.structs.replace(held[1], total=item[1].total))
             topics.position[lead] = len(kept)
-        topics.add(hit, members, place if lead is not None else len(kept))
+        topics.add(hit, members, place)
         kept.append(item)
     if not moved:
         return [k for k in kept if k is not None] + list(ranked[window:])

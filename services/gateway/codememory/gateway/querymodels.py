@@ -5,8 +5,9 @@ code-search queries, whose vectors the embed service writes with its configured 
 uses the model of the memory generation in use, which a migration (``modelswitch.py``) may have
 changed: after a restart the gateway loads that model again from the generation's record, whatever the
 configuration says. The bundled MiniLM answers single queries through ONNX Runtime (``onnxquery.py``);
-other models through their own runtime. Neither loads PyTorch into the gateway for MiniLM: the
-ONNX graph is exported by a child process (``onnxexport``).
+other models through their own runtime. MiniLM's queries keep PyTorch out of the gateway: the ONNX
+graph is exported by a child process (``onnxexport``), and PyTorch is loaded only as the fallback
+when that graph cannot be prepared, or with ``QUERY_RUNTIME=torch``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from codememory.metrics import TimedEmbedder
 
 def query_model(spec: ModelSpec, settings: GatewaySettings) -> Embedder:
     """Load ``spec`` for queries (blocking: seconds), timed as ``query``."""
-    if spec.kind == "minilm":  # through ONNX Runtime, PyTorch not loaded (unless it is the fallback)
+    if spec.kind == "minilm":
         embedder: Embedder = query_embedder(
             settings.query_runtime, settings.model_cache, threads=settings.query_threads
         )
