@@ -12,7 +12,7 @@ from codememory.vectorstore.cached import PayloadCachedIndex
 from codememory.vectorstore.digest import index_digest, point_record
 from codememory.vectorstore.edge import EdgeVectorIndex
 from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
-from codememory.vectorstore.layout import LAYOUTS, ShardLayout, layout_named
+from codememory.vectorstore.layout import DEFAULT_LAYOUT, LAYOUTS, ShardLayout, layout_named
 from codememory.vectorstore.port import (
     DEFAULT_FLOAT_FIELDS,
     DEFAULT_KEYWORD_FIELDS,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_FLOAT_FIELDS",
     "DEFAULT_KEYWORD_FIELDS",
+    "DEFAULT_LAYOUT",
     "DENSE",
     "LAYOUTS",
     "SPARSE",

@@ -2,22 +2,22 @@
 
 The engine fixes a segment's storage when it builds the segment (``segment.json`` records it), so a
 layout applies to the segments a shard builds after it is opened with it: choose it for a new shard
-(a replay or a model migration builds a new generation), not for one already built. Three presets:
+(a replay or a model migration builds a new generation), not for one already built. Three presets;
+``int8`` is a new memory shard's default (``DEFAULT_LAYOUT``):
 
-- ``ram`` (the default, what every shard had before layouts): dense vectors, payloads and the BM25
-  index loaded into memory when the shard opens. Fastest per query; the shard's whole size resident
-  (4.5 GiB at a million memories) and a long open (15 s there, it reads everything).
-- ``disk``: the dense vectors' float32 originals stay on disk, and an int8 copy (a quarter of their
-  size) is held in RAM: the HNSW search runs on the int8 copy and the best ``oversampling`` times
-  ``limit`` candidates are rescored with the originals (read from disk), so scores are exact cosine
-  as before. Payloads, the BM25 index and the payload indexes are memory-mapped, not loaded: the
-  pages recall touches stay in the page cache, the rest are read when first needed.
-- ``int8``: the dense vectors as ``disk`` keeps them (an int8 copy in RAM searched first, the float32
-  originals on disk for rescoring), everything else as ``ram``. The float32 vectors are 1.4 GiB of a
-  ``ram`` shard at a million memories of 384 dimensions, while what every query reads many of (the
-  BM25 postings, payloads, payload indexes) stays loaded. Measured there (``bench_million.py``,
-  RESULTS.md): the gateway's peak RSS 3.61 GiB against 4.50, recall p50 43.2 ms against 44.4, the
-  same top 10 for all 300 questions.
+- ``int8``: an int8 copy of the dense vectors (a quarter of their size) held in RAM; the HNSW search
+  runs on it and the best ``oversampling`` times ``limit`` candidates are rescored with the float32
+  originals, kept on disk and read through the page cache, so scores are exact cosine as with ``ram``.
+  Everything else (the BM25 postings, payloads, payload indexes: every query reads many of them) is
+  loaded. At a million memories (``bench_million.py``, RESULTS.md) a query's search reads a quarter of
+  the memory ``ram``'s does, and what a search has not read lately is what costs: recall p50 24.5 ms
+  against 28.7 over gRPC, p99 46.0 against 51.0, the gateway's peak resident memory 2.96 GiB against
+  3.84, the same top 10 for all 300 questions; the shard opens in 12.7 s against 7.4.
+- ``ram`` (what every shard had before layouts; one that recorded no layout is one): the float32
+  vectors loaded as well, and searched directly. The shard's whole size is resident.
+- ``disk``: the vectors as ``int8`` keeps them; payloads, the BM25 index and the payload indexes are
+  memory-mapped, not loaded: the pages recall touches stay in the page cache, the rest are read when
+  first needed. The least memory and the fastest open; the slowest queries.
 
 ``ShardLayout`` is the one typed object; ``layout_named`` turns the gateway setting into it.
 """
@@ -42,7 +42,7 @@ from qdrant_edge import (
     SearchParams,
 )
 
-__all__ = ["LAYOUTS", "ShardLayout", "layout_named"]
+__all__ = ["DEFAULT_LAYOUT", "LAYOUTS", "ShardLayout", "layout_named"]
 
 
 class ShardLayout(msgspec.Struct, frozen=True, kw_only=True):
@@ -107,6 +107,9 @@ LAYOUTS: dict[str, ShardLayout] = {
         indexes_on_disk=True,
     ),
 }
+
+
+DEFAULT_LAYOUT = "int8"  # a new memory shard's: see the module's docstring
 
 
 def layout_named(name: str) -> ShardLayout:

@@ -40,8 +40,11 @@ def test_hnsw_ef_defaults_to_the_engine_and_is_bounded() -> None:
             GatewaySettings.from_env({"CODEMEMORY_GATEWAY_HNSW_EF": bad})
 
 
-def test_the_shard_layout_is_ram_unless_another_is_asked_for() -> None:
-    assert GatewaySettings.from_env({}).shard_layout.name == "ram"
+def test_the_shard_layout_is_int8_unless_another_is_asked_for() -> None:
+    assert GatewaySettings.from_env({}).shard_layout.name == "int8"
+    assert GatewaySettings().shard_layout.name == "int8"  # constructed directly, as tests and tools do
+    ram = GatewaySettings.from_env({"CODEMEMORY_GATEWAY_SHARD_LAYOUT": "ram"}).shard_layout
+    assert ram.quantization == "none" and not ram.dense_on_disk
     disk = GatewaySettings.from_env({"CODEMEMORY_GATEWAY_SHARD_LAYOUT": " Disk "}).shard_layout
     assert disk.name == "disk" and disk.quantization == "int8" and disk.dense_on_disk
     int8 = GatewaySettings.from_env({"CODEMEMORY_GATEWAY_SHARD_LAYOUT": "int8"}).shard_layout

@@ -14,10 +14,11 @@ generation with another and makes it ``active`` when it commits. ``model.json`` 
 points are keyed (``codememory.memory.POINT_IDS``); a generation keyed otherwise (by memory id alone,
 before tenants were part of the key) is replaced at start by a fresh one filled from LOG (``renew``).
 
-``model.json`` names the shard's layout too (``vectorstore.layout``: ``ram`` or ``disk``). The engine
-fixes a segment's storage when it builds it, so the configured layout (``SHARD_LAYOUT``) is given to
-new generations only (a replay, a migration, a renewal): a generation is always opened with the
-layout it was built with (one recorded before layouts existed is ``ram``), never a mix of both.
+``model.json`` names the shard's layout too (``vectorstore.layout``: ``int8``, ``ram`` or ``disk``).
+The engine fixes a segment's storage when it builds it, so the configured layout (``SHARD_LAYOUT``,
+default ``int8``) is given to new generations only (a replay, a migration, a renewal): a generation is
+always opened with the layout it was built with (one recorded before layouts existed is ``ram``),
+never a mix of both.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from codememory.lexical import SparseEncoder
 from codememory.memory import POINT_IDS, MemoryProjection, Position
 from codememory.projection import CodeProjection
 from codememory.vectorstore import (
+    DEFAULT_LAYOUT,
     EdgeVectorIndex,
     IndexFilter,
     PayloadCachedIndex,
@@ -72,7 +74,7 @@ class IndexGenerations:
         self._qdrant_url = qdrant_url
         self._payload_cache = payload_cache
         self._hnsw_ef = hnsw_ef
-        self.layout = layout or ShardLayout()  # of new generations
+        self.layout = layout or layout_named(DEFAULT_LAYOUT)  # of new generations
         configured = IndexModel(model_id, dense_size, spec)
         self.active = self.model_of(self.current()) or configured
 

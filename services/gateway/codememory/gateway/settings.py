@@ -11,9 +11,10 @@ one host may listen on the same address (SO_REUSEPORT, the kernel spreads connec
 turns it off so a second stack never shares a port (and its tenants) with the first.
 ``rebuild_indexing_threads``: threads a replay's HNSW build may use (0, the default: Qdrant Edge's
 choice, one on a 2-core machine); the live shard's own builds keep the engine's choice.
-``shard_layout`` (``CODEMEMORY_GATEWAY_SHARD_LAYOUT``: ``ram``, the default, ``int8`` or ``disk``): where
-a new memory shard keeps its parts (``codememory.vectorstore.layout``: ``int8`` keeps int8 copies of
-the vectors in RAM and their originals on disk, ``disk`` the rest on disk too); it applies to
+``shard_layout`` (``CODEMEMORY_GATEWAY_SHARD_LAYOUT``: ``int8``, the default, ``ram`` or ``disk``):
+where a new memory shard keeps its parts (``codememory.vectorstore.layout``: ``int8`` keeps int8 copies
+of the vectors in RAM and their originals on disk, ``ram`` loads the originals, ``disk`` keeps the
+rest on disk too); it applies to
 generations built from then on (a replay, a model migration), an existing one keeps the layout it was
 built with.
 """
@@ -38,7 +39,7 @@ from codememory.settings import (
     parse_tokens,
     stream_replicas,
 )
-from codememory.vectorstore import ShardLayout, layout_named
+from codememory.vectorstore import DEFAULT_LAYOUT, ShardLayout, layout_named
 
 SERVICE = "gateway"
 
@@ -75,7 +76,7 @@ class GatewaySettings:
     payload_cache: int = 20_000  # memory payloads kept in process for recall (Qdrant Edge only; 0: off)
     rebuild_indexing_threads: int = 0  # threads of a replay's HNSW build (0: Qdrant Edge's choice)
     hnsw_ef: int = 0  # candidates an HNSW search keeps (Qdrant Edge; 0: the engine's default, 100)
-    shard_layout: ShardLayout = field(default_factory=ShardLayout)  # of new memory shards (see above)
+    shard_layout: ShardLayout = field(default_factory=lambda: layout_named(DEFAULT_LAYOUT))  # new shards'
     stall_after_s: float = 30.0  # behind LOG without progress this long: NOT_SERVING, follower restarted
     reuse_port: bool = True  # replicas on one host share the listen address
     stream_replicas: int = 1  # replicas of the streams this service creates when missing (3 on a cluster)
@@ -121,7 +122,7 @@ class GatewaySettings:
                 env_int(SERVICE, "rebuild_indexing_threads", cls.rebuild_indexing_threads, environ)
             ),
             hnsw_ef=_hnsw_ef(env_int(SERVICE, "hnsw_ef", cls.hnsw_ef, environ)),
-            shard_layout=_layout(env_str(SERVICE, "shard_layout", "ram", environ)),
+            shard_layout=_layout(env_str(SERVICE, "shard_layout", DEFAULT_LAYOUT, environ)),
             stall_after_s=_stall(env_float(SERVICE, "stall_after_s", cls.stall_after_s, environ)),
             reuse_port=env_bool(SERVICE, "reuse_port", cls.reuse_port, environ),
             stream_replicas=stream_replicas(environ),
