@@ -145,7 +145,7 @@ def fill(
     vectors: np.ndarray,
     model_id: str,
     seconds: float = 0.0,
-    layout: str = "ram",
+    layout: str = "",
 ) -> dict[str, float]:
     """Memories from what ``data_dir`` holds up to ``stop`` folded into its generation 1 (for about
     ``seconds`` at most when set: the position is saved, so the next call continues), then its HNSW built."""
@@ -154,7 +154,8 @@ def fill(
     from codememory.lexical.pool import TermsPool
     from codememory.vectorstore import layout_named
 
-    generations = IndexGenerations(data_dir, DIM, model_id=model_id, layout=layout_named(layout))
+    chosen = layout_named(layout) if layout else None  # None: the gateway's default
+    generations = IndexGenerations(data_dir, DIM, model_id=model_id, layout=chosen)
     projection = generations.projection(1, SparseEncoder())
     generations.commit(1)
     started, seq, folded_s = time.perf_counter(), projection.last_seq, 0.0
@@ -185,9 +186,11 @@ def fill(
 
 
 def relayout(source: Path, data_dir: Path, layout: str) -> None:
-    """``source``'s kept shard copied to ``data_dir``, its generation recorded and rebuilt in ``layout``."""
-    from codememory.vectorstore import EdgeVectorIndex, layout_named
+    """``source``'s kept shard copied to ``data_dir``, its generation recorded and rebuilt in ``layout``
+    (empty: the gateway's default)."""
+    from codememory.vectorstore import DEFAULT_LAYOUT, EdgeVectorIndex, layout_named
 
+    layout = layout or DEFAULT_LAYOUT
     t0 = time.perf_counter()
     shutil.copytree(source, data_dir)
     copy_s = time.perf_counter() - t0
@@ -374,7 +377,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="turns of the configured and each variant")
     parser.add_argument("--profile", type=Path, help="then serve once more under py-spy, stacks here")
     parser.add_argument(
-        "--layout", default="ram", help="layout of a new shard (ram, int8, disk); a kept one keeps its own"
+        "--layout", default="", help="a new shard's layout (int8, ram, disk; empty: the gateway's default)"
     )
     parser.add_argument(
         "--against", type=Path, action="append", help="a kept shard of the same memories, served in turns"

@@ -43,6 +43,7 @@ from codememory.projection import LiveProjection
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
 from codememory.vectorstore import (
+    DEFAULT_LAYOUT,
     LAYOUTS,
     EdgeVectorIndex,
     IndexFilter,
@@ -206,7 +207,7 @@ def main() -> None:
     parser.add_argument(
         "--query-threads", type=int, default=GatewaySettings().query_threads, help="ONNX Runtime threads"
     )
-    parser.add_argument("--layouts", nargs="+", default=["ram"], choices=list(LAYOUTS))
+    parser.add_argument("--layouts", nargs="+", default=[DEFAULT_LAYOUT], choices=list(LAYOUTS))
     parser.add_argument("--section", default="bench_recall", help="RESULTS.md section to write")
     parser.add_argument(
         "--runtimes", nargs="+", default=list(RUNTIMES), choices=list(RUNTIMES), help="torch: the baseline"
