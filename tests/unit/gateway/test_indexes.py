@@ -52,7 +52,7 @@ def test_points_keyed_by_memory_id_are_dropped_before_a_fold_from_the_start(tmp_
 def test_a_generation_keeps_the_layout_it_was_built_with(tmp_path: Path) -> None:
     from codememory.vectorstore import layout_named
 
-    before = IndexGenerations(tmp_path, 4).projection(1, SparseEncoder())  # the default: ram
+    before = IndexGenerations(tmp_path, 4, layout=layout_named("ram")).projection(1, SparseEncoder())
     before.index.close()
     marker = tmp_path / "memories" / "gen-1" / "model.json"
     marker.write_text('{"model_id": "", "dim": 4}')  # as written before layouts
@@ -62,5 +62,6 @@ def test_a_generation_keeps_the_layout_it_was_built_with(tmp_path: Path) -> None
     fresh = disk.projection(2, SparseEncoder())
     assert isinstance(fresh.index, EdgeVectorIndex) and fresh.index.layout.name == "disk"
     fresh.index.close()
-    again = IndexGenerations(tmp_path, 4)  # configured ram since: generation 2 stays disk
+    again = IndexGenerations(tmp_path, 4)  # the default (int8) configured since: generation 2 stays disk
     assert again.layout_of(2).name == "disk" and again.layout_of(1).name == "ram"
+    assert again.layout_of(3).name == "int8"  # the next one is built in the default

@@ -14,9 +14,8 @@ choice, one on a 2-core machine); the live shard's own builds keep the engine's 
 ``shard_layout`` (``CODEMEMORY_GATEWAY_SHARD_LAYOUT``: ``int8``, the default, ``ram`` or ``disk``):
 where a new memory shard keeps its parts (``codememory.vectorstore.layout``: ``int8`` keeps int8 copies
 of the vectors in RAM and their originals on disk, ``ram`` loads the originals, ``disk`` keeps the
-rest on disk too); it applies to
-generations built from then on (a replay, a model migration), an existing one keeps the layout it was
-built with.
+rest on disk too); it applies to generations built from then on (a replay, a model migration), an
+existing one keeps the layout it was built with.
 """
 
 from __future__ import annotations
