@@ -568,6 +568,8 @@ def _write(
     skipped: list[int],
     fill_peak: float | None = None,
 ) -> None:
+    if args.no_write:  # the rows were printed as they were measured
+        return
     if fill_peak is None:
         fill_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     left_out = (
