@@ -1,7 +1,10 @@
 """Writing a benchmark's section into benchmarks/RESULTS.md, and the small statistics every script uses.
 
-Each script owns one section between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->`` and replaces
-only that, stamped with the date, the commit and the command that produced it.
+Each script owns one section between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->`` and writes
+only there: a run's figures, stamped with the date, the commit and the command that produced them, go
+on top, and what the section held before stays below them (earlier runs and the dated analyses written
+beside them), so a rerun adds to a section's history instead of erasing it. A run that writes its
+section again (after each size, or before a part that may fail) replaces its own figures only.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import TypeVar
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 T = TypeVar("T")
+_EARLIER: dict[tuple[Path, str], str] = {}  # a section as it was before this process first wrote it
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -45,15 +49,24 @@ def commit() -> str:
         return "unknown"
 
 
-def write_section(name: str, title: str, body: str) -> None:
+def write_section(name: str, title: str, body: str, results: Path = RESULTS) -> None:
+    """The run's ``body`` on top of section ``name`` of ``results`` (created at the end if missing),
+    under ``title``; below it, the section as it was before this process first wrote it, without its
+    old title line."""
     stamp = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit {commit()}, `{' '.join(['python', *sys.argv])}`"
-    section = f"<!-- {name}:start -->\n## {title}\n\n{stamp}\n\n{body.strip()}\n<!-- {name}:end -->"
     text = (
-        RESULTS.read_text()
-        if RESULTS.is_file()
+        results.read_text()
+        if results.is_file()
         else "# Benchmark results\n\nMedians unless stated; ratios against a baseline of the same run.\n"
     )
-    pattern = re.compile(rf"<!-- {name}:start -->.*?<!-- {name}:end -->", re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else f"{text.rstrip()}\n\n{section}\n"
-    RESULTS.write_text(text)
-    print(section)
+    pattern = re.compile(rf"<!-- {name}:start -->\s*(.*?)<!-- {name}:end -->", re.S)
+    found = pattern.search(text)
+    if (results, name) not in _EARLIER:
+        _EARLIER[results, name] = re.sub(r"\A## [^\n]*\n", "", found.group(1)).strip() if found else ""
+    earlier = _EARLIER[results, name]
+    this_run = f"## {title}\n\n{stamp}\n\n{body.strip()}"
+    kept = f"\n\n{earlier}" if earlier else ""
+    section = f"<!-- {name}:start -->\n{this_run}{kept}\n<!-- {name}:end -->"
+    text = pattern.sub(lambda _: section, text) if found else f"{text.rstrip()}\n\n{section}\n"
+    results.write_text(text)
+    print(this_run)
