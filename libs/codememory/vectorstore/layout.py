@@ -10,12 +10,12 @@ layout applies to the segments a shard builds after it is opened with it: choose
   originals, kept on disk and read through the page cache, so scores are exact cosine as with ``ram``.
   Everything else (the BM25 postings, payloads, payload indexes: every query reads many of them) is
   loaded. At a million memories (``bench_million.py``, RESULTS.md) a query's search reads a quarter of
-  the memory ``ram``'s does, and what a search has not read lately is what costs: recall p50 24.5 ms
-  against 28.7 over gRPC, p99 46.0 against 51.0, the gateway's peak resident memory 2.96 GiB against
-  3.84, the same top 10 for all 300 questions; the shard opens in 12.7 s against 7.4. At 100,000
-  memories, where the float32 graph's reads stay cheap, the originals read from disk cost more than
-  the int8 walk saves: recall p50 15.3 ms against 13.0 (in turns), the same memory; ``ram`` is the
-  faster choice for a store that stays that small.
+  the memory ``ram``'s does, and what a search has not read lately is what costs: over gRPC, in turns,
+  recall p50 24.7 ms against 29.1 (medians of 13 rounds each), p99 46-55 ms against 51-101 in three
+  of four sets, the gateway's peak resident memory 2.96 GiB against 3.84, the same top 10 for all 300
+  questions. At 100,000 memories, where the float32 graph's reads stay cheap, the originals read from
+  disk cost more than the int8 walk saves: recall p50 15.3 ms against 13.0 (in turns), the same
+  memory; ``ram`` is the faster choice for a store that stays that small.
 - ``ram`` (what every shard had before layouts; one that recorded no layout is one): the float32
   vectors loaded as well, and searched directly. The shard's whole size is resident.
 - ``disk``: the vectors as ``int8`` keeps them; payloads, the BM25 index and the payload indexes are
