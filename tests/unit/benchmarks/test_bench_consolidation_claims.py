@@ -5,16 +5,12 @@ statements of one topic as duplicates."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from benchmodules import load  # type: ignore[import-not-found]
 
-_BENCH = Path(__file__).resolve().parents[3] / "benchmarks"
 SPLITS = (
     "FACTS",
     "FACTS_HELDOUT",
@@ -27,20 +23,9 @@ SPLITS = (
 )
 
 
-def _load(name: str) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, _BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the module runs
-    spec.loader.exec_module(module)
-    return module
-
-
-cd = _load("consolidation_data")
-bench = _load("bench_consolidation")
-heldout7 = _load("consolidation_heldout7")  # a split in a module of its own (it imports cd's dataclasses)
+cd = load("consolidation_data")
+bench = load("bench_consolidation")
+heldout7 = load("consolidation_heldout7")  # a split in a module of its own (it imports cd's dataclasses)
 
 
 def facts_of(split: str) -> tuple[Any, ...]:

@@ -3,20 +3,13 @@ shape issue 11 asks for (enough rules, sessions, near-misses, facts; amendments 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
+from benchmodules import load  # type: ignore[import-not-found]
 
-_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "consolidation_data.py"
-_SPEC = importlib.util.spec_from_file_location("consolidation_data", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-cd = importlib.util.module_from_spec(_SPEC)
-sys.modules["consolidation_data"] = cd  # dataclasses look their module up while the module runs
-_SPEC.loader.exec_module(cd)
+cd = load("consolidation_data")
 
 
 @pytest.fixture(scope="module")

@@ -3,14 +3,11 @@ first, and a run's section keeps what earlier runs wrote."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "results.py"
-_SPEC = importlib.util.spec_from_file_location("bench_results", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-results = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(results)
+from benchmodules import load  # type: ignore[import-not-found]
+
+results = load("results")
 
 
 def test_every_other_turn_runs_the_sides_in_the_other_order() -> None:
