@@ -1,9 +1,10 @@
 """The one step of ONNX queries that needs PyTorch: exporting the graph, in a child process.
 
 The gateway embeds single queries only, through ONNX Runtime (``onnxquery.py``). Loading PyTorch and
-sentence-transformers to export the graph and to check it costs a serving process about 600 MB of
-resident memory for as long as it runs (measured: 789 MB after loading the query model with them,
-181 MB with ONNX Runtime and the tokenizer alone). So the export runs once per weights file, in a child
+sentence-transformers to export the graph and to check it costs a serving process about 550 MB of
+resident memory for as long as it runs (measured in the gateway's serving path before it opens a
+shard: 789 MB with them, 254 MB with ONNX Runtime and the tokenizer alone; a bare process holding
+just the checked query model, 195-200 MB). So the export runs once per weights file, in a child
 (``python -m codememory.embedding.onnxexport CACHE_DIR``): it traces the graph from the bundled
 weights, embeds ``PROBES`` both ways, refuses a graph whose vectors disagree, and writes the PyTorch
 vectors beside the graph (``reference_file``). A process that finds both files checks its graph
