@@ -477,12 +477,11 @@ def compare(
     reference: list[list[str]] = next(iter(runs.values()))[0]["hits"]  # type: ignore[assignment]
     for name, done in runs.items():
         cells = [median([m[k] for m in done]) for k in ("p50", "p99", "server_p50", "open_s", "peak_gib")]
-        label = name  # its settings were printed with each of its runs
         p50, p99, server, open_s, peak = cells
         hits: list[list[str]] = done[0]["hits"]  # type: ignore[assignment]
         shared = sum(len(set(a) & set(b)) for a, b in zip(hits, reference, strict=True)) / (10 * len(hits))
         top = sum(a[0] == b[0] for a, b in zip(hits, reference, strict=True)) / len(hits)
-        print(f"| {label} | {p50:.1f} | {p99:.1f} | {server:.1f} | {open_s:.2f} | {peak:.2f} "
+        print(f"| {name} | {p50:.1f} | {p99:.1f} | {server:.1f} | {open_s:.2f} | {peak:.2f} "
               f"| {shared:.1%} | {top:.1%} |")  # fmt: skip
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import textwrap
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -118,3 +121,20 @@ def test_an_export_that_fails_is_a_typed_error_with_its_reason(tmp_path: Path) -
     blocked.write_text("")
     with pytest.raises(EmbeddingError, match=r"cannot export the ONNX query model.*Error"):
         onnx_query_embedder(blocked)
+
+
+def test_an_export_never_shows_a_partial_graph_and_two_at_once_agree(tmp_path: Path) -> None:
+    """Two replicas starting together on a shared cache: an export writes a file of its own and renames
+    it, so whoever looks at the graph's name sees nothing or the whole graph, never part of it."""
+    graph = onnx_model_file(tmp_path)
+    seen: set[int] = set()
+    with ThreadPoolExecutor(2) as pool:
+        exports = [pool.submit(onnx_query_embedder, tmp_path) for _ in range(2)]
+        while not all(e.done() for e in exports):
+            with contextlib.suppress(FileNotFoundError):
+                seen.add(graph.stat().st_size)
+            time.sleep(0.001)
+        made = [e.result() for e in exports]
+    assert seen == {graph.stat().st_size}  # seen, and never at another size
+    assert made[0].embed(TEXTS[:1]) == made[1].embed(TEXTS[:1])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([graph.name, reference_file(graph).name])
