@@ -92,6 +92,12 @@ def test_consolidation_supersedes_merges_and_replays(own_stack: Stack) -> None:
     own_stack.cli("unmerge", canonical["id"], back, "--reason", "not the same rule")
     assert own_stack.cli_json("history", back)["memory"]["state"] == "active"
     assert own_stack.cli_json("history", canonical["id"])["memory"]["restated"] == 2
+    merged = own_stack.cli_json("merge", canonical["id"], back, "--reason", "the same rule after all")
+    assert merged["memory_ids"] == [back] and merged["seq"] > 0  # and by hand again
+    assert own_stack.cli_json("history", back)["memory"]["merged_into"] == canonical["id"]
+    assert own_stack.cli_json("history", canonical["id"])["memory"]["restated"] == 3
+    refused = own_stack.cli("merge", back, manual_old, check=False)  # into a merged memory: refused
+    assert refused.returncode != 0 and b"INVALID_ARGUMENT" in refused.stderr
 
     own_stack.cli("supersede", manual_old, manual_new, "--reason", "release policy changed")
     assert own_stack.cli_json("history", manual_old)["memory"]["superseded_by"] == manual_new

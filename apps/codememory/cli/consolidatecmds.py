@@ -1,5 +1,5 @@
-"""Consolidation from the command line: run a cycle now, supersede or unmerge by hand, and a memory's
-history.
+"""Consolidation from the command line: run a cycle now, supersede, merge or unmerge by hand, and a
+memory's history.
 
 ``consolidate`` waits until the cycle's events are projected, so a recall right after it already
 ranks the current rule first. ``history`` shows what changed a memory (merges, supersession, refines)
@@ -59,6 +59,21 @@ def supersede_cmd(
         typer.echo(f"{old} superseded by {new} (log seq {response.seq})")
 
 
+def merge_cmd(
+    canonical: Annotated[str, typer.Argument(help="The memory that keeps the wording and the sources")],
+    memory_ids: Annotated[list[str], typer.Argument(help="Ids of memories that restate it")],
+    reason: str = "",
+    json_out: Json = False,
+) -> None:
+    """Merge restatements a cycle missed: each MEMORY_ID leaves recall and becomes a source of CANONICAL."""
+    request = cpb.MergeRequest(canonical_id=canonical, memory_ids=memory_ids, reason=reason)
+    result: cpb.MergeResponse = call_service(cpb_grpc.ConsolidationServiceStub, "Merge", request)
+    if json_out:
+        print_json({"canonical_id": canonical, "memory_ids": list(result.memory_ids), "seq": result.seq})
+    else:
+        typer.echo(f"{len(result.memory_ids)} merged into {canonical} (log seq {result.seq})")
+
+
 def unmerge_cmd(
     canonical: Annotated[str, typer.Argument(help="The canonical memory's id")],
     memory_ids: Annotated[list[str], typer.Argument(help="Ids merged into it to take back")],
@@ -97,6 +112,7 @@ def history_cmd(memory_id: str, json_out: Json = False) -> None:
 def register(app: typer.Typer) -> None:
     app.command("consolidate")(consolidate_cmd)
     app.command("supersede")(supersede_cmd)
+    app.command("merge")(merge_cmd)
     app.command("unmerge")(unmerge_cmd)
     app.command("history")(history_cmd)
 

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!codememory/v1/consolidation.proto\x12\rcodememory.v1\"J\n\x0eUnmergeRequest\x12\x14\n\x0c\x63\x61nonical_id\x18\x01 \x01(\t\x12\x12\n\nmemory_ids\x18\x02 \x03(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"H\n\x0fUnmergeResponse\x12\x14\n\x0c\x63\x61nonical_id\x18\x01 \x01(\t\x12\x12\n\nmemory_ids\x18\x02 \x03(\t\x12\x0b\n\x03seq\x18\x03 \x01(\x03\x32`\n\x14\x43onsolidationService\x12H\n\x07Unmerge\x12\x1d.codememory.v1.UnmergeRequest\x1a\x1e.codememory.v1.UnmergeResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!codememory/v1/consolidation.proto\x12\rcodememory.v1\"J\n\x0eUnmergeRequest\x12\x14\n\x0c\x63\x61nonical_id\x18\x01 \x01(\t\x12\x12\n\nmemory_ids\x18\x02 \x03(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"H\n\x0fUnmergeResponse\x12\x14\n\x0c\x63\x61nonical_id\x18\x01 \x01(\t\x12\x12\n\nmemory_ids\x18\x02 \x03(\t\x12\x0b\n\x03seq\x18\x03 \x01(\x03\"H\n\x0cMergeRequest\x12\x14\n\x0c\x63\x61nonical_id\x18\x01 \x01(\t\x12\x12\n\nmemory_ids\x18\x02 \x03(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"F\n\rMergeResponse\x12\x14\n\x0c\x63\x61nonical_id\x18\x01 \x01(\t\x12\x12\n\nmemory_ids\x18\x02 \x03(\t\x12\x0b\n\x03seq\x18\x03 \x01(\x03\x32\xa4\x01\n\x14\x43onsolidationService\x12\x42\n\x05Merge\x12\x1b.codememory.v1.MergeRequest\x1a\x1c.codememory.v1.MergeResponse\x12H\n\x07Unmerge\x12\x1d.codememory.v1.UnmergeRequest\x1a\x1e.codememory.v1.UnmergeResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,6 +35,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_UNMERGEREQUEST']._serialized_end=126
   _globals['_UNMERGERESPONSE']._serialized_start=128
   _globals['_UNMERGERESPONSE']._serialized_end=200
-  _globals['_CONSOLIDATIONSERVICE']._serialized_start=202
-  _globals['_CONSOLIDATIONSERVICE']._serialized_end=298
+  _globals['_MERGEREQUEST']._serialized_start=202
+  _globals['_MERGEREQUEST']._serialized_end=274
+  _globals['_MERGERESPONSE']._serialized_start=276
+  _globals['_MERGERESPONSE']._serialized_end=346
+  _globals['_CONSOLIDATIONSERVICE']._serialized_start=349
+  _globals['_CONSOLIDATIONSERVICE']._serialized_end=513
 # @@protoc_insertion_point(module_scope)

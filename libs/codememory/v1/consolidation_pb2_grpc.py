@@ -34,6 +34,11 @@ class ConsolidationServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.Merge = channel.unary_unary(
+                '/codememory.v1.ConsolidationService/Merge',
+                request_serializer=codememory_dot_v1_dot_consolidation__pb2.MergeRequest.SerializeToString,
+                response_deserializer=codememory_dot_v1_dot_consolidation__pb2.MergeResponse.FromString,
+                _registered_method=True)
         self.Unmerge = channel.unary_unary(
                 '/codememory.v1.ConsolidationService/Unmerge',
                 request_serializer=codememory_dot_v1_dot_consolidation__pb2.UnmergeRequest.SerializeToString,
@@ -43,6 +48,16 @@ class ConsolidationServiceStub:
 
 class ConsolidationServiceServicer:
     """Missing associated documentation comment in .proto file."""
+
+    def Merge(self, request, context):
+        """Merge restatements a cycle missed: each of `memory_ids` leaves recall (history only) and points to
+        `canonical_id`, which keeps them as its sources (ids, sessions, times) and its `restated` count. The
+        canonical memory must be active or deprecated; a memory already merged, superseded, or with memories
+        merged into it is INVALID_ARGUMENT; another tenant's memory is NOT_FOUND. Unmerge takes it back.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def Unmerge(self, request, context):
         """Take a merge back: each of `memory_ids` (merged into `canonical_id`) is its own memory again,
@@ -56,6 +71,11 @@ class ConsolidationServiceServicer:
 
 def add_ConsolidationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'Merge': grpc.unary_unary_rpc_method_handler(
+                    servicer.Merge,
+                    request_deserializer=codememory_dot_v1_dot_consolidation__pb2.MergeRequest.FromString,
+                    response_serializer=codememory_dot_v1_dot_consolidation__pb2.MergeResponse.SerializeToString,
+            ),
             'Unmerge': grpc.unary_unary_rpc_method_handler(
                     servicer.Unmerge,
                     request_deserializer=codememory_dot_v1_dot_consolidation__pb2.UnmergeRequest.FromString,
@@ -71,6 +91,33 @@ def add_ConsolidationServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class ConsolidationService:
     """Missing associated documentation comment in .proto file."""
+
+    @staticmethod
+    def Merge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/codememory.v1.ConsolidationService/Merge',
+            codememory_dot_v1_dot_consolidation__pb2.MergeRequest.SerializeToString,
+            codememory_dot_v1_dot_consolidation__pb2.MergeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def Unmerge(request,

@@ -1,5 +1,6 @@
-"""The gateway's side of consolidation: supersede by hand, a memory's history, a requested cycle, and
-what recall returned recorded as events. An in-memory LOG and a real Edge shard; no NATS."""
+"""The gateway's side of consolidation: supersede, merge and unmerge by hand, a memory's history, a
+requested cycle, and what recall returned recorded as events. An in-memory LOG and a real Edge shard;
+no NATS."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from codememory.events import (
     InMemoryEventLog,
     MemoriesMerged,
     MemoriesRecalled,
+    MemoryScope,
     decode_envelope,
     new_envelope,
 )
@@ -151,6 +153,49 @@ async def test_unmerge_takes_a_merge_back_and_refuses_what_was_not_merged(
     assert {h.memory_id for h in hits} == {a, b}
     history = await core.history("t", b)
     assert history.payload["state"] == "active" and "merged_into" not in history.payload
+
+
+async def test_a_merge_by_hand_takes_restatements_out_of_recall_and_can_be_taken_back(
+    parts: tuple[GatewayCore, InMemoryEventLog],
+) -> None:
+    core, log = parts
+    a = await core.store(
+        "t", NewMemory(text="go through the shared api client", scope=MemoryScope(session_id="s1"))
+    )
+    b = await core.store(
+        "t", NewMemory(text="no raw fetch in components", scope=MemoryScope(session_id="s2"))
+    )
+    a, b = a.memory_id, b.memory_id
+    c = (
+        await core.store("t", NewMemory(text="use apiClient from src/api/client.ts", importance=0.9))
+    ).memory_id
+    d = (await core.store("t", NewMemory(text="format with black"))).memory_id
+    with pytest.raises(InvalidArgument):
+        await core.merge("t", a, [a, b], "")  # the canonical memory among the merged ones
+    with pytest.raises(InvalidArgument):
+        await core.merge("t", a, [], "")
+    with pytest.raises(NotFound):
+        await core.merge("other", a, [b], "")  # another tenant's memories are not found
+    written = await core.merge("t", a, [c, b, c], "")
+    history = await core.history("t", a)
+    assert history.payload["restated"] == 3 and history.payload["importance"] == 0.9
+    sources = history.payload["sources"]
+    assert [(s["memory_id"], s["session_id"]) for s in sources] == [(b, "s2"), (c, "")]  # oldest first
+    assert history.entries[-1]["reason"] == "a person said so" and history.entries[-1]["seq"] == written.seq
+    assert (await core.history("t", b)).payload["merged_into"] == a
+    hits = await core.recall(RecallQuery(tenant="t", text="api client fetch components"))
+    assert {h.memory_id for h in hits} == {a}
+    with pytest.raises(InvalidArgument, match="already merged into"):
+        await core.merge("t", d, [b], "")
+    with pytest.raises(InvalidArgument, match="make it the canonical"):
+        await core.merge("t", d, [a], "")  # a has sources: they would point to a memory out of recall
+    with pytest.raises(InvalidArgument, match="already merged"):
+        await core.merge("t", b, [d], "")  # a merged memory cannot be canonical
+    again = await core.merge("t", a, [b, c], "")  # a retried call appends once
+    assert again.seq == written.seq and len(log.records) == 5
+    await core.unmerge("t", a, [c], "not the same rule")
+    assert (await core.history("t", a)).payload["restated"] == 2
+    assert (await core.history("t", c)).payload["state"] == "active"
 
 
 async def test_what_recall_returned_is_recorded_in_batches(

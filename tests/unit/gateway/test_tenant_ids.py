@@ -109,6 +109,10 @@ async def test_two_tenants_own_the_same_ids_and_every_path_keeps_them_apart(
         await core.unmerge("bob", C, [M], "")
     await core.unmerge("alice", C, [M], "not the same")
     assert (await core.history("alice", M)).payload["state"] == "active"
+    # merged by hand: bob's memories of those ids stay as they were
+    await core.merge("bob", M, [C], "the same")
+    assert (await core.history("bob", C)).payload["state"] == "merged"
+    assert (await core.history("alice", C)).payload["state"] == "active"
 
     # supersede and forget by bob leave alice's memories as they were
     await core.supersede("bob", X, Y, "newer")

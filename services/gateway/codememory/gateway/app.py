@@ -42,7 +42,7 @@ from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server, health_server, set_serving
 from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
-from codememory.gateway.unmergerpc import ConsolidationServicer
+from codememory.gateway.consolidationrpc import ConsolidationServicer
 from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
 from codememory.metrics import TimedEmbedder, track_projections

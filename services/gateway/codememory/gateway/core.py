@@ -20,15 +20,14 @@ from codememory.embedding import Embedder
 from codememory.events import (
     Event,
     EventLog,
-    MemoriesUnmerged,
     MemoryDeprecated,
     MemoryForgotten,
     MemoryRefined,
-    MemorySuperseded,
     deterministic_id,
     new_envelope,
 )
 from codememory.gateway.accesses import AccessRecorder
+from codememory.gateway.corrections import distinct, merge_event, supersede_event, unmerge_event
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
 from codememory.gateway.writes import MAX_TEXT, NewMemory, Written
 from codememory.lexical import SparseEncoder
@@ -221,36 +220,26 @@ class GatewayCore:
         """Mark ``memory_id`` as replaced by the later ``superseded_by`` (both the caller's, both current)."""
         if memory_id == superseded_by:
             raise InvalidArgument("a memory cannot supersede itself")
-        await self._owned(tenant, memory_id)
-        later = await self._owned(tenant, superseded_by)
-        created = later.payload.get("created_at")
-        event = MemorySuperseded(
-            memory_id=memory_id,
-            superseded_by=superseded_by,
-            superseded_at=float(created) if isinstance(created, int | float) else 0.0,
-            reason=self._clean(reason) or "a person said so",
-        )
-        seq = await self._write(
-            tenant, event, deterministic_id(tenant, "superseded", memory_id, superseded_by)
-        )
-        return Written(memory_id, seq)
+        old, later = await self._owned(tenant, memory_id), await self._owned(tenant, superseded_by)
+        event, event_id = supersede_event(tenant, old, later, self._clean(reason))
+        return Written(memory_id, await self._write(tenant, event, event_id))
+
+    async def merge(self, tenant: str, canonical_id: str, memory_ids: Sequence[str], reason: str) -> Written:
+        """Restatements a cycle missed: each of ``memory_ids`` merged into ``canonical_id``."""
+        ids = distinct(memory_ids, canonical_id)
+        canonical = await self._owned(tenant, canonical_id, LIVE_STATES)
+        members = [await self._owned(tenant, memory_id, LIVE_STATES) for memory_id in ids]
+        event, event_id = merge_event(tenant, canonical, members, self._clean(reason))
+        return Written(canonical_id, await self._write(tenant, event, event_id))
 
     async def unmerge(
         self, tenant: str, canonical_id: str, memory_ids: Sequence[str], reason: str
     ) -> Written:
         """Take a merge back: each of ``memory_ids`` (merged into ``canonical_id``) is its own again."""
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids or canonical_id in ids:
-            raise InvalidArgument("name the memories merged into the canonical one, not the canonical one")
-        await self._owned(tenant, canonical_id, LIVE_STATES)
-        for memory_id in ids:
-            point = await self._owned(tenant, memory_id, (MERGED,))
-            if point.payload.get("merged_into") != canonical_id:
-                raise NotFound(f"memory {memory_id} is not merged into {canonical_id}")
-        event = MemoriesUnmerged(
-            canonical_id=canonical_id, memory_ids=tuple(ids), reason=self._clean(reason) or "a person said so"
-        )
-        event_id = deterministic_id(tenant, "unmerged", canonical_id, *sorted(ids))  # a retry appends once
+        ids = distinct(memory_ids, canonical_id)
+        canonical = await self._owned(tenant, canonical_id, LIVE_STATES)
+        members = [await self._owned(tenant, memory_id, (MERGED,)) for memory_id in ids]
+        event, event_id = unmerge_event(tenant, canonical, members, self._clean(reason))
         return Written(canonical_id, await self._write(tenant, event, event_id))
 
     async def history(self, tenant: str, memory_id: str) -> MemoryHistory:
