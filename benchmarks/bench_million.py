@@ -234,6 +234,7 @@ def serve(data_dir: Path, ready: Path) -> None:
         DIM,
         payload_cache=settings.payload_cache,
         hnsw_ef=settings.hnsw_ef,
+        rescore=settings.rescore,
         model_id=embedder.model_id,
     )
     memory = generations.projection(generations.current(), SparseEncoder())

@@ -68,10 +68,12 @@ class EdgeVectorIndex(EdgeShardHandle):
         indexing_threads: int = 0,
         hnsw_ef: int = 0,
         layout: ShardLayout | None = None,
+        rescore: bool = False,
     ) -> None:
         super().__init__(path, dense_size, indexing_threads=indexing_threads, layout=layout)
-        # candidates the HNSW search keeps (0: the engine's default, the graph's ef_construct, 100)
-        self._search = self.layout.search_params(hnsw_ef)
+        # candidates the HNSW search keeps (0: the engine's default, the graph's ef_construct, 100);
+        # ``rescore``: a quantized layout's best candidates rescored with the float32 originals
+        self._search = self.layout.search_params(hnsw_ef, rescore)
         self.keyword_fields, self.float_fields = tuple(keyword_fields), tuple(float_fields)
         try:
             self._index_fields(keyword_fields, float_fields)

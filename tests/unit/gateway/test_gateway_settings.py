@@ -40,6 +40,12 @@ def test_hnsw_ef_defaults_to_the_engine_and_is_bounded() -> None:
             GatewaySettings.from_env({"CODEMEMORY_GATEWAY_HNSW_EF": bad})
 
 
+def test_quantized_searches_are_not_rescored_unless_asked() -> None:
+    assert GatewaySettings.from_env({}).rescore is False
+    assert GatewaySettings().rescore is False
+    assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_RESCORE": "1"}).rescore is True
+
+
 def test_the_shard_layout_is_int8_unless_another_is_asked_for() -> None:
     assert GatewaySettings.from_env({}).shard_layout.name == "int8"
     assert GatewaySettings().shard_layout.name == "int8"  # constructed directly, as tests and tools do

@@ -72,7 +72,7 @@ def test_a_quantized_shard_built_by_a_child_keeps_originals_on_disk_and_finds_wh
     points = _points(7200)  # above the engine's indexing threshold (10,000 KB of vectors): HNSW built
     ram = EdgeVectorIndex(tmp_path / "ram", DIM)
     _built(ram, points)
-    disk = EdgeVectorIndex(tmp_path / "disk", DIM, layout=layout_named(name))
+    disk = EdgeVectorIndex(tmp_path / "disk", DIM, layout=layout_named(name), rescore=True)
     disk.close()  # empty: the child of a replay writes it (``ShardBuilder``), in its layout
     builder = ShardBuilder(tmp_path / "disk", DIM, layout=layout_named(name))
     _built(builder, points)
@@ -87,6 +87,7 @@ def test_a_quantized_shard_built_by_a_child_keeps_originals_on_disk_and_finds_wh
     matrix = np.asarray([p.dense for p in points])
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     found = {"ram": 0, "disk": 0}
+    by_id = {p.id: n for n, p in enumerate(points)}
     for query in _points(7230)[7200:]:
         assert query.dense is not None
         exact = {points[int(n)].id for n in np.argsort(-(matrix @ np.asarray(query.dense)))[:10]}
@@ -95,7 +96,6 @@ def test_a_quantized_shard_built_by_a_child_keeps_originals_on_disk_and_finds_wh
             found[name] += len(exact & {h.id for h in hits})
             if name == "disk":  # rescored with the originals: the exact cosine
                 unit = np.asarray(query.dense) / np.linalg.norm(query.dense)
-                by_id = {p.id: n for n, p in enumerate(points)}
                 assert [h.score for h in hits] == pytest.approx(
                     [float(matrix[by_id[h.id]] @ unit) for h in hits], abs=1e-4
                 )
@@ -108,3 +108,17 @@ def test_a_quantized_shard_built_by_a_child_keeps_originals_on_disk_and_finds_wh
     assert disk.dense_vectors([points[5].id]) == ram.dense_vectors([points[5].id])
     ram.close()
     disk.close()
+    # not rescored (the gateway's default): the int8 copies' scores, near the cosine, no original read
+    fast = EdgeVectorIndex(tmp_path / "disk", DIM, layout=layout_named(name))
+    errors, kept = [], 0
+    for query in _points(7230)[7200:]:
+        assert query.dense is not None
+        unit = np.asarray(query.dense) / np.linalg.norm(query.dense)
+        exact_scores = matrix @ unit
+        exact = {points[int(n)].id for n in np.argsort(-exact_scores)[:10]}
+        hits = fast.search_dense(query.dense, flt, 10, with_payload=False)
+        kept += len(exact & {h.id for h in hits})
+        errors += [abs(h.score - float(exact_scores[by_id[h.id]])) for h in hits]
+    assert max(errors) < 0.02 and max(errors) > 1e-4, max(errors)  # approximate: not rescored
+    assert kept >= found["ram"] - 0.1 * 300, (kept, found)
+    fast.close()

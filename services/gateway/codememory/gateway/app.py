@@ -26,6 +26,7 @@ from codememory.gateway.background import BackgroundLoops
 from codememory.gateway.browse import BrowseServicer
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.coderpc import CodeServicer
+from codememory.gateway.consolidationrpc import ConsolidationServicer
 from codememory.gateway.core import Consolidation, GatewayCore
 from codememory.gateway.deadletters import LogDeadLetters
 from codememory.gateway.erasure import erasure_servicer
@@ -42,7 +43,6 @@ from codememory.gateway.rpc import MemoryServicer
 from codememory.gateway.server import create_server, health_server, set_serving
 from codememory.gateway.settings import GatewaySettings
 from codememory.gateway.status import StatusSource
-from codememory.gateway.consolidationrpc import ConsolidationServicer
 from codememory.gateway.watchdog import Watchdog
 from codememory.lexical import SparseEncoder
 from codememory.metrics import TimedEmbedder, track_projections
@@ -83,6 +83,7 @@ class GatewayApp:
             settings.qdrant_url,
             payload_cache=settings.payload_cache,
             hnsw_ef=settings.hnsw_ef,
+            rescore=settings.rescore,
             model_id=embedder.model_id,
             spec=settings.model,
             layout=settings.shard_layout,

@@ -75,6 +75,9 @@ class GatewaySettings:
     payload_cache: int = 20_000  # memory payloads kept in process for recall (Qdrant Edge only; 0: off)
     rebuild_indexing_threads: int = 0  # threads of a replay's HNSW build (0: Qdrant Edge's choice)
     hnsw_ef: int = 0  # candidates an HNSW search keeps (Qdrant Edge; 0: the engine's default, 100)
+    # an int8 shard's best candidates rescored with the float32 originals, read from disk (exact cosine;
+    # without: 0.93x the recall time at a million memories, 97% of top 10s alike: ``vectorstore.layout``)
+    rescore: bool = False
     shard_layout: ShardLayout = field(default_factory=lambda: layout_named(DEFAULT_LAYOUT))  # new shards'
     stall_after_s: float = 30.0  # behind LOG without progress this long: NOT_SERVING, follower restarted
     reuse_port: bool = True  # replicas on one host share the listen address
@@ -121,6 +124,7 @@ class GatewaySettings:
                 env_int(SERVICE, "rebuild_indexing_threads", cls.rebuild_indexing_threads, environ)
             ),
             hnsw_ef=_hnsw_ef(env_int(SERVICE, "hnsw_ef", cls.hnsw_ef, environ)),
+            rescore=env_bool(SERVICE, "rescore", cls.rescore, environ),
             shard_layout=_layout(env_str(SERVICE, "shard_layout", DEFAULT_LAYOUT, environ)),
             stall_after_s=_stall(env_float(SERVICE, "stall_after_s", cls.stall_after_s, environ)),
             reuse_port=env_bool(SERVICE, "reuse_port", cls.reuse_port, environ),
