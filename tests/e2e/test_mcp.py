@@ -29,7 +29,8 @@ from mcp.types import CallToolResult
 Stack = Any  # tests/e2e/conftest.py's Stack (conftest modules are not imported by name)
 
 TOOLS = {
-    "recall", "remember", "refine", "forget", "session_context", "search_code", "symbol_info",
+    "recall", "remember", "refine", "forget", "session_context", "supersede", "merge", "search_code",
+    "symbol_info",
     "dependents", "review_diff", "what_changed", "symbol_history", "cochanged",
 }  # fmt: skip
 
@@ -80,6 +81,18 @@ async def _memory_round_trip(client: Client) -> None:
 
     assert "decision" in await _eventually(recalled)
     await _ok(client, "refine", {"memory_id": memory_id, "importance": 0.9})
+    again = await _ok(
+        client, "remember", {"text": f"refunds: ledger service, not the card processor {fact[-33:]}"}
+    )
+    older = await _ok(client, "remember", {"text": f"refunds go straight to the card processor {fact[-33:]}"})
+    again_id, older_id = again.split()[1], older.split()[1]
+    merged = await _ok(
+        client, "merge", {"canonical_id": memory_id, "memory_ids": [again_id], "reason": "same"}
+    )
+    assert f"Merged 1 into {memory_id}" in merged
+    assert "superseded by" in await _ok(client, "supersede", {"old_id": older_id, "new_id": memory_id})
+    refused = await client.call_tool("merge", {"canonical_id": older_id, "memory_ids": [again_id]})
+    assert refused.is_error and "superseded by" in _text(refused)  # into history: refused, said why
 
 
 async def test_stdio_tools_memory_code_and_review(stack: Stack, shop: Path) -> None:

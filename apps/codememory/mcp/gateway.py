@@ -16,11 +16,11 @@ import grpc
 from codememory.mcp.errors import GatewayUnavailableError, ToolError, from_rpc
 from codememory.mcp.settings import McpSettings
 from codememory.runtime.home import NotRunningError, grpc_root_certificate, local_token, read_runtime
-from codememory.v1 import code_pb2_grpc, memory_pb2_grpc
+from codememory.v1 import code_pb2_grpc, consolidation_pb2_grpc, memory_pb2_grpc
 
 
 class Gateway:
-    """Calls ``MemoryService`` and ``CodeService`` methods by name."""
+    """Calls ``MemoryService``, ``CodeService`` and ``ConsolidationService`` methods by name."""
 
     def __init__(self, settings: McpSettings) -> None:
         self._settings = settings
@@ -55,6 +55,9 @@ class Gateway:
 
     async def code(self, method: str, request: Any) -> Any:
         return await self._call(code_pb2_grpc.CodeServiceStub, method, request)
+
+    async def consolidation(self, method: str, request: Any) -> Any:
+        return await self._call(consolidation_pb2_grpc.ConsolidationServiceStub, method, request)
 
     async def _call(self, stub_type: Any, method: str, request: Any) -> Any:
         address, token = self._target()

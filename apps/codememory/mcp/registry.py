@@ -93,8 +93,8 @@ def integer(description: str, default: int, minimum: int, maximum: int) -> dict[
     }
 
 
-def strings(description: str) -> dict[str, Any]:
-    return {"type": "array", "items": {"type": "string"}, "description": description}
+def strings(description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string"}, "description": description, **extra}
 
 
 class Registry:

@@ -17,6 +17,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from codememory.mcp.codetools import TOOLS as CODE_TOOLS
+from codememory.mcp.correctiontools import TOOLS as CORRECTION_TOOLS
 from codememory.mcp.gateway import Gateway
 from codememory.mcp.memorytools import TOOLS as MEMORY_TOOLS
 from codememory.mcp.registry import Registry
@@ -26,14 +27,15 @@ from codememory.mcp.settings import McpSettings
 INSTRUCTIONS = (
     "codememory is your long-term memory of this project across sessions, and a code graph of it. "
     "recall before you change unfamiliar code; remember decisions, conventions and fixes worth keeping; "
-    "refine or forget memories that are wrong. search_code, symbol_info, dependents, symbol_history, "
+    "refine or forget memories that are wrong; supersede an outdated rule, merge memories that say the "
+    "same thing. search_code, symbol_info, dependents, symbol_history, "
     "what_changed and cochanged answer questions about the code; review_diff checks a change against "
     "the graph and memory. Every tool takes budget_tokens; ids in results can be passed back."
 )
 
 
 def registry() -> Registry:
-    return Registry((*MEMORY_TOOLS, *CODE_TOOLS, *REVIEW_TOOLS))
+    return Registry((*MEMORY_TOOLS, *CORRECTION_TOOLS, *CODE_TOOLS, *REVIEW_TOOLS))
 
 
 def build_server(settings: McpSettings, gateway: Gateway) -> Server[Any]:

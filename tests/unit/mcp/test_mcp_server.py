@@ -14,8 +14,8 @@ from codememory.mcp.settings import McpSettings
 from codememory.runtime.home import Runtime, write_runtime
 
 TOOLS = {
-    "recall", "remember", "refine", "forget", "session_context", "search_code", "symbol_info",
-    "dependents", "review_diff", "what_changed", "symbol_history", "cochanged",
+    "recall", "remember", "refine", "forget", "session_context", "supersede", "merge", "search_code",
+    "symbol_info", "dependents", "review_diff", "what_changed", "symbol_history", "cochanged",
 }  # fmt: skip
 
 
@@ -32,7 +32,7 @@ async def test_lists_every_tool_with_a_schema_and_a_description(settings: McpSet
         assert tool.input_schema["type"] == "object" and "budget_tokens" in tool.input_schema["properties"]
         assert len(tool.description or "") > 80
     writes = {tool.name for tool in listed if tool.annotations and not tool.annotations.read_only_hint}
-    assert writes == {"remember", "refine", "forget"}
+    assert writes == {"remember", "refine", "forget", "supersede", "merge"}
 
 
 async def test_remember_recall_refine_forget(pointed: Running, settings: McpSettings) -> None:
