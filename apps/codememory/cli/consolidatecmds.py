@@ -59,6 +59,17 @@ def supersede_cmd(
         typer.echo(f"{old} superseded by {new} (log seq {response.seq})")
 
 
+def _regroup(method: str, request: cpb.MergeRequest | cpb.UnmergeRequest, json_out: bool, done: str) -> None:
+    """Merge or Unmerge on the ConsolidationService, and what it did (``done``: "merged into" ...)."""
+    result = call_service(cpb_grpc.ConsolidationServiceStub, method, request)
+    if json_out:
+        print_json(
+            {"canonical_id": request.canonical_id, "memory_ids": list(result.memory_ids), "seq": result.seq}
+        )
+    else:
+        typer.echo(f"{len(result.memory_ids)} {done} {request.canonical_id} (log seq {result.seq})")
+
+
 def merge_cmd(
     canonical: Annotated[str, typer.Argument(help="The memory that keeps the wording and the sources")],
     memory_ids: Annotated[list[str], typer.Argument(help="Ids of memories that restate it")],
@@ -67,11 +78,7 @@ def merge_cmd(
 ) -> None:
     """Merge restatements a cycle missed: each MEMORY_ID leaves recall and becomes a source of CANONICAL."""
     request = cpb.MergeRequest(canonical_id=canonical, memory_ids=memory_ids, reason=reason)
-    result: cpb.MergeResponse = call_service(cpb_grpc.ConsolidationServiceStub, "Merge", request)
-    if json_out:
-        print_json({"canonical_id": canonical, "memory_ids": list(result.memory_ids), "seq": result.seq})
-    else:
-        typer.echo(f"{len(result.memory_ids)} merged into {canonical} (log seq {result.seq})")
+    _regroup("Merge", request, json_out, "merged into")
 
 
 def unmerge_cmd(
@@ -82,11 +89,7 @@ def unmerge_cmd(
 ) -> None:
     """Take a merge back: each MEMORY_ID is its own memory again and later cycles keep it apart."""
     request = cpb.UnmergeRequest(canonical_id=canonical, memory_ids=memory_ids, reason=reason)
-    result: cpb.UnmergeResponse = call_service(cpb_grpc.ConsolidationServiceStub, "Unmerge", request)
-    if json_out:
-        print_json({"canonical_id": canonical, "memory_ids": list(result.memory_ids), "seq": result.seq})
-    else:
-        typer.echo(f"{len(result.memory_ids)} unmerged from {canonical} (log seq {result.seq})")
+    _regroup("Unmerge", request, json_out, "unmerged from")
 
 
 def history_cmd(memory_id: str, json_out: Json = False) -> None:
