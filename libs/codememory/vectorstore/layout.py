@@ -18,7 +18,7 @@ layout applies to the segments a shard builds after it is opened with it: choose
   all 300 questions. Rescoring reads about a hundred originals at random per search; on a host that
   pages out what lay idle for a minute (this machine does, with DAMON), that took about 13 reads
   from disk per recall (page faults; 0.1 without rescoring).
-  Without it: 0.82x the recall time in process and 0.93x over gRPC, 2.79 GiB, 97% of the top 10
+  Without it: 0.82x the recall time in process and 0.83-0.93x over gRPC, 2.79 GiB, 97% of the top 10
   alike (the differences swap equally relevant copies: the same texts in 292 of 300 top 10s). At
   100,000 memories rescored ``int8`` cost more than ``ram`` (15.3 ms against 13.0 in turns: the
   originals' reads outweighed the cheaper walk); without rescoring it costs less (25.6 against 27.7

@@ -76,7 +76,7 @@ class GatewaySettings:
     rebuild_indexing_threads: int = 0  # threads of a replay's HNSW build (0: Qdrant Edge's choice)
     hnsw_ef: int = 0  # candidates an HNSW search keeps (Qdrant Edge; 0: the engine's default, 100)
     # an int8 shard's best candidates rescored with the float32 originals, read from disk (exact cosine;
-    # without: 0.93x the recall time at a million memories, 97% of top 10s alike: ``vectorstore.layout``)
+    # without: 0.83-0.93x the recall time at a million memories, 97% of top 10s alike: ``vectorstore.layout``)
     rescore: bool = False
     shard_layout: ShardLayout = field(default_factory=lambda: layout_named(DEFAULT_LAYOUT))  # new shards'
     stall_after_s: float = 30.0  # behind LOG without progress this long: NOT_SERVING, follower restarted
