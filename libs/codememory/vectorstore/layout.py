@@ -8,9 +8,9 @@ layout applies to the segments a shard builds after it is opened with it: choose
 - ``int8``: an int8 copy of the dense vectors (a quarter of their size) held in RAM; the HNSW search
   runs on it and scores with it (7,200 random vectors, 1,000 hits: at most 0.005 from the cosine,
   0.001 at the median). The float32 originals stay on disk, read through the page cache only for
-  what a caller asks by id (recall's restatement check reads its top hits'), or, with ``rescore`` (the gateway's ``RESCORE``), to rescore the best
-  ``oversampling`` times ``limit`` candidates of every search with the exact cosine. Everything else
-  (the BM25 postings, payloads, payload indexes: every query reads many of them) is loaded. At a
+  what a caller asks by id (recall's restatement check reads its top hits'), or, with ``rescore``
+  (the gateway's ``RESCORE``), to rescore the best ``oversampling`` times ``limit`` candidates of
+  every search with the exact cosine. Everything else (the BM25 postings, payloads, payload indexes: every query reads many of them) is loaded. At a
   million memories (``bench_million.py``, RESULTS.md) a query's search reads a quarter of the memory
   ``ram``'s does, and what a search has not read lately is what costs: over gRPC, in turns, recall
   p50 24.7 ms against 29.1 (rescored, medians of 13 rounds each), p99 46-55 ms against 51-101 in
