@@ -7,22 +7,22 @@ layout applies to the segments a shard builds after it is opened with it: choose
 
 - ``int8``: an int8 copy of the dense vectors (a quarter of their size) held in RAM; the HNSW search
   runs on it and scores with it (7,200 random vectors, 1,000 hits: at most 0.005 from the cosine,
-  0.001 at the median). The float32 originals stay on disk, read through the page cache only for
-  what a caller asks by id (recall's restatement check reads its top hits'), or, with ``rescore``
-  (the gateway's ``RESCORE``), to rescore the best ``oversampling`` times ``limit`` candidates of
-  every search with the exact cosine. Everything else (the BM25 postings, payloads, payload indexes: every query reads many of them) is loaded. At a
-  million memories (``bench_million.py``, RESULTS.md) a query's search reads a quarter of the memory
-  ``ram``'s does, and what a search has not read lately is what costs: over gRPC, in turns, recall
-  p50 24.7 ms against 29.1 (rescored, medians of 13 rounds each), p99 46-55 ms against 51-101 in
-  three of four sets, the gateway's peak resident memory 2.96 GiB against 3.84, the same top 10 for
-  all 300 questions. Rescoring reads about a hundred originals at random per search; on a host that
-  pages out what lay idle for a minute (this machine does, with DAMON), that took about 13 reads
-  from disk per recall (page faults; 0.1 without rescoring).
-  Without it: 0.82x the recall time in process and 0.83-0.93x over gRPC, 2.79 GiB, 97% of the top 10
-  alike (the differences swap equally relevant copies: the same texts in 292 of 300 top 10s). At
-  100,000 memories rescored ``int8`` cost more than ``ram`` (15.3 ms against 13.0 in turns: the
-  originals' reads outweighed the cheaper walk); without rescoring it costs less (25.6 against 27.7
-  ms in turns on a slower day, 0.78 GiB against 0.86, 98% of the top 10 alike).
+  0.001 at the median). The float32 originals stay on disk, read through the page cache only for what
+  a caller asks by id (recall's restatement check reads its top hits'), or, with ``rescore`` (the
+  gateway's ``RESCORE``), to rescore the best ``oversampling`` times ``limit`` candidates of every
+  search with the exact cosine. Everything else (the BM25 postings, payloads, payload indexes: every
+  query reads many of them) is loaded. At a million memories (``bench_million.py``, RESULTS.md) a
+  query's search reads a quarter of the memory ``ram``'s does, and what a search has not read lately
+  is what costs: over gRPC, in turns, recall p50 24.7 ms against 29.1 (rescored, medians of 13 rounds
+  each), p99 46-55 ms against 51-101 in three of four sets, the gateway's peak resident memory 2.96
+  GiB against 3.84, the same top 10 for all 300 questions. Rescoring reads about a hundred originals
+  at random per search; on a host that pages out what lay idle for a minute (this machine does, with
+  DAMON), that took about 13 reads from disk per recall (page faults; 0.1 without rescoring). Without
+  it: 0.82x the recall time in process and 0.83-0.93x over gRPC, 2.79 GiB, 97% of the top 10 alike
+  (the differences swap equally relevant copies: the same texts in 292 of 300 top 10s). At 100,000
+  memories rescored ``int8`` cost more than ``ram`` (15.3 ms against 13.0 in turns: the originals'
+  reads outweighed the cheaper walk); without rescoring it costs less (25.6 against 27.7 ms in turns
+  on a slower day, 0.78 GiB against 0.86, 98% of the top 10 alike).
 - ``ram`` (what every shard had before layouts; one that recorded no layout is one): the float32
   vectors loaded as well, and searched directly. The shard's whole size is resident.
 - ``disk``: the vectors as ``int8`` keeps them; payloads, the BM25 index and the payload indexes are
