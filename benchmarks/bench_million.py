@@ -249,8 +249,7 @@ def serve(data_dir: Path, ready: Path) -> None:
         data_dir,
         DIM,
         payload_cache=settings.payload_cache,
-        hnsw_ef=settings.hnsw_ef,
-        rescore=settings.rescore,
+        search=settings.dense_search,
         model_id=embedder.model_id,
     )
     memory = generations.projection(generations.current(), SparseEncoder())

@@ -12,7 +12,7 @@ from codememory.vectorstore.cached import PayloadCachedIndex
 from codememory.vectorstore.digest import index_digest, point_record
 from codememory.vectorstore.edge import EdgeVectorIndex
 from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
-from codememory.vectorstore.layout import DEFAULT_LAYOUT, LAYOUTS, ShardLayout, layout_named
+from codememory.vectorstore.layout import DEFAULT_LAYOUT, LAYOUTS, DenseSearch, ShardLayout, layout_named
 from codememory.vectorstore.port import (
     DEFAULT_FLOAT_FIELDS,
     DEFAULT_KEYWORD_FIELDS,
@@ -38,6 +38,7 @@ __all__ = [
     "DENSE",
     "LAYOUTS",
     "SPARSE",
+    "DenseSearch",
     "EdgeVectorIndex",
     "Hit",
     "IndexFilter",

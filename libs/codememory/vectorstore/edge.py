@@ -34,7 +34,7 @@ from codememory.vectorstore.edgeforms import (
 )
 from codememory.vectorstore.edgeshard import EdgeShardHandle
 from codememory.vectorstore.errors import IndexUnavailableError, PointNotFoundError, VectorIndexError
-from codememory.vectorstore.layout import ShardLayout
+from codememory.vectorstore.layout import DenseSearch, ShardLayout
 from codememory.vectorstore.port import (
     DEFAULT_FLOAT_FIELDS,
     DEFAULT_KEYWORD_FIELDS,
@@ -66,14 +66,11 @@ class EdgeVectorIndex(EdgeShardHandle):
         keyword_fields: Sequence[str] = DEFAULT_KEYWORD_FIELDS,
         float_fields: Sequence[str] = DEFAULT_FLOAT_FIELDS,
         indexing_threads: int = 0,
-        hnsw_ef: int = 0,
         layout: ShardLayout | None = None,
-        rescore: bool = False,
+        search: DenseSearch | None = None,
     ) -> None:
         super().__init__(path, dense_size, indexing_threads=indexing_threads, layout=layout)
-        # candidates the HNSW search keeps (0: the engine's default, the graph's ef_construct, 100);
-        # ``rescore``: a quantized layout's best candidates rescored with the float32 originals
-        self._search = self.layout.search_params(hnsw_ef, rescore)
+        self._search = self.layout.search_params(search or DenseSearch())
         self.keyword_fields, self.float_fields = tuple(keyword_fields), tuple(float_fields)
         try:
             self._index_fields(keyword_fields, float_fields)

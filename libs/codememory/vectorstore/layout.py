@@ -29,7 +29,9 @@ layout applies to the segments a shard builds after it is opened with it: choose
   memory-mapped, not loaded: the pages recall touches stay in the page cache, the rest are read when
   first needed. The least memory and the fastest open; the slowest queries.
 
-``ShardLayout`` is the one typed object; ``layout_named`` turns the gateway setting into it.
+``ShardLayout`` is the one typed object of where parts are kept; ``layout_named`` turns the gateway
+setting into it. ``DenseSearch`` is how each dense search walks and scores (the gateway's ``HNSW_EF``
+and ``RESCORE``): a search parameter, so it applies to any shard at its next open, whatever its layout.
 """
 
 from __future__ import annotations
@@ -52,7 +54,18 @@ from qdrant_edge import (
     SearchParams,
 )
 
-__all__ = ["DEFAULT_LAYOUT", "LAYOUTS", "ShardLayout", "layout_named"]
+__all__ = ["DEFAULT_LAYOUT", "LAYOUTS", "DenseSearch", "ShardLayout", "layout_named"]
+
+
+class DenseSearch(msgspec.Struct, frozen=True, kw_only=True):
+    """How every dense search of a shard runs; the defaults are the engine's walk, int8 scores."""
+
+    hnsw_ef: int = 0  # candidates the HNSW search keeps (0: the engine's default, ef_construct, 100)
+    rescore: bool = False  # a quantized layout's best candidates rescored with the float32 originals
+
+    def __post_init__(self) -> None:
+        if self.hnsw_ef < 0:
+            raise ValueError(f"hnsw_ef must be 0 (the engine's default) or more, got {self.hnsw_ef}")
 
 
 class ShardLayout(msgspec.Struct, frozen=True, kw_only=True):
@@ -97,13 +110,14 @@ class ShardLayout(msgspec.Struct, frozen=True, kw_only=True):
     def float_index(self) -> FloatIndexParams | PayloadSchemaType:
         return FloatIndexParams(memory=Memory.Cold) if self.indexes_on_disk else PayloadSchemaType.Float
 
-    def search_params(self, hnsw_ef: int, rescore: bool = False) -> SearchParams | None:
+    def search_params(self, search: DenseSearch) -> SearchParams | None:
         """What each dense search asks (None: the engine's defaults). With quantization, ``rescore``
         rescores the best ``oversampling`` times ``limit`` with the float32 originals (exact cosine,
         read from disk); without it the scores are the int8 copies' (see the module's docstring)."""
+        hnsw_ef = search.hnsw_ef
         if self.quantization == "none":
             return SearchParams(hnsw_ef=hnsw_ef) if hnsw_ef > 0 else None
-        if rescore:
+        if search.rescore:
             quantized = QuantizationSearchParams(rescore=True, oversampling=self.oversampling)
         else:
             quantized = QuantizationSearchParams(rescore=False)

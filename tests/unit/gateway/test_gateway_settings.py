@@ -33,17 +33,17 @@ def test_bad_replica_settings_are_refused(env: dict[str, str]) -> None:
 
 
 def test_hnsw_ef_defaults_to_the_engine_and_is_bounded() -> None:
-    assert GatewaySettings.from_env({}).hnsw_ef == 0
-    assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_HNSW_EF": "64"}).hnsw_ef == 64
+    assert GatewaySettings.from_env({}).dense_search.hnsw_ef == 0
+    assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_HNSW_EF": "64"}).dense_search.hnsw_ef == 64
     for bad in ("-1", "5000"):
         with pytest.raises(SettingsError, match="HNSW_EF"):
             GatewaySettings.from_env({"CODEMEMORY_GATEWAY_HNSW_EF": bad})
 
 
 def test_quantized_searches_are_not_rescored_unless_asked() -> None:
-    assert GatewaySettings.from_env({}).rescore is False
-    assert GatewaySettings().rescore is False
-    assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_RESCORE": "1"}).rescore is True
+    assert GatewaySettings.from_env({}).dense_search.rescore is False
+    assert GatewaySettings().dense_search.rescore is False
+    assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_RESCORE": "1"}).dense_search.rescore is True
 
 
 def test_the_shard_layout_is_int8_unless_another_is_asked_for() -> None:

@@ -24,7 +24,13 @@ from codememory.lexical import SparseEncoder
 from codememory.projection import CodeProjection, LiveProjection, poll
 from codememory.recall import RecallQuery
 from codememory.redaction import clean_text
-from codememory.vectorstore import IndexFilter, IndexUnavailableError, PayloadCachedIndex, index_digest
+from codememory.vectorstore import (
+    DenseSearch,
+    IndexFilter,
+    IndexUnavailableError,
+    PayloadCachedIndex,
+    index_digest,
+)
 
 
 class CountedLog(InMemoryEventLog):
@@ -51,7 +57,9 @@ class Gateway:
 @pytest.fixture
 async def gateway(tmp_path: Path) -> AsyncIterator[Gateway]:
     log, encoder = CountedLog(), SparseEncoder()
-    generations = IndexGenerations(tmp_path, DIM, payload_cache=100, hnsw_ef=32, model_id="test/word-hash")
+    generations = IndexGenerations(
+        tmp_path, DIM, payload_cache=100, search=DenseSearch(hnsw_ef=32), model_id="test/word-hash"
+    )
     live = LiveProjection(generations.projection(generations.current(), encoder))
     code = LiveProjection(code_projection(tmp_path, 0, DIM, encoder), name="code")
     replayer = Replayer(

@@ -12,6 +12,7 @@ from codememory.lexical import SparseVec
 from codememory.vectorstore import (
     DEFAULT_FLOAT_FIELDS,
     DEFAULT_KEYWORD_FIELDS,
+    DenseSearch,
     EdgeVectorIndex,
     IndexFilter,
     IndexPoint,
@@ -80,7 +81,7 @@ def test_a_second_owner_and_a_wrong_dense_size_are_refused(tmp_path: Path) -> No
 
 
 def test_a_search_breadth_is_passed_to_the_engine(tmp_path: Path) -> None:
-    index = EdgeVectorIndex(tmp_path / "shard", 4, hnsw_ef=16)
+    index = EdgeVectorIndex(tmp_path / "shard", 4, search=DenseSearch(hnsw_ef=16))
     try:
         points = [IndexPoint(id=pid(n), payload={"tenant": "a"}, dense=unit(1, n, 0, 0)) for n in range(5)]
         index.upsert(points)

@@ -11,6 +11,7 @@ import pytest
 
 from codememory.lexical import SparseVec
 from codememory.vectorstore import (
+    DenseSearch,
     EdgeVectorIndex,
     IndexFilter,
     IndexPoint,
@@ -72,7 +73,9 @@ def test_a_quantized_shard_built_by_a_child_keeps_originals_on_disk_and_finds_wh
     points = _points(7200)  # above the engine's indexing threshold (10,000 KB of vectors): HNSW built
     ram = EdgeVectorIndex(tmp_path / "ram", DIM)
     _built(ram, points)
-    disk = EdgeVectorIndex(tmp_path / "disk", DIM, layout=layout_named(name), rescore=True)
+    disk = EdgeVectorIndex(
+        tmp_path / "disk", DIM, layout=layout_named(name), search=DenseSearch(rescore=True)
+    )
     disk.close()  # empty: the child of a replay writes it (``ShardBuilder``), in its layout
     builder = ShardBuilder(tmp_path / "disk", DIM, layout=layout_named(name))
     _built(builder, points)

@@ -37,6 +37,7 @@ from codememory.memory import POINT_IDS, MemoryProjection, Position
 from codememory.projection import CodeProjection
 from codememory.vectorstore import (
     DEFAULT_LAYOUT,
+    DenseSearch,
     EdgeVectorIndex,
     IndexFilter,
     PayloadCachedIndex,
@@ -64,8 +65,7 @@ class IndexGenerations:
         qdrant_url: str = "",
         *,
         payload_cache: int = 0,
-        hnsw_ef: int = 0,
-        rescore: bool = False,
+        search: DenseSearch | None = None,
         model_id: str = "",
         spec: str = "",
         layout: ShardLayout | None = None,
@@ -74,8 +74,7 @@ class IndexGenerations:
         self.root.mkdir(parents=True, exist_ok=True)
         self._qdrant_url = qdrant_url
         self._payload_cache = payload_cache
-        self._hnsw_ef = hnsw_ef
-        self._rescore = rescore
+        self._search = search or DenseSearch()
         self.layout = layout or layout_named(DEFAULT_LAYOUT)  # of new generations
         configured = IndexModel(model_id, dense_size, spec)
         self.active = self.model_of(self.current()) or configured
@@ -137,7 +136,7 @@ class IndexGenerations:
             client = QdrantClient(url=self._qdrant_url)
             return QdrantClientIndex(client, f"memories_gen_{generation}", dense_size)
         path = self.root / f"gen-{generation}" / "shard"
-        shard = EdgeVectorIndex(path, dense_size, hnsw_ef=self._hnsw_ef, layout=layout, rescore=self._rescore)
+        shard = EdgeVectorIndex(path, dense_size, layout=layout, search=self._search)
         # this process is the shard's only writer, so recall may read payloads from memory
         return PayloadCachedIndex(shard, self._payload_cache) if self._payload_cache else shard
 

@@ -38,7 +38,7 @@ from codememory.settings import (
     parse_tokens,
     stream_replicas,
 )
-from codememory.vectorstore import DEFAULT_LAYOUT, ShardLayout, layout_named
+from codememory.vectorstore import DEFAULT_LAYOUT, DenseSearch, ShardLayout, layout_named
 
 SERVICE = "gateway"
 
@@ -74,10 +74,11 @@ class GatewaySettings:
     query_threads: int = 2  # ONNX Runtime threads per query (2 measured 6.0 -> 3.8 ms p50 on 2 cores)
     payload_cache: int = 20_000  # memory payloads kept in process for recall (Qdrant Edge only; 0: off)
     rebuild_indexing_threads: int = 0  # threads of a replay's HNSW build (0: Qdrant Edge's choice)
-    hnsw_ef: int = 0  # candidates an HNSW search keeps (Qdrant Edge; 0: the engine's default, 100)
-    # an int8 shard's best candidates rescored with the float32 originals, read from disk (exact cosine;
-    # without: 0.83-0.93x the recall time at a million memories, 97% of top 10s alike: ``vectorstore.layout``)
-    rescore: bool = False
+    # each dense search (Qdrant Edge): ``HNSW_EF``, the candidates an HNSW search keeps (0: the engine's
+    # default, 100); ``RESCORE``, an int8 shard's best candidates rescored with the float32 originals
+    # read from disk (exact cosine; without: 0.83-0.93x the recall time at a million memories, 97% of
+    # top 10s alike: ``vectorstore.layout``)
+    dense_search: DenseSearch = field(default_factory=DenseSearch)
     shard_layout: ShardLayout = field(default_factory=lambda: layout_named(DEFAULT_LAYOUT))  # new shards'
     stall_after_s: float = 30.0  # behind LOG without progress this long: NOT_SERVING, follower restarted
     reuse_port: bool = True  # replicas on one host share the listen address
@@ -123,8 +124,10 @@ class GatewaySettings:
             rebuild_indexing_threads=_indexing_threads(
                 env_int(SERVICE, "rebuild_indexing_threads", cls.rebuild_indexing_threads, environ)
             ),
-            hnsw_ef=_hnsw_ef(env_int(SERVICE, "hnsw_ef", cls.hnsw_ef, environ)),
-            rescore=env_bool(SERVICE, "rescore", cls.rescore, environ),
+            dense_search=DenseSearch(
+                hnsw_ef=_hnsw_ef(env_int(SERVICE, "hnsw_ef", 0, environ)),
+                rescore=env_bool(SERVICE, "rescore", False, environ),
+            ),
             shard_layout=_layout(env_str(SERVICE, "shard_layout", DEFAULT_LAYOUT, environ)),
             stall_after_s=_stall(env_float(SERVICE, "stall_after_s", cls.stall_after_s, environ)),
             reuse_port=env_bool(SERVICE, "reuse_port", cls.reuse_port, environ),
