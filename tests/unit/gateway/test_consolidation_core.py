@@ -177,6 +177,7 @@ async def test_a_merge_by_hand_takes_restatements_out_of_recall_and_can_be_taken
     with pytest.raises(NotFound):
         await core.merge("other", a, [b], "")  # another tenant's memories are not found
     written = await core.merge("t", a, [c, b, c], "")
+    assert written.others == (c, b)  # each once, in the caller's order: what the RPC answers
     history = await core.history("t", a)
     assert history.payload["restated"] == 3 and history.payload["importance"] == 0.9
     sources = history.payload["sources"]
@@ -193,7 +194,7 @@ async def test_a_merge_by_hand_takes_restatements_out_of_recall_and_can_be_taken
         await core.merge("t", b, [d], "")  # a merged memory cannot be canonical
     again = await core.merge("t", a, [b, c], "")  # a retried call appends once
     assert again.seq == written.seq and len(log.records) == 5
-    await core.unmerge("t", a, [c], "not the same rule")
+    assert (await core.unmerge("t", a, [c, c], "not the same rule")).others == (c,)
     assert (await core.history("t", a)).payload["restated"] == 2
     assert (await core.history("t", c)).payload["state"] == "active"
 

@@ -31,14 +31,12 @@ class ConsolidationServicer(cpb_grpc.ConsolidationServiceServicer):
     async def Merge(
         self, tenant: str, request: cpb.MergeRequest, context: grpc.aio.ServicerContext
     ) -> cpb.MergeResponse:
-        ids = list(dict.fromkeys(request.memory_ids))
-        written = await self.core.merge(tenant, request.canonical_id, ids, request.reason)
-        return cpb.MergeResponse(canonical_id=written.memory_id, memory_ids=ids, seq=written.seq)
+        written = await self.core.merge(tenant, request.canonical_id, request.memory_ids, request.reason)
+        return cpb.MergeResponse(canonical_id=written.memory_id, memory_ids=written.others, seq=written.seq)
 
     @rpc
     async def Unmerge(
         self, tenant: str, request: cpb.UnmergeRequest, context: grpc.aio.ServicerContext
     ) -> cpb.UnmergeResponse:
-        ids = list(request.memory_ids)
-        written = await self.core.unmerge(tenant, request.canonical_id, ids, request.reason)
-        return cpb.UnmergeResponse(canonical_id=written.memory_id, memory_ids=ids, seq=written.seq)
+        written = await self.core.unmerge(tenant, request.canonical_id, request.memory_ids, request.reason)
+        return cpb.UnmergeResponse(canonical_id=written.memory_id, memory_ids=written.others, seq=written.seq)

@@ -230,7 +230,7 @@ class GatewayCore:
         canonical = await self._owned(tenant, canonical_id, LIVE_STATES)
         members = [await self._owned(tenant, memory_id, LIVE_STATES) for memory_id in ids]
         event, event_id = merge_event(tenant, canonical, members, self._clean(reason))
-        return Written(canonical_id, await self._write(tenant, event, event_id))
+        return Written(canonical_id, await self._write(tenant, event, event_id), tuple(ids))
 
     async def unmerge(
         self, tenant: str, canonical_id: str, memory_ids: Sequence[str], reason: str
@@ -240,7 +240,7 @@ class GatewayCore:
         canonical = await self._owned(tenant, canonical_id, LIVE_STATES)
         members = [await self._owned(tenant, memory_id, (MERGED,)) for memory_id in ids]
         event, event_id = unmerge_event(tenant, canonical, members, self._clean(reason))
-        return Written(canonical_id, await self._write(tenant, event, event_id))
+        return Written(canonical_id, await self._write(tenant, event, event_id), tuple(ids))
 
     async def history(self, tenant: str, memory_id: str) -> MemoryHistory:
         """The memory in any state but forgotten, what changed it, and the memories it names."""
