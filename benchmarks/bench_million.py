@@ -228,6 +228,7 @@ def serve(data_dir: Path, ready: Path) -> None:
     """The restarted gateway's serving path (run in its own process): model, shard, gRPC Recall."""
     import asyncio
 
+    from codememory.collector import ServingCollector
     from codememory.events import InMemoryEventLog
     from codememory.gateway.coderpc import CodeServicer
     from codememory.gateway.core import GatewayCore
@@ -263,6 +264,8 @@ def serve(data_dir: Path, ready: Path) -> None:
         code = CodeServicer(None, {"t": "bench"})  # type: ignore[arg-type]  # not exercised here
         server, port, _ = await create_server(servicer, code, "127.0.0.1:0", reflection_enabled=False)
         await server.start()
+        if settings.gc_thaw_s > 0:  # as the gateway once serving (``collector.ServingCollector``)
+            ServingCollector().start()
         ready.write_text(
             json.dumps({"port": port, "open_s": open_s, "model_s": model_s, "embed_ms": embed_ms})
         )

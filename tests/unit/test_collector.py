@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from codememory.collector import REPLAY_THRESHOLDS, fewer_collections
+from codememory.collector import REPLAY_THRESHOLDS, ServingCollector, fewer_collections
 
 pytestmark = pytest.mark.usefixtures("ordinary_collector")
 
@@ -54,3 +54,51 @@ def test_an_error_in_the_fold_still_restores_the_collector() -> None:
         raise RuntimeError("the fold failed")
     assert gc.get_threshold() == (700, 10, 10)
     assert gc.get_freeze_count() == 0
+
+
+class _Node:
+    """A tracked object that can be part of a cycle, and be watched (weakref) for being freed."""
+
+    def __init__(self) -> None:
+        self.other: object = None
+
+
+def test_a_serving_collector_freezes_what_survives_and_a_thaw_reclaims_frozen_cycles() -> None:
+    import weakref
+
+    collector = ServingCollector().start()
+    try:
+        assert collector.active and gc.get_freeze_count() > 0  # the startup heap
+        long_lived = [[i] for i in range(2000)]
+        a, b = _Node(), _Node()
+        a.other, b.other = b, a  # a cycle, alive when the next collections run
+        gone = weakref.ref(a)
+        gc.collect(1)  # a middle collection: its survivors are frozen
+        assert collector.freezes >= 1
+        assert all(gc.is_tracked(x) for x in long_lived)
+        young = gc.get_objects(generation=0) + gc.get_objects(generation=1) + gc.get_objects(generation=2)
+        assert not any(x is long_lived for x in young)  # frozen: no collection walks it
+        del a, b  # the cycle becomes garbage while frozen: no collection can see it
+        gc.collect(2)
+        assert gone() is not None
+        assert collector.thaw() >= 2  # the whole heap walked once: the cycle is reclaimed
+        assert gone() is None
+        assert gc.get_freeze_count() > 0  # and the survivors frozen again
+        loop: list[object] = []
+        loop.append(loop)  # a cycle made and dropped between collections is collected as ever
+        del loop
+        assert gc.collect(0) >= 1
+    finally:
+        collector.stop()
+    assert not collector.active and gc.get_freeze_count() == 0
+    assert collector._collected not in gc.callbacks
+
+
+def test_a_serving_collector_leaves_a_disabled_collector_alone() -> None:
+    gc.disable()
+    try:
+        collector = ServingCollector().start()
+        assert not collector.active and gc.get_freeze_count() == 0 and collector.thaw() == 0
+        collector.stop()
+    finally:
+        gc.enable()

@@ -63,3 +63,10 @@ def test_an_import_past_5000_memories_is_redacted_in_workers_unless_told_otherwi
     assert GatewaySettings.from_env({}).import_workers_after == 5000
     env = {"CODEMEMORY_GATEWAY_IMPORT_WORKERS_AFTER": "0"}
     assert GatewaySettings.from_env(env).import_workers_after == 0
+
+
+def test_the_heap_is_walked_every_ten_minutes_by_default_and_a_negative_interval_is_refused() -> None:
+    assert GatewaySettings.from_env({}).gc_thaw_s == 600.0
+    assert GatewaySettings.from_env({"CODEMEMORY_GATEWAY_GC_THAW_S": "0"}).gc_thaw_s == 0.0
+    with pytest.raises(SettingsError, match="GC_THAW_S"):
+        GatewaySettings.from_env({"CODEMEMORY_GATEWAY_GC_THAW_S": "-1"})

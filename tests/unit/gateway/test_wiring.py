@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
 from pathlib import Path
 
@@ -48,7 +49,11 @@ async def test_a_taken_address_is_a_listen_error_and_another_port_then_works(
         started = await wiring.start(listen="127.0.0.1:0")  # the shards were released: they open again
         assert wiring.app is started and started.port not in (0, taken.getsockname()[1])
         assert loads == [1]
+        # serving: the startup heap frozen, and a loop walks the whole heap every GC_THAW_S
+        assert started.collector.active and gc.get_freeze_count() > 0
+        assert any(t.get_name() == "gateway-gc-thaw" for t in asyncio.all_tasks())
         await app.stop()
         assert wiring.app is None
+        assert not started.collector.active and gc.get_freeze_count() == 0
     left = [t.get_name() for t in asyncio.all_tasks() if t.get_name().startswith("gateway-") and not t.done()]
     assert not left, f"the gateway's tasks outlived its stop: {left}"

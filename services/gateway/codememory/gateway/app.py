@@ -20,6 +20,7 @@ from nats.js.client import JetStreamContext
 from codememory.bus import JetStreamEventLog
 from codememory.bus.follower import Follower
 from codememory.codesearch.prepared import PreparedFiles
+from codememory.collector import ServingCollector
 from codememory.embedding import Embedder
 from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.background import BackgroundLoops
@@ -143,6 +144,7 @@ class GatewayApp:
         self.watchdog = Watchdog(
             self.followers, self.event_log.last_seq, self._set_serving, stall_after_s=settings.stall_after_s
         )
+        self.collector = ServingCollector()  # started once serving (``collector``), if GC_THAW_S > 0
         self.background = BackgroundLoops(
             self.watchdog,
             self.dead_letters,
@@ -153,6 +155,8 @@ class GatewayApp:
             lambda: self.replayer.running,
             centrality_every_s=settings.centrality_every_s,
             optimize_every_s=settings.optimize_every_s,
+            collector=self.collector,
+            gc_thaw_s=settings.gc_thaw_s,
         )
         self.status = StatusSource(js, self.core, self.watchdog, lambda: self.replayer.indexing)
         self.browse = BrowseServicer(lambda: self.live.projection.index, TenantLog(js), settings.tokens)
@@ -215,6 +219,8 @@ class GatewayApp:
             self._health_server, _ = await health_server(self._health, self.settings.health_listen)
             await self._health_server.start()
         await self._server.start()
+        if self.settings.gc_thaw_s > 0:
+            self.collector.start()  # the startup heap (model, shards, caches warmed) is frozen
         self.follower.start()
         self.background.start()
         track_projections(self, _projections, _log_last_seq)
@@ -252,6 +258,7 @@ class GatewayApp:
         except Exception as exc:  # LOG gone at shutdown: those accesses are not recorded
             log.warning("accesses_not_flushed", error=repr(exc))
         log.info("gateway_tasks_stopped", left=left)
+        self.collector.stop()
         async with self.live.lock, self.code_live.lock:
             await asyncio.to_thread(self._flush_and_close)
 

@@ -1,4 +1,5 @@
-"""The gateway's background loops: the watchdog, centrality, HNSW optimisation, recorded accesses.
+"""The gateway's background loops: the watchdog, centrality, HNSW optimisation, recorded accesses, the
+collector's walk of the whole heap.
 
 Kept apart from ``app.py``, which assembles the gateway and owns its start and stop: these are the
 periodic jobs that run off the query path while it serves. Each loop outlives its own failures (they
@@ -9,12 +10,14 @@ are logged, the next round runs) and ends only when cancelled, even if nats-py l
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import structlog
 
 from codememory.bus.tasks import cancelling, stop_task
+from codememory.collector import ServingCollector
 from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.codecore import CodeCore
 from codememory.gateway.deadletters import LogDeadLetters
@@ -44,11 +47,14 @@ class BackgroundLoops:
         *,
         centrality_every_s: float,
         optimize_every_s: float,
+        collector: ServingCollector | None = None,
+        gc_thaw_s: float = 0.0,
     ) -> None:
         self.watchdog, self.dead_letters, self.code = watchdog, dead_letters, code
         self.accesses, self.optimizing, self.live = accesses, optimizing, live
         self._replaying = replaying  # a replay builds its fold's HNSW apart (``indexbuild``)
         self._centrality_every_s, self._optimize_every_s = centrality_every_s, optimize_every_s
+        self._collector, self._gc_thaw_s = collector, gc_thaw_s
         self._tasks: list[asyncio.Task[None]] = []
 
     def start(self) -> None:
@@ -56,6 +62,8 @@ class BackgroundLoops:
         self._spawn(self._every(self._centrality_every_s, self._refresh_centrality), "gateway-centrality")
         self._spawn(self._every(self._optimize_every_s, self._optimize), "gateway-optimize")
         self._spawn(self._every(ACCESS_FLUSH_S, self._record_accesses), "gateway-accesses")
+        if self._collector is not None and self._collector.active and self._gc_thaw_s > 0:
+            self._spawn(self._every(self._gc_thaw_s, self._thaw), "gateway-gc-thaw")
 
     async def stop(self) -> list[str]:
         """Cancel every loop until it ends; the names of those that did not end in time."""
@@ -97,6 +105,13 @@ class BackgroundLoops:
         refreshed = await asyncio.to_thread(self.code.refresh_centrality)
         if refreshed:
             log.info("centrality_refreshed", graphs=refreshed)
+
+    async def _thaw(self) -> None:
+        """The whole heap walked once (a pause of a full collection, on the event loop as any would be)."""
+        assert self._collector is not None
+        t0 = time.perf_counter()
+        found = self._collector.thaw()
+        log.info("heap_walked", unreachable=found, seconds=round(time.perf_counter() - t0, 3))
 
     async def _record_accesses(self) -> None:
         await self.accesses.flush()

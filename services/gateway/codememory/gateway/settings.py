@@ -68,6 +68,9 @@ class GatewaySettings:
     import_workers_after: int = 5000
     optimize_every_s: float = 5.0
     centrality_every_s: float = 2.0
+    # survivors of each older collection frozen (``collector.ServingCollector``), the whole heap walked
+    # once this often to reclaim a cycle of frozen objects; 0: CPython's default collector
+    gc_thaw_s: float = 600.0
     log_level: str = "info"
     query_runtime: str = "onnx"  # how a query is embedded: "onnx" (ONNX Runtime) or "torch"
     model_cache: Path = field(default_factory=lambda: default_home() / "models")
@@ -113,6 +116,7 @@ class GatewaySettings:
             optimize_every_s=env_float(SERVICE, "optimize_every_s", cls.optimize_every_s, environ),
             import_workers_after=env_int(SERVICE, "import_workers_after", cls.import_workers_after, environ),
             centrality_every_s=env_float(SERVICE, "centrality_every_s", cls.centrality_every_s, environ),
+            gc_thaw_s=_gc_thaw(env_float(SERVICE, "gc_thaw_s", cls.gc_thaw_s, environ)),
             weights=parse_weights(env_str(SERVICE, "weights", "", environ)),
             code_weights=parse_code_weights(env_str(SERVICE, "code_weights", "", environ)),
             code_pool=_code_pool(env_int(SERVICE, "code_pool", cls.code_pool, environ)),
@@ -166,6 +170,14 @@ def _cache_size(value: int) -> int:
 def _indexing_threads(value: int) -> int:
     if value < 0:
         raise SettingsError(f"CODEMEMORY_GATEWAY_REBUILD_INDEXING_THREADS must be 0 or more, got {value}")
+    return value
+
+
+def _gc_thaw(value: float) -> float:
+    if value < 0:
+        raise SettingsError(
+            f"CODEMEMORY_GATEWAY_GC_THAW_S must be 0 (the default collector) or more, got {value}"
+        )
     return value
 
 
