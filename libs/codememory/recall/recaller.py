@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import msgspec
 
@@ -169,7 +169,9 @@ class Recaller:
         if (self.weights.restated <= 0 and cap <= 0) or len(ids) < 2:
             return ranked
         tenant = str(ranked[0][0].payload.get("tenant", ""))
-        points = {point_id(tenant, mid): mid for mid in ids}  # the tenant's points only, by their key
+        known = {c.memory_id: c.point_id for c, _ in ranked[:window] if c.point_id}
+        # the tenant's points only, by their key
+        points = {known.get(mid) or point_id(tenant, mid): mid for mid in ids}
         read = self._index.dense_vectors(list(points))  # the dense vectors alone (cached when wrapped)
         vectors = unit_vectors([(points[p], dense) for p, dense in read.items()])
         weights = self.weights
@@ -220,12 +222,17 @@ class Recaller:
             only = msgspec.structs.replace(flt, ids=unscored)
             for hit in self._index.search_dense(query_vector, only, len(unscored), with_payload=False):
                 dense[hit.id] = hit.score
-        return {  # a point changed since the searches is read as it is now, or left out if filtered
-            memory_id_of(p): Candidate(
-                memory_id=memory_id_of(p), payload=p.payload, dense=dense.get(p.id), lexical=lexical.get(p.id)
+        found = {}  # a point changed since the searches is read as it is now, or left out if filtered
+        for p in self._index.scroll(msgspec.structs.replace(flt, ids=ids), batch=len(ids)):
+            mid = memory_id_of(p)
+            found[mid] = Candidate(
+                memory_id=mid,
+                payload=p.payload,
+                dense=dense.get(p.id),
+                lexical=lexical.get(p.id),
+                point_id=p.id,
             )
-            for p in self._index.scroll(msgspec.structs.replace(flt, ids=ids), batch=len(ids))
-        }
+        return found
 
     def _with_feedback(
         self,
@@ -245,8 +252,17 @@ class Recaller:
             return found
         lexical = {h.id: h.score for h in self._index.search_sparse(widened, flt, pool, False)}
         tenant = str(flt.equals.get("tenant", ""))
-        points = {mid: point_id(tenant, mid) for mid in found}
-        out = {mid: replace(c, lexical=lexical.get(points[mid])) for mid, c in found.items()}
+        points = {mid: c.point_id or point_id(tenant, mid) for mid, c in found.items()}
+        out = {
+            mid: Candidate(
+                memory_id=mid,
+                payload=c.payload,
+                dense=c.dense,
+                lexical=lexical.get(points[mid]),
+                point_id=c.point_id,
+            )
+            for mid, c in found.items()
+        }
         known = set(points.values())
         new = [i for i in lexical if i not in known][:FEEDBACK_NEW]
         out.update(self._read(self._embed(text), flt, {}, lexical, new))

@@ -75,12 +75,14 @@ def parse_weights(spec: str) -> Weights:
     return parse_floats(spec, Weights, Weights.__dataclass_fields__)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Candidate:
+class Candidate(msgspec.Struct, frozen=True, kw_only=True):
+    """A memory found for a query, with its search scores (a Struct: recall builds a hundred per query)."""
+
     memory_id: str
     payload: Mapping[str, object]
     dense: float | None
     lexical: float | None
+    point_id: str = ""  # its point in the index, when the search named it (else derived when needed)
 
 
 class ScoreParts(msgspec.Struct, frozen=True, kw_only=True):
