@@ -51,333 +51,22 @@ the same memories, without filling again. Payload indexes keep the placement the
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import resource
-import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results import median, percentile, write_section
+from million_data import COSINE, SESSION, base_vectors, fill, filled, questions, real_texts, relayout
+from million_serving import REFERENCE, measure, serve
+from results import median, write_section
 
-from shared_data import REPO, SHARED_DATA
-
-DIM = 384
-SESSION = 20  # memories per session
-COSINE = 0.85  # of a derived vector with its base text's vector
-REFERENCE = 40  # questions the query model embeds alone before serving: the machine's speed
 FIRST_S = 0.003  # a guess for the first size (fill, HNSW, queries) before one was measured
-
-
-def real_texts(limit: int) -> list[str]:
-    """LoCoMo turns and observations, CoSQA code, this repository's doc paragraphs: distinct, in order."""
-    texts: list[str] = []
-    for sample in json.loads((SHARED_DATA / "locomo" / "locomo_dev.json").read_text()):
-        for key, turns in sample["conversation"].items():
-            if key.startswith("session_") and isinstance(turns, list):
-                texts.extend(f"{t['speaker']}: {t['text']}" for t in turns)
-        for facts in sample.get("observation", {}).values():
-            for speaker_facts in facts.values() if isinstance(facts, dict) else ():
-                texts.extend(str(f[0]) for f in speaker_facts if f)
-    texts.extend(json.loads((SHARED_DATA / "cosqa" / "code_idx_map.txt").read_text()))
-    for doc in sorted([*REPO.glob("docs/**/*.md"), *REPO.glob("*.md")]):
-        texts.extend(p.strip() for p in doc.read_text().split("\n\n") if len(p.strip()) > 80)
-    return list(dict.fromkeys(t[:1500] for t in texts if t.strip()))[:limit]
-
-
-def questions(count: int) -> list[str]:
-    asked = [qa["question"] for s in json.loads((SHARED_DATA / "locomo" / "locomo_dev.json").read_text())
-             for qa in s["qa"]]  # fmt: skip
-    asked += [
-        q["doc"] for q in json.loads((SHARED_DATA / "cosqa" / "cosqa-retrieval-dev-500.json").read_text())
-    ]
-    return [asked[i * len(asked) // count] for i in range(count)]
-
-
-def _envelopes(start: int, stop: int, texts: list[str], vectors: np.ndarray, model_id: str) -> list[object]:
-    from codememory.events import MemoryEmbedded, MemoryScope, MemoryStored, new_envelope
-    from codememory.memory import text_digest
-
-    gen = np.random.default_rng(start)
-    sigma = np.sqrt((1 / COSINE**2 - 1) / DIM)
-    noise = gen.standard_normal((stop - start, DIM)) * sigma
-    out: list[object] = []
-    year = 365 * 86400
-    for n, i in enumerate(range(start, stop)):
-        base = i % len(texts)
-        text = f"{texts[base]}\n(repo{i % 37}, ticket CM-{i})"
-        vector = vectors[base] + noise[n]
-        vector /= np.linalg.norm(vector)
-        mid = str(uuid.UUID(int=i + 1))
-        created = f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(1.7e9 + i * year / 1e6))}Z"
-        scope = MemoryScope(repo=f"repo{i % 37}", session_id=f"s{i // SESSION}")
-        stored = MemoryStored(memory_id=mid, text=text, scope=scope, created_at=created)
-        embedded = MemoryEmbedded(
-            memory_id=mid, model=model_id, text_digest=text_digest(text), vector=tuple(vector.tolist())
-        )
-        out += [new_envelope(e, event_id=str(uuid.UUID(int=(1 << 64) + 2 * i + k)), tenant="bench")
-                for k, e in enumerate((stored, embedded))]  # fmt: skip
-    return out
-
-
-CHUNK = 2500  # memories per folded batch: a whole number of sessions, so a resumed fill links alike
-
-
-def filled(data_dir: Path) -> int:
-    """The memories the shard in ``data_dir`` holds (two events each, in order)."""
-    from codememory.memory import Position
-
-    return Position(data_dir / "memories" / "gen-1" / "position.json").seq // 2
-
-
-def fill(
-    data_dir: Path,
-    stop: int,
-    texts: list[str],
-    vectors: np.ndarray,
-    model_id: str,
-    seconds: float = 0.0,
-    layout: str = "",
-) -> dict[str, float]:
-    """Memories from what ``data_dir`` holds up to ``stop`` folded into its generation 1 (for about
-    ``seconds`` at most when set: the position is saved, so the next call continues), then its HNSW built."""
-    from codememory.gateway.indexes import IndexGenerations
-    from codememory.lexical import SparseEncoder
-    from codememory.lexical.pool import TermsPool
-    from codememory.vectorstore import layout_named
-
-    chosen = layout_named(layout) if layout else None  # None: the gateway's default
-    generations = IndexGenerations(data_dir, DIM, model_id=model_id, layout=chosen)
-    projection = generations.projection(1, SparseEncoder())
-    generations.commit(1)
-    started, seq, folded_s = time.perf_counter(), projection.last_seq, 0.0
-    start = seq // 2
-    with TermsPool(projection.encoder, 2) as pool:
-        projection.terms, projection.deferred_sync = pool, True
-        for chunk in range(start, stop, CHUNK):
-            if seconds and time.perf_counter() - started > seconds:
-                break
-            envelopes = _envelopes(chunk, min(stop, chunk + CHUNK), texts, vectors, model_id)
-            t0 = time.perf_counter()
-            projection.apply_batch([(seq + k + 1, env) for k, env in enumerate(envelopes)])  # type: ignore[misc]
-            folded_s += time.perf_counter() - t0
-            seq += len(envelopes)
-            del envelopes
-        projection.sync()
-        projection.save_position(seq)
-    t0 = time.perf_counter()
-    projection.index.optimize()
-    hnsw_s = time.perf_counter() - t0
-    projection.index.close()
-    return {
-        "fold_s": folded_s,
-        "events": seq - 2 * start,
-        "hnsw_s": hnsw_s,
-        "fill_s": time.perf_counter() - started,
-    }
-
-
-def relayout(source: Path, data_dir: Path, layout: str) -> None:
-    """``source``'s kept shard copied to ``data_dir``, its generation recorded and rebuilt in ``layout``
-    (empty: the gateway's default)."""
-    from codememory.vectorstore import DEFAULT_LAYOUT, EdgeVectorIndex, layout_named
-
-    layout = layout or DEFAULT_LAYOUT
-    t0 = time.perf_counter()
-    shutil.copytree(source, data_dir)
-    copy_s = time.perf_counter() - t0
-    generation = data_dir / "memories" / "gen-1"
-    marker = json.loads((generation / "model.json").read_text())
-    (generation / "model.json").write_text(json.dumps({**marker, "layout": layout}))
-    t0 = time.perf_counter()
-    index = EdgeVectorIndex(generation / "shard", DIM, layout=layout_named(layout))
-    index.optimize()
-    index.close()
-    rebuilt_s = time.perf_counter() - t0
-    totals_file = data_dir / "fill.json"
-    totals = json.loads(totals_file.read_text()) if totals_file.is_file() else {}
-    totals.pop("measured", None)
-    totals_file.write_text(json.dumps({**totals, "relayout_s": rebuilt_s}))
-    print(f"{source} copied in {copy_s:.0f} s, rebuilt as {layout} in {rebuilt_s:.0f} s", flush=True)
-
-
-def reference_ms(embedder: Any, texts: list[str]) -> float:
-    """The machine's speed, for figures of different days: the median time the query model takes to
-    embed one of ``texts`` alone (after a first pass), measured where the gateway embeds."""
-    for text in texts:
-        embedder.embed([text])
-    took = []
-    for text in texts:
-        t0 = time.perf_counter()
-        embedder.embed([text])
-        took.append((time.perf_counter() - t0) * 1000)
-    return median(took)
-
-
-def serve(data_dir: Path, ready: Path) -> None:
-    """The restarted gateway's serving path (run in its own process): model, shard, gRPC Recall."""
-    import asyncio
-
-    from codememory.collector import ServingCollector
-    from codememory.events import InMemoryEventLog
-    from codememory.gateway.coderpc import CodeServicer
-    from codememory.gateway.core import GatewayCore
-    from codememory.gateway.indexes import IndexGenerations
-    from codememory.gateway.querymodels import configured_query_model
-    from codememory.gateway.rpc import MemoryServicer
-    from codememory.gateway.server import create_server
-    from codememory.gateway.settings import GatewaySettings
-    from codememory.lexical import SparseEncoder
-    from codememory.projection import LiveProjection
-
-    settings = GatewaySettings.from_env()
-    t0 = time.perf_counter()
-    embedder = configured_query_model(settings)
-    model_s = time.perf_counter() - t0
-    embed_ms = reference_ms(embedder, questions(REFERENCE))
-    t0 = time.perf_counter()
-    generations = IndexGenerations(
-        data_dir,
-        DIM,
-        payload_cache=settings.payload_cache,
-        search=settings.dense_search,
-        model_id=embedder.model_id,
-    )
-    memory = generations.projection(generations.current(), SparseEncoder())
-    open_s = time.perf_counter() - t0
-
-    async def run() -> None:
-        core = GatewayCore(
-            LiveProjection(memory), InMemoryEventLog(), embedder, SparseEncoder(), weights=settings.weights
-        )
-        servicer = MemoryServicer(core, {"t": "bench"}, None, None)  # type: ignore[arg-type]
-        code = CodeServicer(None, {"t": "bench"})  # type: ignore[arg-type]  # not exercised here
-        server, port, _ = await create_server(servicer, code, "127.0.0.1:0", reflection_enabled=False)
-        await server.start()
-        if settings.gc_thaw_s > 0:  # as the gateway once serving (``collector.ServingCollector``)
-            ServingCollector().start()
-        ready.write_text(
-            json.dumps({"port": port, "open_s": open_s, "model_s": model_s, "embed_ms": embed_ms})
-        )
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the parent closes it
-        await server.stop(None)
-
-    asyncio.run(run())
-
-
-def _memory_kib(pid: int) -> dict[str, int]:
-    """VmHWM (peak resident), VmRSS, and the resident anonymous and file-backed (mapped shard) parts."""
-    status = Path(f"/proc/{pid}/status").read_text().splitlines()
-    fields = ("VmHWM", "VmRSS", "RssAnon", "RssFile")
-    return {line.split(":")[0]: int(line.split()[1]) for line in status if line.startswith(fields)}
-
-
-def _profiler(pid: int) -> subprocess.Popen[bytes] | None:
-    """py-spy sampling the serving process while the questions run, when ``BENCH_PYSPY`` names the
-    output (collapsed stacks, Python frames, idle ones left out): where recall spends its time."""
-    out = os.environ.get("BENCH_PYSPY")
-    if not out:
-        return None
-    spy = shutil.which(os.environ.get("PY_SPY", "py-spy"))
-    if spy is None:
-        raise SystemExit("py-spy not found: put it on PATH or name it in PY_SPY")
-    command = [spy, "record", "-p", str(pid), "-o", out, "--format", "raw", "-r", "100"]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def measure(
-    data_dir: Path, queries: list[str], env: dict[str, str] | None = None, code: Path | None = None
-) -> dict[str, float]:
-    """Serve ``data_dir`` in a child (this checkout's code, or ``code``'s: another checkout with its
-    own ``.venv``) and ask it ``queries`` over gRPC."""
-    import grpc
-
-    from codememory.v1 import memory_pb2 as pb
-    from codememory.v1 import memory_pb2_grpc
-
-    ready = data_dir / "ready.json"
-    ready.unlink(missing_ok=True)
-    python, script = sys.executable, __file__
-    if code is not None:
-        python, script = str(code / ".venv" / "bin" / "python"), str(code / "benchmarks" / "bench_million.py")
-    command = [python, script, "--serve", str(data_dir)]
-    child = subprocess.Popen(command, stdin=subprocess.PIPE, env={**os.environ, **(env or {})})
-    try:
-        while not ready.is_file():
-            if child.poll() is not None:
-                raise SystemExit("the serving process died")
-            time.sleep(0.1)
-        info = json.loads(ready.read_text())
-        channel = grpc.insecure_channel(f"127.0.0.1:{info['port']}")
-        stub = memory_pb2_grpc.MemoryServiceStub(channel)
-        meta = (("authorization", "Bearer t"),)
-        t0 = time.perf_counter()
-        stub.Recall(pb.RecallRequest(query=queries[0], limit=10), metadata=meta)
-        first_ms = (time.perf_counter() - t0) * 1000
-        for text in queries[1:21]:  # warm-up
-            stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta)
-        took, server, answers = [], [], []
-        spy = _profiler(child.pid)
-        for text in queries:
-            t0 = time.perf_counter()
-            response = stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta)
-            took.append((time.perf_counter() - t0) * 1000)
-            server.append(response.took_ms)
-            assert len(response.hits) == 10, len(response.hits)
-            answers.append([h.memory.id for h in response.hits])
-        if spy is not None:
-            spy.send_signal(signal.SIGINT)  # py-spy writes its output on an interrupt
-            spy.wait(timeout=60)
-        kib = _memory_kib(child.pid)
-        channel.close()
-    finally:
-        assert child.stdin is not None
-        child.stdin.close()
-        child.wait(timeout=60)
-    return {
-        "p50": median(took),
-        "p99": percentile(took, 99),
-        "server_p50": median(server),
-        "first_ms": first_ms,
-        "open_s": info["open_s"],
-        "embed_ms": info.get("embed_ms", 0.0),  # the machine's speed (``reference_ms``; 0: older code)
-        "peak_gib": kib["VmHWM"] / 2**20,
-        "anon_gib": kib["RssAnon"] / 2**20,
-        "file_gib": kib["RssFile"] / 2**20,
-        "hits": answers,  # type: ignore[dict-item]  # the ten memory ids per question, in order
-    }
-
-
-def base_vectors(texts: list[str], cache: Path) -> tuple[np.ndarray, str, float]:
-    """The base texts' vectors by the real model, kept in ``cache`` (keyed by the texts) between runs;
-    the seconds the model took (when these vectors were made)."""
-    key = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
-    if cache.is_file():
-        kept = np.load(cache, allow_pickle=False)
-        if str(kept["key"]) == key:
-            print(f"{len(texts):,} base vectors read from {cache}", flush=True)
-            return kept["vectors"], str(kept["model_id"]), float(kept["embed_s"])
-    from codememory.embedding import load_default_embedder
-
-    model = load_default_embedder()
-    t0 = time.perf_counter()
-    vectors = np.asarray(model.embed(texts), dtype=np.float64)
-    embed_s = time.perf_counter() - t0
-    print(f"{len(texts):,} real texts embedded in {embed_s:.0f} s", flush=True)
-    tmp = cache.with_suffix(".tmp.npz")
-    np.savez(tmp, key=key, vectors=vectors, model_id=model.model_id, embed_s=embed_s)
-    os.replace(tmp, cache)
-    return vectors, model.model_id, embed_s
 
 
 def main() -> None:
@@ -494,8 +183,9 @@ def compare(
             got = {k: v for k, v in runs[name][-1].items() if k != "hits"}
             print(name, directory, json.dumps(env), json.dumps(got), flush=True)
     print("| settings | recall p50 ms | p99 ms | in the servicer p50 | shard open s | peak RSS GiB "
-          "| top-10 shared with configured | same top hit | one query's embedding alone ms |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| top-10 shared with configured | same top hit | one query's embedding alone ms "
+          "| full collections | longest collector pause ms |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     reference: list[list[str]] = next(iter(runs.values()))[0]["hits"]  # type: ignore[assignment]
     for name, done in runs.items():
         keys = ("p50", "p99", "server_p50", "open_s", "peak_gib", "embed_ms")
@@ -503,8 +193,9 @@ def compare(
         hits: list[list[str]] = done[0]["hits"]  # type: ignore[assignment]
         shared = sum(len(set(a) & set(b)) for a, b in zip(hits, reference, strict=True)) / (10 * len(hits))
         top = sum(a[0] == b[0] for a, b in zip(hits, reference, strict=True)) / len(hits)
+        full, pause = _collector_cells(done)
         print(f"| {name} | {p50:.1f} | {p99:.1f} | {server:.1f} | {open_s:.2f} | {peak:.2f} "
-              f"| {shared:.1%} | {top:.1%} | {embed:.2f} |")  # fmt: skip
+              f"| {shared:.1%} | {top:.1%} | {embed:.2f} | {full} | {pause} |")  # fmt: skip
 
 
 def against_code(baseline: Path, shards: list[Path], asked: list[str], rounds: int) -> None:
@@ -520,8 +211,9 @@ def against_code(baseline: Path, shards: list[Path], asked: list[str], rounds: i
                 got = {k: v for k, v in runs[(shard, name)][-1].items() if k != "hits"}
                 print(name, _layout_of(shard), json.dumps(got), flush=True)
     print("| code | layout | recall p50 ms | p99 ms | in the servicer p50 | first recall ms | shard open s "
-          "| peak RSS GiB | top-10 lists as the baseline's |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| peak RSS GiB | top-10 lists as the baseline's | full collections "
+          "| longest collector pause ms |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for (shard, name), done in runs.items():
         cells = [median([m[k] for m in done]) for k in ("p50", "p99", "server_p50", "first_ms", "open_s")]
         peak = max(m["peak_gib"] for m in done)
@@ -529,8 +221,19 @@ def against_code(baseline: Path, shards: list[Path], asked: list[str], rounds: i
         reference: list[list[str]] = runs[(shard, "baseline")][0]["hits"]  # type: ignore[assignment]
         same = sum(a == b for a, b in zip(hits, reference, strict=True)) / len(hits)
         p50, p99, server, first, open_s = cells
+        full, pause = _collector_cells(done)
         print(f"| {name} | {_layout_of(shard)} | {p50:.1f} | {p99:.1f} | {server:.1f} | {first:.0f} "
-              f"| {open_s:.2f} | {peak:.2f} | {same:.1%} |")  # fmt: skip
+              f"| {open_s:.2f} | {peak:.2f} | {same:.1%} | {full} | {pause} |")  # fmt: skip
+
+
+def _collector_cells(done: list[dict[str, float]]) -> tuple[str, str]:
+    """Full collections per serving (median) and the longest pause over the servings; "-" when the
+    serving code did not record them (older code)."""
+    recorded = [m for m in done if m.get("gc_full", -1) >= 0]
+    if not recorded:
+        return "-", "-"
+    full = median([m["gc_full"] for m in recorded])
+    return f"{full:.0f}", f"{max(m['gc_longest_ms'] for m in recorded):.0f}"
 
 
 def _layout_of(data_dir: Path) -> str:
