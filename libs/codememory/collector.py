@@ -27,8 +27,8 @@ A module of its own, outside ``projection``: those workers import it and nothing
 a long-lived heap that keeps growing to its caps: the payload cache (20,000 payloads with their lists),
 the text analyses recall caches per memory (frozensets, about 130,000 after 1,000 recalls). Recall
 makes no cyclic garbage (0 objects collected over 600 recalls at 100,000 memories), yet every full
-collection walked that whole heap: in process, 4 of them in 600 recalls took 150-260 ms each, one
-recall's worth of pauses landing in single recalls (p99 36.8 ms, max 283 ms against a p50 of 17). So
+collection walked that whole heap: in process, 600 recalls met 4, of 192 ms at the median (263 at
+most), each landing in one recall (p99 36.8 ms, max 283 ms against a p50 of 17). So
 after each collection of the middle or old generation the survivors are frozen (``gc.freeze``): later
 collections walk only what was allocated since, and a full one never comes (1,000 recalls: p99 24.3
 ms, max 32 ms, the middle collections 1.9 ms at the median). What is frozen and later dies by reference
