@@ -30,8 +30,8 @@ makes no cyclic garbage (0 objects collected over 600 recalls at 100,000 memorie
 collection walked that whole heap: in process, 600 recalls met 4, of 192 ms at the median (263 at
 most), each landing in one recall (p99 36.8 ms, max 283 ms against a p50 of 17). So
 after each collection of the middle or old generation the survivors are frozen (``gc.freeze``): later
-collections walk only what was allocated since, and a full one never comes (1,000 recalls: p99 24.3
-ms, max 32 ms, the middle collections 1.9 ms at the median). What is frozen and later dies by reference
+collections, full ones too, walk only what was allocated since (1,000 recalls: no full collection
+ran, p99 24.3 ms, max 32 ms, the middle collections 1.9 ms at the median). What is frozen and later dies by reference
 counting is freed as usual; only a cycle made of frozen objects would wait, until ``thaw`` walks the
 whole heap once (the gateway does every ``GC_THAW_S``). In ``codememory up`` every service shares the
 gateway's process, and its collector.
