@@ -143,6 +143,7 @@ def measure(
 
     ready = data_dir / "ready.json"
     ready.unlink(missing_ok=True)
+    (data_dir / "collector.json").unlink(missing_ok=True)  # a failed run's: not this serving's
     python, script = sys.executable, str(Path(__file__).with_name("bench_million.py"))
     if code is not None:
         python, script = str(code / ".venv" / "bin" / "python"), str(code / "benchmarks" / "bench_million.py")

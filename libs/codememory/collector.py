@@ -18,6 +18,9 @@ makes about two cyclic objects per event, asyncio's) wait in the young generatio
 holder leaves the thresholds are restored and the heap unfrozen. Holders nest and may overlap (two
 rebuilds at once): the first one in changes the collector, the last one out restores it. The process
 is one, so the gateway's serving meets the same collector meanwhile: fewer pauses, each a bit longer.
+In a serving gateway the heap is frozen already (``ServingCollector``): the replay then neither freezes
+nor unfreezes it, what survives its middle collections is frozen too, and the gateway walks the whole
+heap once the replay has swapped its projections in (``ServingCollector.thaw``).
 
 The worker processes a replay starts (the ``ShardBuilder`` child, the ``TermsPool`` workers) hold it
 for their whole life, which is one bulk fold's: the child collected 691 times (0.37 s of its ~8.7 s).
@@ -32,7 +35,7 @@ landing in one recall (p99 36.8 ms, max 283 ms against a p50 of 17). So after ea
 middle or old generation the survivors are frozen (``gc.freeze``): later collections, full ones too,
 walk only what was allocated since (1,000 recalls: no full collection ran, p99 24.3 ms, max 32 ms, the
 middle collections 1.9 ms at the median). What is frozen and later dies by reference counting is freed
-as usual; only a cycle made of frozen objects would wait, until ``thaw`` walks the whole heap once (the
+as usual; only a cycle through frozen objects would wait, until ``thaw`` walks the whole heap once (the
 gateway does every ``GC_THAW_S``). In ``codememory up`` every service shares the gateway's process, and
 its collector.
 """
@@ -87,6 +90,7 @@ class ServingCollector:
     def __init__(self) -> None:
         self.active = False
         self.freezes = 0  # collections whose survivors were frozen
+        self.thaws = 0  # walks of the whole heap (``thaw``)
 
     def start(self) -> ServingCollector:
         """Freeze the heap as it is (the process's startup: modules, models, shards) and every
@@ -98,17 +102,21 @@ class ServingCollector:
         return self
 
     def _collected(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "stop" and info["generation"] >= 1:
+        if self.active and phase == "stop" and info["generation"] >= 1:
             gc.freeze()  # O(1): the generations' lists are moved to the permanent one
             self.freezes += 1
 
     def thaw(self) -> int:
-        """Walk the whole heap once: a cycle made of frozen objects is reclaimed. The objects found
-        unreachable; the survivors are frozen again."""
+        """Walk the whole heap once: a cycle through frozen objects is reclaimed. The objects found
+        unreachable; the survivors are frozen again (also when another thread's collection was
+        running and this one did not: the heap is not left unfrozen)."""
         if not self.active:
             return 0
         gc.unfreeze()
-        return gc.collect()  # its end freezes the survivors (``_collected``)
+        found = gc.collect()
+        gc.freeze()
+        self.thaws += 1
+        return found
 
     def stop(self) -> None:
         """The default collector again: the callback removed, the heap unfrozen."""

@@ -136,6 +136,7 @@ async def test_recall_answers_the_same_while_the_replay_builds_its_index(gateway
     queries = [f"{topic} of the billing service" for topic in TOPICS]
     before = [await _top(stub, q) for q in queries]
     assert all(len(hits) == 5 for hits in before)
+    thawed = app.collector.thaws
     replay = asyncio.ensure_future(stub.Replay(pb.ReplayRequest(), metadata=META, timeout=120))
     async with asyncio.timeout(60):
         while not (await _status(stub)).index_building:
@@ -154,6 +155,7 @@ async def test_recall_answers_the_same_while_the_replay_builds_its_index(gateway
     assert during, "the index was built before a recall could run during it"
     done = await replay
     assert done.digest_after == done.digest_before and done.events >= 2 * (REAL + FILLER), done
+    assert app.collector.thaws == thawed + 1  # the whole heap walked once the old projections were let go
     assert 0 < done.fold_seconds <= done.seconds <= done.index_seconds, done
     after = [await _top(stub, q) for q in queries]
     assert after == before, (before, after)

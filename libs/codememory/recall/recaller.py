@@ -98,7 +98,9 @@ class Recaller:
         else:
             for stored in self._index.scroll(flt):
                 mid = memory_id_of(stored)
-                found[mid] = Candidate(memory_id=mid, payload=stored.payload, dense=None, lexical=None)
+                found[mid] = Candidate(
+                    memory_id=mid, payload=stored.payload, dense=None, lexical=None, point_id=stored.id
+                )
         ranked = score(list(found.values()), self.weights, hint, clock)
         feedback = self.weights.feedback > 0 and query.feedback and bool(ranked)
         if feedback and widens(c.lexical for c in found.values()):
@@ -224,13 +226,9 @@ class Recaller:
                 dense[hit.id] = hit.score
         found = {}  # a point changed since the searches is read as it is now, or left out if filtered
         for p in self._index.scroll(msgspec.structs.replace(flt, ids=ids), batch=len(ids)):
-            mid = memory_id_of(p)
+            mid, dense_score, lexical_score = memory_id_of(p), dense.get(p.id), lexical.get(p.id)
             found[mid] = Candidate(
-                memory_id=mid,
-                payload=p.payload,
-                dense=dense.get(p.id),
-                lexical=lexical.get(p.id),
-                point_id=p.id,
+                memory_id=mid, payload=p.payload, dense=dense_score, lexical=lexical_score, point_id=p.id
             )
         return found
 
@@ -253,16 +251,7 @@ class Recaller:
         lexical = {h.id: h.score for h in self._index.search_sparse(widened, flt, pool, False)}
         tenant = str(flt.equals.get("tenant", ""))
         points = {mid: c.point_id or point_id(tenant, mid) for mid, c in found.items()}
-        out = {
-            mid: Candidate(
-                memory_id=mid,
-                payload=c.payload,
-                dense=c.dense,
-                lexical=lexical.get(points[mid]),
-                point_id=c.point_id,
-            )
-            for mid, c in found.items()
-        }
+        out = {mid: msgspec.structs.replace(c, lexical=lexical.get(points[mid])) for mid, c in found.items()}
         known = set(points.values())
         new = [i for i in lexical if i not in known][:FEEDBACK_NEW]
         out.update(self._read(self._embed(text), flt, {}, lexical, new))
@@ -290,7 +279,7 @@ class Recaller:
         # neighbours that were not candidates have no dense or lexical part, so they cannot move the
         # normalisation: score just them, on the candidates' lexical scale, and merge
         added = [
-            Candidate(memory_id=mid, payload=point.payload, dense=None, lexical=None)
+            Candidate(memory_id=mid, payload=point.payload, dense=None, lexical=None, point_id=point.id)
             for mid, (point, _) in neighbours.items()
             if mid not in found
         ]

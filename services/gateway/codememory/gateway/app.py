@@ -144,7 +144,9 @@ class GatewayApp:
         self.watchdog = Watchdog(
             self.followers, self.event_log.last_seq, self._set_serving, stall_after_s=settings.stall_after_s
         )
-        self.collector = ServingCollector()  # started once serving (``collector``), if GC_THAW_S > 0
+        self.collector = (
+            ServingCollector()
+        )  # started once the server listens (``collector``), if GC_THAW_S > 0
         self.background = BackgroundLoops(
             self.watchdog,
             self.dead_letters,
@@ -220,10 +222,14 @@ class GatewayApp:
             await self._health_server.start()
         await self._server.start()
         if self.settings.gc_thaw_s > 0:
-            self.collector.start()  # the startup heap (model, shards, caches warmed) is frozen
-        self.follower.start()
-        self.background.start()
-        track_projections(self, _projections, _log_last_seq)
+            self.collector.start()  # the startup heap (modules, model, opened shards) is frozen
+        try:
+            self.follower.start()
+            self.background.start()
+            track_projections(self, _projections, _log_last_seq)
+        except BaseException:
+            self.collector.stop()  # a process that goes on without this gateway gets its collector back
+            raise
         log.info("gateway_started", port=self.port, projection_seq=self.live.seq)
         return self
 
@@ -231,6 +237,8 @@ class GatewayApp:
         if self.models.running:
             raise NotReady("a model migration is running (codememory reembed --status): replay after it")
         done = await self.replayer.replay()
+        found = self.collector.thaw()  # what the old projections left in frozen cycles (``collector``)
+        log.info("heap_walked", unreachable=found, after="replay")
         return pb.ReplayResponse(
             events=done.events,
             seconds=done.seconds,
@@ -243,6 +251,12 @@ class GatewayApp:
         )
 
     async def stop(self) -> None:
+        try:
+            await self._stop()
+        finally:
+            self.collector.stop()
+
+    async def _stop(self) -> None:
         log.info("gateway_stopping")
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
@@ -258,7 +272,6 @@ class GatewayApp:
         except Exception as exc:  # LOG gone at shutdown: those accesses are not recorded
             log.warning("accesses_not_flushed", error=repr(exc))
         log.info("gateway_tasks_stopped", left=left)
-        self.collector.stop()
         async with self.live.lock, self.code_live.lock:
             await asyncio.to_thread(self._flush_and_close)
 

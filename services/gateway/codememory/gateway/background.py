@@ -107,8 +107,11 @@ class BackgroundLoops:
             log.info("centrality_refreshed", graphs=refreshed)
 
     async def _thaw(self) -> None:
-        """The whole heap walked once (a pause of a full collection, on the event loop as any would be)."""
+        """The whole heap walked once (a pause of a full collection, on the event loop as any would be);
+        not while a replay folds: it walks the heap once it has swapped its projections in."""
         assert self._collector is not None
+        if self._replaying():
+            return
         t0 = time.perf_counter()
         found = self._collector.thaw()
         log.info("heap_walked", unreachable=found, seconds=round(time.perf_counter() - t0, 3))

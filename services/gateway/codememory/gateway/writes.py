@@ -55,4 +55,4 @@ class NewMemory:
 class Written:
     memory_id: str
     seq: int
-    others: tuple[str, ...] = ()  # a merge's or unmerge's other memories, each once, as recorded
+    others: tuple[str, ...] = ()  # a merge's or unmerge's other memories as named, each once, in order
