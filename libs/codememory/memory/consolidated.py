@@ -5,13 +5,17 @@ supersession the old and the new), so the projection folds it once per memory it
 with ``target`` saying which one this is. Like the rest of the fold: pure, no index, no I/O.
 
 A merge can be taken back (``memories.unmerged``): the restatements are active again and leave the
-canonical memory's sources. Each point keeps a short ``history`` of what changed it (``codememory
+canonical memory's sources. A merge takes only what still stands when it is folded (``merge_takes``):
+a person's merge and a cycle's are both checked when they are made, and can race for one memory; the
+first one LOG holds keeps it, the later one leaves it out of its sources, and a replay folds them the
+same way. Each point keeps a short ``history`` of what changed it (``codememory
 history ID`` shows it) and the links both ways: ``merged_into`` / ``sources``, ``superseded_by`` /
 ``supersedes``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from codememory.events import (
@@ -26,6 +30,8 @@ from codememory.events import (
 )
 
 MERGED, SUPERSEDED, ARCHIVED = "merged", "superseded", "archived"
+GONE = ("forgotten", SUPERSEDED)  # a memory no merge takes, as a source or as the canonical one
+Standing = tuple[str, str]  # a memory's state, and the memory it is merged into ("" when none)
 HISTORY_LIMIT = 40  # the most recent changes a point keeps; LOG keeps them all
 
 Consolidation = (
@@ -65,6 +71,24 @@ def consolidation_targets(event: object) -> tuple[str, ...]:
             return ()
 
 
+def merge_takes(event: MemoriesMerged, standing: Callable[[str], Standing | None]) -> tuple[str, ...]:
+    """The memories of ``event.merged_ids`` the merge takes, as ``standing`` says they stand when it is
+    folded (None: unknown): none when the canonical memory left recall (merged, superseded, forgotten,
+    unknown); of the others, each that is known, not superseded or forgotten, and not merged into
+    another memory (merged into this one already: taken again, which changes nothing)."""
+    canonical = standing(event.canonical_id)
+    if canonical is None or canonical[0] in (*GONE, MERGED):
+        return ()
+    taken = []
+    for memory_id in dict.fromkeys(event.merged_ids):
+        now = standing(memory_id)
+        if memory_id == event.canonical_id or now is None or now[0] in GONE:
+            continue
+        if now[0] != MERGED or now[1] == event.canonical_id:
+            taken.append(memory_id)
+    return tuple(taken)
+
+
 def with_history(payload: dict[str, Any], seq: int, envelope: Envelope, **detail: object) -> None:
     """Append what ``envelope`` did to the point's history (in place; bounded)."""
     entry = {"seq": seq, "event": event_tag(type(envelope.payload)), "at": envelope.occurred_at.timestamp()}
@@ -73,14 +97,28 @@ def with_history(payload: dict[str, Any], seq: int, envelope: Envelope, **detail
     payload["history"] = history[-HISTORY_LIMIT:]
 
 
+def _takes(event: MemoriesMerged, target: str, taken: tuple[str, ...]) -> bool:
+    """Whether a merge that takes ``taken`` changes ``target``: the canonical memory when it takes any."""
+    return bool(taken) and (target == event.canonical_id or target in taken)
+
+
 def fold_consolidation(
-    payload: dict[str, Any], target: str, seq: int, envelope: Envelope, event: Consolidation
+    payload: dict[str, Any],
+    target: str,
+    seq: int,
+    envelope: Envelope,
+    event: Consolidation,
+    taken: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
-    """The payload after ``event`` for the memory ``target`` (a copy; the input is not changed)."""
+    """The payload after ``event`` for the memory ``target`` (a copy; the input is not changed);
+    ``taken``: of a merge's memories, those it takes (``merge_takes``; None: all it names)."""
     out = dict(payload)
+    if isinstance(event, MemoriesMerged) and taken is not None and not _takes(event, target, taken):
+        return out  # merged elsewhere first, superseded or forgotten: this merge leaves it as it is
     match event:
         case MemoriesMerged() if target == event.canonical_id:
             known = {s["memory_id"] for s in out.get("sources", ()) if isinstance(s, dict)}
+            known |= {m for m in event.merged_ids if taken is not None and m not in taken}
             added = [
                 {"memory_id": s.memory_id, "session_id": s.session_id, "created_at": s.created_at}
                 for s in event.sources
@@ -132,10 +170,13 @@ def fold_consolidation(
 __all__ = [
     "ARCHIVED",
     "CONSOLIDATION_EVENTS",
+    "GONE",
     "MERGED",
     "SUPERSEDED",
     "Consolidation",
+    "Standing",
     "consolidation_targets",
     "fold_consolidation",
+    "merge_takes",
     "with_history",
 ]

@@ -102,11 +102,13 @@ def fold(
     enrichment: Enrichment = DEFAULT_ENRICHMENT,
     model: str = "",
     draft: MemoryDraft | None = _UNREAD,
+    taken: tuple[str, ...] | None = None,
 ) -> PointState | None:
     """``target``: which of the memories the event names this is (see ``targets_of``);
     ``previous``, ``previous_id``: the session's memory before the one ``envelope`` creates, if any;
     ``model``: only that model's vectors are taken (another model's are another index's; empty: any);
-    ``draft``: as in ``targets_of``."""
+    ``draft``: as in ``targets_of``; ``taken``: of a merge's memories, those it takes
+    (``consolidated.merge_takes``; None: every one it names)."""
     draft = memory_from_envelope(envelope) if draft is _UNREAD else draft
     tenant = envelope.tenant
     if draft is not None:
@@ -154,5 +156,6 @@ def fold(
             return PointState(tombstone)
         case _:
             if isinstance(event, CONSOLIDATION_EVENTS):
-                return replace(point, payload=fold_consolidation(payload, target, seq, envelope, event))
+                folded = fold_consolidation(payload, target, seq, envelope, event, taken)
+                return replace(point, payload=folded)
             return point

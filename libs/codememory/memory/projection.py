@@ -25,9 +25,10 @@ from typing import Any
 
 import structlog
 
-from codememory.events import Envelope, MemoryForgotten
+from codememory.events import Envelope, MemoriesMerged, MemoryForgotten
 from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.lexical.pool import DeferredTerms, TermsPool
+from codememory.memory.consolidated import Standing, merge_takes
 from codememory.memory.draft import MemoryDraft, memory_from_envelope
 from codememory.memory.enrich import Enrichment, indexed_text
 from codememory.memory.fold import FORGOTTEN, Encode, PointState, fold, targets_of
@@ -150,6 +151,19 @@ class MemoryProjection:
         gap = max(self.flush_every_s, FLUSH_GAPS * self._flush_s)
         return time.monotonic() - self._flushed_at >= gap
 
+    @staticmethod
+    def _standing(tenant: str, states: dict[str, PointState | None]) -> Callable[[str], Standing | None]:
+        """How a memory of ``tenant`` stands in this batch's fold so far (None: not read, or not one)."""
+
+        def standing(memory_id: str) -> Standing | None:
+            canonical = canonical_uuid(memory_id)
+            state = states.get(point_id(tenant, canonical)) if canonical else None
+            if state is None:
+                return None
+            return str(state.payload.get("state", "")), str(state.payload.get("merged_into") or "")
+
+        return standing
+
     def _encode(self, text: str) -> SparseVec:
         return self._encoder.encode_document(code_terms(text))
 
@@ -210,8 +224,11 @@ class MemoryProjection:
         pooled = self.terms is not None and len(targeted) >= self.terms.min_batch
         deferred = DeferredTerms() if pooled else None
         encode = deferred or self._encode
+        takes: dict[int, tuple[str, ...]] = {}  # a merge's memories it takes (by id of its envelope)
         for seq, envelope, target, pid in targeted:
             before = states[pid]
+            if isinstance(envelope.payload, MemoriesMerged) and id(envelope) not in takes:
+                takes[id(envelope)] = merge_takes(envelope.payload, self._standing(envelope.tenant, states))
             created = drafts[id(envelope)]
             draft = created if before is None else None
             # a derived memory (insight, summary) is not a turn of its session: no predecessor, no tail
@@ -231,6 +248,7 @@ class MemoryProjection:
                 enrichment=enrich,
                 model=self.model,
                 draft=created,
+                taken=takes.get(id(envelope)),
             )
             if after is not before:
                 states[pid] = after

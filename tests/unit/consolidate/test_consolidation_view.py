@@ -75,3 +75,21 @@ def test_an_erasure_takes_the_sessions_text_out_of_the_view_at_once() -> None:
     texts = [s.text for session in tenant.sessions.values() for s in session.steps]
     texts += [r.text for r in tenant.memories.values()]
     assert not [t for t in texts if "4111" in t or "private plan" in t]
+
+
+def test_a_cycle_sees_a_raced_merge_as_the_projection_folds_it() -> None:
+    """The first merge in LOG keeps a memory (``merge_takes``); unmerging it from the later canonical
+    memory, which never took it, leaves it merged where it is."""
+    from codememory.events import MemoriesUnmerged
+
+    log = Log()
+    a, b, c, d = (log.stored(f"memory {n}", unit(1, n)) for n in range(4))
+    log.add(MemoriesMerged(canonical_id=d, merged_ids=(c,)))
+    log.add(MemoriesMerged(canonical_id=b, merged_ids=(c, a)))
+    log.add(MemoriesUnmerged(canonical_id=b, memory_ids=(c,)))
+    view = ConsolidationView()
+    view.apply_batch(log.records)
+    memories = view.tenant("t").memories
+    assert (memories[c].state, memories[c].merged_into) == ("merged", d)
+    assert (memories[a].state, memories[a].merged_into) == ("merged", b)
+    assert memories[b].restated == 2 and memories[d].restated == 2

@@ -23,6 +23,7 @@ from codememory.events import (
 )
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position, memory_id_of, point_ids
+from codememory.memory.consolidated import merge_takes
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
 
 A, B, C, D = (str(uuid.UUID(int=i)) for i in (1, 2, 3, 4))
@@ -137,3 +138,42 @@ def test_an_insight_is_no_turn_of_its_session_and_carries_its_evidence(tmp_path:
         assert payloads[insight_id]["context"] == "" and payloads[insight_id]["previous_id"] == ""
         assert payloads[insight_id]["metadata"] == {"kind": "convention", "evidence": f"{C},{D}"}
         assert payloads[B]["previous_id"] == A and payloads[B]["context"] == "seed everything with 42"
+
+
+def test_when_a_hand_merge_and_a_cycles_race_for_a_memory_the_first_in_log_keeps_it(tmp_path: Path) -> None:
+    """Both merges were valid when made; C went to D first, so the later merge into B leaves C out of
+    its sources, takes A alone, and replay (one event per batch) folds the same."""
+    scope = MemoryScope(repo="r")
+    stored = [MemoryStored(memory_id=m, text=f"memory {m}", scope=scope) for m in (A, B, C, D)]
+    into_d = MemoriesMerged(canonical_id=D, merged_ids=(C,), sources=(MemorySource(memory_id=C),))
+    into_b = MemoriesMerged(
+        canonical_id=B, merged_ids=(C, A), sources=(MemorySource(memory_id=C), MemorySource(memory_id=A))
+    )
+    into_c = MemoriesMerged(canonical_id=C, merged_ids=(A,), sources=(MemorySource(memory_id=A),))
+    history = [(seq, _env(e)) for seq, e in enumerate([*stored, into_d, into_b, into_c], start=1)]
+    live = _projection(tmp_path / "live")
+    live.apply_batch(history)
+    p = _payloads(live)
+    assert p[C]["state"] == "merged" and p[C]["merged_into"] == D  # the first merge kept it
+    assert p[A]["state"] == "merged" and p[A]["merged_into"] == B
+    assert [s["memory_id"] for s in p[B]["sources"]] == [A] and p[B]["restated"] == 2  # type: ignore[attr-defined]
+    assert [s["memory_id"] for s in p[D]["sources"]] == [C] and p[D]["restated"] == 2  # type: ignore[attr-defined]
+    assert "sources" not in p[C]  # a merge into a memory merged already takes nothing
+    replayed = _projection(tmp_path / "replayed")
+    for record in history:
+        replayed.apply_batch([record])
+    assert index_digest(replayed.index, IndexFilter()) == index_digest(live.index, IndexFilter())
+
+
+def test_merge_takes_what_still_stands() -> None:
+    standing = {
+        A: ("active", ""),
+        B: ("merged", D),
+        C: ("superseded", ""),
+        D: ("active", ""),
+    }
+    event = MemoriesMerged(canonical_id=D, merged_ids=(A, B, C, A, str(uuid.UUID(int=9))))
+    assert merge_takes(event, standing.get) == (A, B)  # B is D's already; C is history; 9 unknown
+    assert merge_takes(MemoriesMerged(canonical_id=B, merged_ids=(A,)), standing.get) == ()
+    assert merge_takes(MemoriesMerged(canonical_id=C, merged_ids=(A,)), standing.get) == ()
+    assert merge_takes(MemoriesMerged(canonical_id=A, merged_ids=(D,)), standing.get) == (D,)

@@ -51,6 +51,7 @@ from codememory.events import (
     kinds_except,
 )
 from codememory.memory import memory_from_envelope, text_digest
+from codememory.memory.consolidated import Standing, merge_takes
 from codememory.projection import Decoded
 from codememory.projection.position import InMemoryPosition
 
@@ -71,12 +72,18 @@ class Remembered:
     base_importance: float  # as stated or drafted; decay starts from it
     digest: str
     state: str = "active"
+    merged_into: str = ""  # the canonical memory, while merged
     vector: np.ndarray | None = None
     vector_seq: int = 0  # when its vector arrived: a cycle compares what is new since the last one
     restated: int = 1  # 1 + the restatements merged into it
     accesses: int = 0
     last_access: float = 0.0
     kind: str = ""  # the tool kind of an observation (read, search, edit ...)
+
+
+def _standing(memories: dict[str, Remembered], memory_id: str) -> Standing | None:
+    m = memories.get(memory_id)
+    return None if m is None else (m.state, m.merged_into)
 
 
 @dataclass
@@ -192,19 +199,21 @@ class ConsolidationView(InMemoryPosition):
             case DataErased():
                 for session_id in event.session_ids:
                     view.sessions.pop(session_id, None)
-            case MemoriesMerged():
-                for merged in event.merged_ids:
-                    if (m := memories.get(merged)) is not None:
-                        m.state = "merged"
-                if (c := memories.get(event.canonical_id)) is not None:
-                    c.restated += len(event.merged_ids)
+            case MemoriesMerged():  # what the projection takes (``merge_takes``: the first merge wins)
+                taken = merge_takes(event, lambda mid: _standing(memories, mid))
+                fresh = [memories[mid] for mid in taken if memories[mid].state != "merged"]
+                for m in fresh:
+                    m.state, m.merged_into = "merged", event.canonical_id
+                if taken and (c := memories.get(event.canonical_id)) is not None:
+                    c.restated += len(fresh)
                     if event.importance is not None:
                         c.importance = max(c.importance, event.importance)
             case MemoriesUnmerged():
                 for memory_id in event.memory_ids:
                     view.apart.add(frozenset((memory_id, event.canonical_id)))
-                    if (m := memories.get(memory_id)) is not None and m.state == "merged":
-                        m.state = "active"
+                    m = memories.get(memory_id)
+                    if m is not None and m.state == "merged" and m.merged_into == event.canonical_id:
+                        m.state, m.merged_into = "active", ""
                         if (c := memories.get(event.canonical_id)) is not None:
                             c.restated = max(1, c.restated - 1)
             case MemorySuperseded() if m := memories.get(event.memory_id):
