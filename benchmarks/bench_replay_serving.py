@@ -112,6 +112,19 @@ async def _base(url: str, where: Path) -> dict[str, object]:
 
 
 async def _now(url: str, where: Path) -> dict[str, object]:
+    from codememory.collector import ServingCollector
+    from codememory.gateway.settings import GatewaySettings
+
+    collector = ServingCollector()  # the gateway's collector while it serves (GC_THAW_S=0: CPython's)
+    if GatewaySettings.from_env().gc_thaw_s > 0:
+        collector.start()
+    try:
+        return await _replayed(url, where)
+    finally:
+        collector.stop()
+
+
+async def _replayed(url: str, where: Path) -> dict[str, object]:
     from codememory.gateway.indexes import IndexGenerations, code_projection
     from codememory.gateway.replay import Replayer
     from codememory.lexical import SparseEncoder
