@@ -144,9 +144,8 @@ class GatewayApp:
         self.watchdog = Watchdog(
             self.followers, self.event_log.last_seq, self._set_serving, stall_after_s=settings.stall_after_s
         )
-        self.collector = (
-            ServingCollector()
-        )  # started once the server listens (``collector``), if GC_THAW_S > 0
+        # started once the server listens (``collector``), if GC_THAW_S > 0
+        self.collector = ServingCollector()
         self.background = BackgroundLoops(
             self.watchdog,
             self.dead_letters,
