@@ -28,16 +28,16 @@ A module of its own, outside ``projection``: those workers import it and nothing
 
 **A serving process's heap frozen after each older collection** (``ServingCollector``). A gateway holds
 a long-lived heap that keeps growing to its caps: the payload cache (20,000 payloads with their lists),
-the text analyses recall caches per memory (frozensets, about 130,000 after 1,000 recalls). Recall makes
-no cyclic garbage (0 objects collected over 600 recalls at 100,000 memories), yet every full collection
-walked that whole heap: in process, 600 recalls met 4, of 192 ms at the median (263 at most), each
-landing in one recall (p99 36.8 ms, max 283 ms against a p50 of 17). So after each collection of the
-middle or old generation the survivors are frozen (``gc.freeze``): later collections, full ones too,
-walk only what was allocated since (1,000 recalls: no full collection ran, p99 24.3 ms, max 32 ms, the
-middle collections 1.9 ms at the median). What is frozen and later dies by reference counting is freed
-as usual; only a cycle through frozen objects would wait, until ``thaw`` walks the whole heap once (the
-gateway does every ``GC_THAW_S``). In ``codememory up`` every service shares the gateway's process, and
-its collector.
+the text analyses recall caches per memory (frozensets). Recall makes no cyclic garbage
+(``test_recaller.test_recall_leaves_no_cyclic_garbage``), yet every full collection walked that whole
+heap, the pause landing in one recall: over gRPC, 2 full collections per 320 recalls, the longest pause
+164 ms at 100,000 memories and 192 ms at a million (``bench_million.py``, RESULTS.md). So after each
+collection of the middle or old generation the survivors are frozen (``gc.freeze``): later collections,
+full ones too, walk only what was allocated since (the same servings: no full collection, the longest
+pause 7 and 11 ms; p99 at a million 61.6 against 68.5 ms). What is frozen and later dies by reference
+counting is freed as usual; only a cycle through frozen objects would wait, until ``thaw`` walks the
+whole heap once (the gateway does every ``GC_THAW_S`` and after a replay). In ``codememory up`` every
+service shares the gateway's process, and its collector.
 """
 
 from __future__ import annotations

@@ -160,3 +160,34 @@ def test_a_query_that_does_not_crowd_keeps_a_topics_third_hit(tmp_path: Path) ->
     assert [h.memory_id for h in plain] == [str(uuid.UUID(int=n)) for n in (1, 2, 3)]
     assert [h.memory_id for h in crowded] == [str(uuid.UUID(int=n)) for n in (1, 2, 4)]
     index.close()
+
+
+def test_recall_leaves_no_cyclic_garbage(tmp_path: Path) -> None:
+    """What the gateway's serving collector rests on (``collector.ServingCollector``): a recall frees
+    all it made by reference counting, so freezing what survives a collection holds back nothing."""
+    import gc
+
+    from codememory.vectorstore import PayloadCachedIndex
+
+    shard = EdgeVectorIndex(tmp_path / "shard", 4)
+    points = []
+    for n in range(1, 41):  # sessions of 5, each memory naming the one before (links expand hits)
+        text = f"rule {n}: round {'amounts' if n % 2 else 'prices'} half-even in service {n % 7}"
+        point = _stored(n, text, (1.0, n / 40, float(n % 3), 0.0))
+        payload = {**point.payload, "type": "prompt", "memory_id": point.id, "session_id": f"s{n // 5}"}
+        if n % 5:
+            payload["previous_id"] = str(uuid.UUID(int=n - 1))
+        points.append(msgspec.structs.replace(point, id=point_id("t", point.id), payload=payload))
+    shard.upsert(points)
+    recaller = Recaller(PayloadCachedIndex(shard, 100), FixedEmbedder(), SparseEncoder())
+    questions = [f"how are {w} rounded in service {n}" for n in range(7) for w in ("amounts", "prices")]
+    recaller.recall(RecallQuery(tenant="t", text=questions[0]))  # imports and caches made once
+    gc.collect()
+    gc.disable()
+    try:
+        hits = [recaller.recall(RecallQuery(tenant="t", text=q)) for q in questions]
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert all(hits) and unreachable == 0
+    shard.close()
