@@ -31,7 +31,8 @@ texts' vectors are cached beside it (``--vectors``), so a resumed run does not e
 ``--variant NAME:KEY=VALUE,...`` serves the kept shard again with those settings (e.g.
 ``ef64:CODEMEMORY_GATEWAY_HNSW_EF=64``; ``NAME@DIR:...`` serves the kept shard DIR instead, e.g. a copy
 whose payload indexes differ) and reports how many of the configured top-10 each keeps;
-``--profile FILE`` serves it once more under py-spy (``PY_SPY`` names it when not on PATH).
+``--profile FILE`` serves it once more under py-spy (``PY_SPY`` names it when not on PATH);
+``--stages`` times each step of recall and each engine call in process instead (``million_stages``).
 
 ``--baseline-code CHECKOUT`` serves the kept shard (and each ``--against``) with another checkout's
 code (its own ``.venv``, e.g. main's HEAD from ``git archive``) in turns with this one, ``--rounds``
@@ -64,6 +65,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from million_data import COSINE, SESSION, base_vectors, fill, filled, questions, real_texts, relayout
 from million_serving import REFERENCE, measure, serve
+from million_stages import stages, stages_table
 from results import median, write_section
 
 FIRST_S = 0.003  # a guess for the first size (fill, HNSW, queries) before one was measured
@@ -99,12 +101,18 @@ def main() -> None:
         type=Path,
         help="a checkout (with its .venv) serving the kept shards in turns with this one: the baseline",
     )
+    parser.add_argument(
+        "--stages", action="store_true", help="time each recall step of the kept shard in process, and stop"
+    )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(args.serve, args.serve / "ready.json")
         return
     asked = questions(args.queries)
+    if args.data_dir and args.stages:
+        print(stages_table(stages(args.data_dir, asked)), flush=True)
+        return
     if args.data_dir and args.baseline_code:  # serves kept shards only: no base vectors needed
         against_code(args.baseline_code, [args.data_dir, *(args.against or [])], asked, args.rounds)
         return

@@ -129,8 +129,8 @@ class GatewaySettings:
                 env_int(SERVICE, "rebuild_indexing_threads", cls.rebuild_indexing_threads, environ)
             ),
             dense_search=DenseSearch(
-                hnsw_ef=_hnsw_ef(env_int(SERVICE, "hnsw_ef", 0, environ)),
-                rescore=env_bool(SERVICE, "rescore", False, environ),
+                hnsw_ef=_hnsw_ef(env_int(SERVICE, "hnsw_ef", _SEARCH_DEFAULTS.hnsw_ef, environ)),
+                rescore=env_bool(SERVICE, "rescore", _SEARCH_DEFAULTS.rescore, environ),
             ),
             shard_layout=_layout(env_str(SERVICE, "shard_layout", DEFAULT_LAYOUT, environ)),
             stall_after_s=_stall(env_float(SERVICE, "stall_after_s", cls.stall_after_s, environ)),
@@ -179,6 +179,9 @@ def _gc_thaw(value: float) -> float:
             f"CODEMEMORY_GATEWAY_GC_THAW_S must be 0 (the default collector) or more, got {value}"
         )
     return value
+
+
+_SEARCH_DEFAULTS = DenseSearch()  # what an unset HNSW_EF or RESCORE means: the struct's own defaults
 
 
 def _hnsw_ef(value: int) -> int:
