@@ -63,10 +63,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from million_compare import against_code, compare
 from million_data import COSINE, SESSION, base_vectors, fill, filled, questions, real_texts, relayout
 from million_serving import REFERENCE, measure, serve
 from million_stages import stages, stages_table
-from results import median, write_section
+from results import write_section
 
 FIRST_S = 0.003  # a guess for the first size (fill, HNSW, queries) before one was measured
 
@@ -160,96 +161,6 @@ def _row(size: int, m: dict[str, float], f: dict[str, float]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def compare(
-    data_dir: Path,
-    asked: list[str],
-    variants: list[str],
-    rounds: int,
-    first: dict[str, float] | None = None,
-    against: list[Path] | None = None,
-) -> None:
-    """The kept shard served as configured and with each variant's settings (``NAME:KEY=VALUE,...``),
-    and each shard of ``against`` (another layout of the same memories, as configured), in turns,
-    ``rounds`` times: medians over the rounds, so a slower minute of the machine falls on all. The
-    top-10 agreement is with the first of ``against`` when given (the baseline), else as configured."""
-    configs: dict[str, tuple[Path, dict[str, str]]] = {
-        f"{_layout_of(other)} layout ({other})": (other, {}) for other in against or []
-    }
-    configs[f"{_layout_of(data_dir)} layout" if against else "configured"] = (data_dir, {})
-    for spec in variants:
-        name, _, pairs = spec.partition(":")
-        name, _, directory = name.partition("@")  # NAME@DIR: another kept shard of the same memories
-        env = dict(pair.split("=", 1) for pair in pairs.split(",") if pair)
-        configs[name] = (Path(directory) if directory else data_dir, env)
-    runs: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
-    for turn in range(rounds):
-        for name, (directory, env) in configs.items():
-            if turn == 0 and directory == data_dir and not env and first is not None:
-                runs[name].append(first)  # measured just before, as configured
-                continue
-            runs[name].append(measure(directory, asked, env))
-            got = {k: v for k, v in runs[name][-1].items() if k != "hits"}
-            print(name, directory, json.dumps(env), json.dumps(got), flush=True)
-    print("| settings | recall p50 ms | p99 ms | in the servicer p50 | shard open s | peak RSS GiB "
-          "| top-10 shared with configured | same top hit | one query's embedding alone ms "
-          "| full collections | longest collector pause ms |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    reference: list[list[str]] = next(iter(runs.values()))[0]["hits"]  # type: ignore[assignment]
-    for name, done in runs.items():
-        keys = ("p50", "p99", "server_p50", "open_s", "peak_gib", "embed_ms")
-        p50, p99, server, open_s, peak, embed = [median([m[k] for m in done]) for k in keys]
-        hits: list[list[str]] = done[0]["hits"]  # type: ignore[assignment]
-        shared = sum(len(set(a) & set(b)) for a, b in zip(hits, reference, strict=True)) / (10 * len(hits))
-        top = sum(a[0] == b[0] for a, b in zip(hits, reference, strict=True)) / len(hits)
-        full, pause = _collector_cells(done)
-        print(f"| {name} | {p50:.1f} | {p99:.1f} | {server:.1f} | {open_s:.2f} | {peak:.2f} "
-              f"| {shared:.1%} | {top:.1%} | {embed:.2f} | {full} | {pause} |")  # fmt: skip
-
-
-def against_code(baseline: Path, shards: list[Path], asked: list[str], rounds: int) -> None:
-    """Each kept shard served by ``baseline``'s code and by this checkout's, in turns (the order
-    swapped every round, so a slower minute of the machine falls on both): medians over the rounds,
-    and how many top-10 lists this code returns exactly as the baseline did."""
-    runs: dict[tuple[Path, str], list[dict[str, float]]] = {}
-    for turn in range(rounds):
-        for shard in shards:
-            codes: list[tuple[str, Path | None]] = [("baseline", baseline), ("this", None)]
-            for name, code in codes if turn % 2 == 0 else codes[::-1]:
-                runs.setdefault((shard, name), []).append(measure(shard, asked, code=code))
-                got = {k: v for k, v in runs[(shard, name)][-1].items() if k != "hits"}
-                print(name, _layout_of(shard), json.dumps(got), flush=True)
-    print("| code | layout | recall p50 ms | p99 ms | in the servicer p50 | first recall ms | shard open s "
-          "| peak RSS GiB | top-10 lists as the baseline's | full collections "
-          "| longest collector pause ms |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for (shard, name), done in runs.items():
-        cells = [median([m[k] for m in done]) for k in ("p50", "p99", "server_p50", "first_ms", "open_s")]
-        peak = max(m["peak_gib"] for m in done)
-        hits: list[list[str]] = done[0]["hits"]  # type: ignore[assignment]
-        reference: list[list[str]] = runs[(shard, "baseline")][0]["hits"]  # type: ignore[assignment]
-        same = sum(a == b for a, b in zip(hits, reference, strict=True)) / len(hits)
-        p50, p99, server, first, open_s = cells
-        full, pause = _collector_cells(done)
-        print(f"| {name} | {_layout_of(shard)} | {p50:.1f} | {p99:.1f} | {server:.1f} | {first:.0f} "
-              f"| {open_s:.2f} | {peak:.2f} | {same:.1%} | {full} | {pause} |")  # fmt: skip
-
-
-def _collector_cells(done: list[dict[str, float]]) -> tuple[str, str]:
-    """Full collections per serving (median) and the longest pause over the servings; "-" when the
-    serving code did not record them (older code)."""
-    recorded = [m for m in done if m.get("gc_full", -1) >= 0]
-    if not recorded:
-        return "-", "-"
-    full = median([m["gc_full"] for m in recorded])
-    return f"{full:.0f}", f"{max(m['gc_longest_ms'] for m in recorded):.0f}"
-
-
-def _layout_of(data_dir: Path) -> str:
-    """The layout a kept shard's generation recorded (``ram`` before layouts were recorded)."""
-    marker = json.loads((data_dir / "memories" / "gen-1" / "model.json").read_text())
-    return str(marker.get("layout", "ram"))
-
-
 def kept(
     args: argparse.Namespace,
     data_dir: Path,
@@ -278,7 +189,7 @@ def kept(
     m: dict[str, float] | None = None
     if not (args.variant or args.against) or totals.get("measured") != filled(data_dir):
         m = measure(data_dir, asked)
-        print(json.dumps({k: v for k, v in m.items() if k != "hits"}), flush=True)
+        print(json.dumps({k: v for k, v in m.items() if k not in ("hits", "bases")}), flush=True)
         row = _row(filled(data_dir), m, totals) if totals else str(m["p50"])
         print(row, flush=True)
         if not args.no_write and totals:
@@ -289,7 +200,11 @@ def kept(
     if args.profile:
         os.environ["BENCH_PYSPY"] = str(args.profile)
         profiled = measure(data_dir, asked)
-        print("profiled:", json.dumps({k: v for k, v in profiled.items() if k != "hits"}), flush=True)
+        print(
+            "profiled:",
+            json.dumps({k: v for k, v in profiled.items() if k not in ("hits", "bases")}),
+            flush=True,
+        )
 
 
 def _write(

@@ -40,6 +40,11 @@ def real_texts(limit: int) -> list[str]:
     return list(dict.fromkeys(t[:1500] for t in texts if t.strip()))[:limit]
 
 
+def base_text(text: str) -> str:
+    """The real text a memory's text derives from: without the line of its own (``_envelopes``)."""
+    return text.rsplit("\n(repo", 1)[0]
+
+
 def questions(count: int) -> list[str]:
     asked = [qa["question"] for s in json.loads((SHARED_DATA / "locomo" / "locomo_dev.json").read_text())
              for qa in s["qa"]]  # fmt: skip

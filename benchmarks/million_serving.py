@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from million_data import DIM, questions
+from million_data import DIM, base_text, questions
 from results import median, percentile
 
 REFERENCE = 40  # questions the query model embeds alone before serving: the machine's speed
@@ -163,7 +163,7 @@ def measure(
         first_ms = (time.perf_counter() - t0) * 1000
         for text in queries[1:21]:  # warm-up
             stub.Recall(pb.RecallRequest(query=text, limit=10), metadata=meta)
-        took, server, answers = [], [], []
+        took, server, answers, bases = [], [], [], []
         spy = _profiler(child.pid)
         for text in queries:
             t0 = time.perf_counter()
@@ -172,6 +172,7 @@ def measure(
             server.append(response.took_ms)
             assert len(response.hits) == 10, len(response.hits)
             answers.append([h.memory.id for h in response.hits])
+            bases.append([base_text(h.memory.text) for h in response.hits])
         if spy is not None:
             spy.send_signal(signal.SIGINT)  # py-spy writes its output on an interrupt
             spy.wait(timeout=60)
@@ -198,4 +199,5 @@ def measure(
         "gc_full": collector["collections"][2] if collector else -1,
         "gc_longest_ms": max(collector["longest_ms"]) if collector else -1.0,
         "hits": answers,  # type: ignore[dict-item]  # the ten memory ids per question, in order
+        "bases": bases,  # type: ignore[dict-item]  # and the base texts they derive from
     }

@@ -1,7 +1,8 @@
 """Recall: candidates from the index (dense and BM25, filtered by tenant and scope), then hybrid scoring.
 
 Three rounds at most: the candidates and a first ranking; relevance feedback (the top hits' shared
-words widen the lexical query, see ``feedback``) and a second ranking; expansion by session links.
+words widen the lexical query that rescores the candidates, see ``feedback``) and a second ranking;
+expansion by session links.
 
 The dense and sparse searches each return their own top candidates; a candidate found only by BM25
 gets its dense similarity from the engine (scored for just those ids), one found only by the dense
@@ -21,7 +22,7 @@ from codememory.lexical import SparseEncoder, SparseVec, code_terms
 from codememory.memory.points import memory_id_of, point_id, point_ids
 from codememory.recall.crowding import crowd_topics
 from codememory.recall.currency import latest_first, pull_current, superseders
-from codememory.recall.feedback import FEEDBACK_DOCS, FEEDBACK_NEW, feedback_query, widens
+from codememory.recall.feedback import FEEDBACK_DOCS, feedback_query, widens
 from codememory.recall.links import session_neighbours
 from codememory.recall.query import RecallQuery, query_filter
 from codememory.recall.restated import one_per_fact, unit_vectors, window_ids
@@ -241,20 +242,25 @@ class Recaller:
         flt: IndexFilter,
         pool: int,
     ) -> dict[str, Candidate]:
-        """The candidates with lexical scores from the query widened by the top hits' shared words,
-        plus the best few the widened search found besides; ``found`` itself when no word was added."""
+        """The candidates with lexical scores from the query widened by the top hits' shared words
+        (``found`` itself when no word was added); with ``Weights.feedback_new``, plus the best that
+        many the widened search found over the whole tenant besides."""
         top_texts = [str(c.payload.get("text") or "") for c, _ in ranked[:FEEDBACK_DOCS]]
         documents = [self._encoder.encode_query(code_terms(t)) for t in top_texts]
         widened = feedback_query(sparse, documents, self.weights.feedback)
         if widened == sparse:
             return found
-        lexical = {h.id: h.score for h in self._index.search_sparse(widened, flt, pool, False)}
         tenant = str(flt.equals.get("tenant", ""))
         points = {mid: c.point_id or point_id(tenant, mid) for mid, c in found.items()}
+        adding = int(self.weights.feedback_new)
+        searched = flt if adding > 0 else msgspec.structs.replace(flt, ids=list(points.values()))
+        limit = pool if adding > 0 else len(points)
+        lexical = {h.id: h.score for h in self._index.search_sparse(widened, searched, limit, False)}
         out = {mid: msgspec.structs.replace(c, lexical=lexical.get(points[mid])) for mid, c in found.items()}
-        known = set(points.values())
-        new = [i for i in lexical if i not in known][:FEEDBACK_NEW]
-        out.update(self._read(self._embed(text), flt, {}, lexical, new))
+        if adding > 0:
+            known = set(points.values())
+            new = [i for i in lexical if i not in known][:adding]
+            out.update(self._read(self._embed(text), flt, {}, lexical, new))
         return out
 
     def _expand(

@@ -94,7 +94,39 @@ def _lexical_only(n: int, text: str) -> IndexPoint:
     return IndexPoint(id=str(uuid.UUID(int=n)), payload=payload, sparse=sparse)
 
 
+def test_relevance_feedback_rescores_a_candidate_that_shares_the_topics_words(tmp_path: Path) -> None:
+    """By default the widened query scores the candidates the first searches found, by their ids: a
+    memory the dense search found that shares the top hits' words but none of the question's gets a
+    lexical part; one that shares nothing with either does not."""
+    index = EdgeVectorIndex(tmp_path / "shard", 4)
+    index.upsert(
+        [
+            _stored(1, "the retry budget lives in the payment gateway client", (0.99, 0.14, 0.0, 0.0)),
+            _stored(
+                2, "retry budget raised for the payment gateway after the outage", (0.97, 0.24, 0.0, 0.0)
+            ),
+            _stored(3, "payment gateway client backs off with jitter", (0.9, 0.4, 0.0, 0.0)),  # no query word
+            _stored(4, "the release notes mention dark mode", (0.9, 0.0, 0.4, 0.0)),
+            _lexical_only(5, "the payment gateway client pins its TLS roots"),  # no vector, no query word
+        ]
+    )
+    query = RecallQuery(tenant="t", text="retry budget", limit=10)
+    topic, unrelated = str(uuid.UUID(int=3)), str(uuid.UUID(int=4))
+    plain = {
+        h.memory_id: h
+        for h in Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("feedback=0")).recall(query)
+    }
+    assert plain[topic].parts.lexical == 0.0
+    widened = {h.memory_id: h for h in Recaller(index, FixedEmbedder(), SparseEncoder()).recall(query)}
+    assert widened[topic].parts.lexical > 0.0 and widened[unrelated].parts.lexical == 0.0
+    assert widened[topic].parts.total > plain[topic].parts.total
+    assert str(uuid.UUID(int=5)) not in widened  # no search over the tenant: only the candidates
+    index.close()
+
+
 def test_relevance_feedback_finds_a_memory_that_shares_no_word_with_the_query(tmp_path: Path) -> None:
+    """With ``feedback_new``, the widened query also searches the tenant: a memory that neither search
+    found (no vector yet, no word of the question) becomes a candidate through the topic's words."""
     index = EdgeVectorIndex(tmp_path / "shard", 4)
     index.upsert(
         [
@@ -108,7 +140,9 @@ def test_relevance_feedback_finds_a_memory_that_shares_no_word_with_the_query(tm
     topic = str(uuid.UUID(int=3))
     plain = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("feedback=0"))
     assert topic not in [h.memory_id for h in plain.recall(query)]
-    widened = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("feedback=0.3"))
+    rescored = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("feedback=0.3"))
+    assert topic not in [h.memory_id for h in rescored.recall(query)]
+    widened = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("feedback=0.3,feedback_new=10"))
     hits = {h.memory_id: h for h in widened.recall(query)}
     assert topic in hits and hits[topic].parts.lexical > 0.0
     assert str(uuid.UUID(int=4)) not in hits  # shares nothing with the topic either
