@@ -110,6 +110,8 @@ def main() -> None:
     if args.serve:
         serve(args.serve, args.serve / "ready.json")
         return
+    if args.stages and not args.data_dir:
+        parser.error("--stages times a kept shard: give its --data-dir")
     asked = questions(args.queries)
     if args.data_dir and args.stages:
         print(stages_table(stages(args.data_dir, asked)), flush=True)

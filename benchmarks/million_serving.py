@@ -54,6 +54,18 @@ class _Pauses:
         self.longest_ms[generation] = max(self.longest_ms[generation], took)
 
 
+def open_memory(data_dir: Path, settings: Any, model_id: str) -> Any:
+    """The kept shard's memory projection, opened as the restarted gateway opens it (payload cache and
+    dense search from its ``GatewaySettings``)."""
+    from codememory.gateway.indexes import IndexGenerations
+    from codememory.lexical import SparseEncoder
+
+    generations = IndexGenerations(
+        data_dir, DIM, payload_cache=settings.payload_cache, search=settings.dense_search, model_id=model_id
+    )
+    return generations.projection(generations.current(), SparseEncoder())
+
+
 def serve(data_dir: Path, ready: Path) -> None:
     """The restarted gateway's serving path (run in its own process): model, shard, gRPC Recall."""
     import asyncio
@@ -63,7 +75,6 @@ def serve(data_dir: Path, ready: Path) -> None:
     from codememory.events import InMemoryEventLog
     from codememory.gateway.coderpc import CodeServicer
     from codememory.gateway.core import GatewayCore
-    from codememory.gateway.indexes import IndexGenerations
     from codememory.gateway.querymodels import configured_query_model
     from codememory.gateway.rpc import MemoryServicer
     from codememory.gateway.server import create_server
@@ -77,14 +88,7 @@ def serve(data_dir: Path, ready: Path) -> None:
     model_s = time.perf_counter() - t0
     embed_ms = reference_ms(embedder, questions(REFERENCE))
     t0 = time.perf_counter()
-    generations = IndexGenerations(
-        data_dir,
-        DIM,
-        payload_cache=settings.payload_cache,
-        search=settings.dense_search,
-        model_id=embedder.model_id,
-    )
-    memory = generations.projection(generations.current(), SparseEncoder())
+    memory = open_memory(data_dir, settings, embedder.model_id)
     open_s = time.perf_counter() - t0
 
     async def run() -> None:

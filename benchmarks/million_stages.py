@@ -1,7 +1,8 @@
 """Where one recall at a million memories spends its time: each step of ``Recaller`` and each engine call.
 
-``bench_million.py --stages N`` opens the kept shard in this process as the gateway opens it (query
-model, payload cache, ``DenseSearch``), asks ``N`` questions through a ``Recaller`` and times:
+``bench_million.py --data-dir DIR --stages [--queries N]`` opens the kept shard in this process as the
+gateway opens it (query model, payload cache, ``DenseSearch``), asks ``N`` questions through a
+``Recaller`` and times:
 
 - each recall step, inclusive (the first candidates, relevance feedback, link expansion, the current
   statement first, one per fact and topic crowding), by timing the recaller's own methods;
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from million_data import DIM
+from million_serving import open_memory
 from results import median
 
 TENANT = "bench"  # the tenant ``million_serving.serve`` maps the bench's token to
@@ -66,6 +67,9 @@ class TimedIndex:
     def __init__(self, inner: Any, clock: _Clock) -> None:
         self._inner, self._clock = inner, clock
 
+    def search_both(self, *args: Any) -> Any:  # declared: ``search_pair`` checks for it by protocol
+        return self._clock.timed(None, "search_both", self._inner.search_both)(*args)
+
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._inner, name)
         if name in ENGINE_CALLS:
@@ -85,7 +89,6 @@ class _TimedEmbedder:
 def stages(data_dir: Path, asked: list[str]) -> list[tuple[str, str, float]]:
     """Per (step, call) the median milliseconds over ``asked`` (each question asked once, after a warm-up
     of 20): ``(step, "total")`` is a step inclusive, ``("recall", "total")`` a whole recall."""
-    from codememory.gateway.indexes import IndexGenerations
     from codememory.gateway.querymodels import configured_query_model
     from codememory.gateway.settings import GatewaySettings
     from codememory.lexical import SparseEncoder
@@ -95,14 +98,7 @@ def stages(data_dir: Path, asked: list[str]) -> list[tuple[str, str, float]]:
     settings = GatewaySettings.from_env()
     clock = _Clock()
     embedder = _TimedEmbedder(configured_query_model(settings), clock)
-    generations = IndexGenerations(
-        data_dir,
-        DIM,
-        payload_cache=settings.payload_cache,
-        search=settings.dense_search,
-        model_id=embedder.model_id,
-    )
-    memory = generations.projection(generations.current(), SparseEncoder())
+    memory = open_memory(data_dir, settings, embedder.model_id)
     timed = TimedIndex(memory.index, clock)
     recaller = Recaller(timed, embedder, SparseEncoder(), settings.weights)  # type: ignore[arg-type]
     for step in STEPS:

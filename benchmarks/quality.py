@@ -142,9 +142,10 @@ memory names its session predecessor (`previous_id`), and recall lends 0.1 of ea
 score to its session neighbours (`Weights.link`, `Recaller(link_parents=)`, two index calls per query;
 both tuned on conv 0-3 only: link 0.15 over 10 parents gave R@10 78.1, 0.1 over 5 gives 79.6).
 Relevance feedback: the words at least 2 of the top 5 hits share join the lexical query at 0.3 x their
-share and the lexical search runs again (`codememory.recall.feedback`, `Weights.feedback`; 0.2 / 0.3 /
-0.4 gave R@10 80.2 / 80.4 / 80.7 on conv 0-3, held-out 82.2 / 82.2 / 81.6: 0.3 kept). Author match: a
-query that names a memory's user (here the speaker, imported as `scope.user`) adds 0.04 to it
+share, and the widened query rescores the candidates by their ids (`codememory.recall.feedback`,
+`Weights.feedback`; 0.2 / 0.3 / 0.4 gave R@10 80.2 / 80.4 / 80.7 on conv 0-3, held-out 82.2 / 82.2 /
+81.6, when it still searched the tenant again: 0.3 kept; since 2026-12-07 it rescores, `feedback_new`).
+Author match: a query that names a memory's user (here the speaker, imported as `scope.user`) adds 0.04 to it
 (`Weights.author`; 0.03 / 0.04 / 0.05 / 0.06 gave R@10 80.2 / 80.4 / 80.1 / 80.1).
 Ablation rows fold the same Store events through the same projection and `Recaller` in this process
 (no gRPC), one mechanism off at a time.

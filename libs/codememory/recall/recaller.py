@@ -41,10 +41,6 @@ _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
 RESTATED_WINDOW = 60  # the top hits compared for restatements (session context asks for 100 and more)
 
 
-def _with_link(parts: ScoreParts, link: float, total: float) -> ScoreParts:
-    return msgspec.structs.replace(parts, link=link, total=total)
-
-
 @dataclass(frozen=True)
 class RecallHit:
     memory_id: str
@@ -242,23 +238,22 @@ class Recaller:
         flt: IndexFilter,
         pool: int,
     ) -> dict[str, Candidate]:
-        """The candidates with lexical scores from the query widened by the top hits' shared words
-        (``found`` itself when no word was added); with ``Weights.feedback_new``, plus the best that
-        many the widened search found over the whole tenant besides."""
+        """The candidates scored by the query widened with the top hits' shared words, among their ids
+        (``found`` itself when no word was added); with ``feedback_new`` over the tenant, as before
+        2026-12-07: that many new hits join, a candidate outside its top ``pool`` loses its lexical part."""
         top_texts = [str(c.payload.get("text") or "") for c, _ in ranked[:FEEDBACK_DOCS]]
         documents = [self._encoder.encode_query(code_terms(t)) for t in top_texts]
         widened = feedback_query(sparse, documents, self.weights.feedback)
-        if widened == sparse:
-            return found
-        tenant = str(flt.equals.get("tenant", ""))
+        tenant, adding = str(flt.equals.get("tenant", "")), int(self.weights.feedback_new)
         points = {mid: c.point_id or point_id(tenant, mid) for mid, c in found.items()}
-        adding = int(self.weights.feedback_new)
-        searched = flt if adding > 0 else msgspec.structs.replace(flt, ids=list(points.values()))
-        limit = pool if adding > 0 else len(points)
+        if widened == sparse or not points:  # no ids would mean no restriction: never search so
+            return found
+        known = set(points.values())
+        only = msgspec.structs.replace(flt, ids=[*known])  # the candidates alone, by their ids
+        searched, limit = (flt, pool) if adding > 0 else (only, len(known))
         lexical = {h.id: h.score for h in self._index.search_sparse(widened, searched, limit, False)}
         out = {mid: msgspec.structs.replace(c, lexical=lexical.get(points[mid])) for mid, c in found.items()}
         if adding > 0:
-            known = set(points.values())
             new = [i for i in lexical if i not in known][:adding]
             out.update(self._read(self._embed(text), flt, {}, lexical, new))
         return out
@@ -298,6 +293,8 @@ class Recaller:
                 out.append((c, parts))
                 continue
             link = parent / top
-            out.append((c, _with_link(parts, link, parts.total + self.weights.link * link)))
+            out.append(
+                (c, msgspec.structs.replace(parts, link=link, total=parts.total + self.weights.link * link))
+            )
         out.sort(key=lambda pair: (-pair[1].total, pair[0].memory_id))
         return out

@@ -35,9 +35,9 @@ class Weights:
     # at link's 0.1 they cost LoCoMo 1.4 R@10, benchmarks/RESULTS.md quality_consolidation)
     semantic_link: float = 0.0
     feedback: float = 0.3  # weight of terms the top hits share, added to the query (0: no feedback)
-    # new candidates the widened query may bring in (a second lexical search over the tenant); 0: it
-    # rescores the candidates it has (a search over their ids alone: at a million memories about a
-    # millisecond where the tenant-wide search took five, and LoCoMo lost nothing, see ``feedback``)
+    # a count: new candidates the widened query may bring in by searching the whole tenant again (the
+    # behaviour before 2026-12-07); 0: it rescores the candidates alone, by their ids (at a million
+    # memories 2.6 ms where the tenant-wide search took 5.3, and LoCoMo lost nothing; ``feedback``)
     feedback_new: float = 0
     recency_half_life_days: float = 14.0
     superseded: float = 0.3  # multiplier of a memory a later one superseded (history, below the current)

@@ -94,11 +94,28 @@ def _lexical_only(n: int, text: str) -> IndexPoint:
     return IndexPoint(id=str(uuid.UUID(int=n)), payload=payload, sparse=sparse)
 
 
+class _SparseSearches:
+    """The index, its lexical searches recorded (the paired first search is not one of them)."""
+
+    def __init__(self, inner: EdgeVectorIndex) -> None:
+        self.inner = inner
+        self.asked: list[tuple[frozenset[str], int]] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def search_sparse(self, sparse: object, flt: object, limit: int, with_payload: bool = True) -> object:
+        self.asked.append((frozenset(flt.ids), limit))  # type: ignore[attr-defined]
+        return self.inner.search_sparse(sparse, flt, limit, with_payload)  # type: ignore[arg-type]
+
+
 def test_relevance_feedback_rescores_a_candidate_that_shares_the_topics_words(tmp_path: Path) -> None:
-    """By default the widened query scores the candidates the first searches found, by their ids: a
-    memory the dense search found that shares the top hits' words but none of the question's gets a
-    lexical part; one that shares nothing with either does not."""
+    """By default the widened query scores the candidates the first searches found, and only them (a
+    search restricted to their ids): a memory the dense search found that shares the top hits' words
+    but none of the question's gets a lexical part; one that shares neither does not; a memory no
+    search found, and another tenant's, stay out however many topic words they hold."""
     index = EdgeVectorIndex(tmp_path / "shard", 4)
+    other_tenant = _stored(6, "payment gateway client retry budget jitter backs off", (1.0, 0.0, 0.0, 0.0))
     index.upsert(
         [
             _stored(1, "the retry budget lives in the payment gateway client", (0.99, 0.14, 0.0, 0.0)),
@@ -108,19 +125,20 @@ def test_relevance_feedback_rescores_a_candidate_that_shares_the_topics_words(tm
             _stored(3, "payment gateway client backs off with jitter", (0.9, 0.4, 0.0, 0.0)),  # no query word
             _stored(4, "the release notes mention dark mode", (0.9, 0.0, 0.4, 0.0)),
             _lexical_only(5, "the payment gateway client pins its TLS roots"),  # no vector, no query word
+            msgspec.structs.replace(other_tenant, payload={**other_tenant.payload, "tenant": "u"}),
         ]
     )
     query = RecallQuery(tenant="t", text="retry budget", limit=10)
     topic, unrelated = str(uuid.UUID(int=3)), str(uuid.UUID(int=4))
-    plain = {
-        h.memory_id: h
-        for h in Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("feedback=0")).recall(query)
-    }
-    assert plain[topic].parts.lexical == 0.0
-    widened = {h.memory_id: h for h in Recaller(index, FixedEmbedder(), SparseEncoder()).recall(query)}
-    assert widened[topic].parts.lexical > 0.0 and widened[unrelated].parts.lexical == 0.0
-    assert widened[topic].parts.total > plain[topic].parts.total
-    assert str(uuid.UUID(int=5)) not in widened  # no search over the tenant: only the candidates
+    plain = Recaller(index, FixedEmbedder(), SparseEncoder(), parse_weights("feedback=0")).recall(query)
+    before = {h.memory_id: h for h in plain}
+    spied = _SparseSearches(index)
+    widened = {h.memory_id: h for h in Recaller(spied, FixedEmbedder(), SparseEncoder()).recall(query)}  # type: ignore[arg-type]
+    assert before[topic].parts.lexical == 0.0 and widened[topic].parts.lexical > 0.0
+    assert widened[unrelated].parts.lexical == 0.0 and widened[topic].parts.total > before[topic].parts.total
+    assert set(widened) == set(before)  # no search over the tenant: only the candidates
+    ((ids, limit),) = spied.asked
+    assert ids == {str(uuid.UUID(int=n)) for n in (1, 2, 3, 4)} and limit == len(ids)
     index.close()
 
 
