@@ -58,7 +58,8 @@ CHANGE_CUES = (
 # phrases that contain a change cue without saying that anything changed: "for now" is temporary, and
 # "new" after a word that ranges over a kind of thing ("a story for new components", "every new
 # permission", "on new POST routes") names the things a rule is about, not a change ("a new" is not
-# here: "put a new job's schedule in Workflows" came with a real change)
+# here: "put a new job's schedule in Workflows" came with a real change); and a negated "new" ("the
+# oldest sample is dropped, not the new one") says which thing a rule keeps, not that the rule changed
 NOT_CHANGE_CUES = (
     "for now",
     "right now",
@@ -73,6 +74,9 @@ NOT_CHANGE_CUES = (
     "any new",
     "all new",
     "on new",
+    "not the new",
+    "not a new",
+    "not new",
 )
 
 

@@ -40,3 +40,15 @@ def test_new_after_a_word_that_ranges_over_a_kind_is_no_change() -> None:
     for text in ("a story for new components", "every new permission needs a line", "on new POST routes"):
         assert "new" not in cues_of(text, CHANGE_CUES, NOT_CHANGE_CUES), text
     assert "new" in cues_of("New components use Tailwind", CHANGE_CUES, NOT_CHANGE_CUES)
+
+
+def test_a_negated_new_is_no_change() -> None:
+    """It says which thing a rule keeps or means ("the oldest sample is dropped, not the new one"),
+    not that the rule changed; a cue beside it still counts."""
+    for text in ("when full the oldest sample is dropped, not the new one", "this is not a new rule"):
+        assert "new" not in cues_of(text, CHANGE_CUES, NOT_CHANGE_CUES), text
+    assert cues_of("the old key is gone, switch to the new one", CHANGE_CUES, NOT_CHANGE_CUES) == {
+        "switch",
+        "new",
+    }
+    assert "switch" in cues_of("switch to v2, not the new beta", CHANGE_CUES, NOT_CHANGE_CUES)
