@@ -187,7 +187,8 @@ class GrpcRecaller:
 def _recent(
     stub: memory_pb2_grpc.MemoryServiceStub, meta: tuple[tuple[str, str], ...], repo: str
 ) -> list[RecallHit]:
-    memories = list(stub.Export(pb.ExportRequest(repo=repo), metadata=meta, timeout=60))
+    exported = stub.Export(pb.ExportRequest(repo=repo), metadata=meta, timeout=60)
+    memories = [m for m in exported if m.state in ("active", "deprecated")]  # what recall can return
     memories.sort(key=lambda m: -m.created_at)
     zero = ScoreParts(dense=0, lexical=0, recency=0, importance=0, scope=0, total=0)
     return [RecallHit(m.id, _payload(m), zero) for m in memories]

@@ -37,10 +37,15 @@ class Stack:
     process: subprocess.Popen[bytes]
 
     def cli(
-        self, *args: str, stdin: bytes | None = None, check: bool = True
+        self, *args: str, stdin: bytes | None = None, check: bool = True, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[bytes]:
+        """``codememory ARGS`` against this stack (``env``: more variables, e.g. another tenant's token)."""
         result = subprocess.run(
-            [str(BIN / "codememory"), *args], input=stdin, env=self.env, capture_output=True, timeout=120
+            [str(BIN / "codememory"), *args],
+            input=stdin,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            timeout=120,
         )
         if check and result.returncode != 0:
             raise AssertionError(f"codememory {' '.join(args)} failed: {result.stderr.decode()}")

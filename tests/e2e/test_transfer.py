@@ -1,4 +1,5 @@
-"""Export and import move memories as JSON lines through the event path, keeping id, time and scope."""
+"""Export and import move memories as JSON lines through the event path, keeping id, time, scope and
+the state consolidation left them in."""
 
 from __future__ import annotations
 
@@ -52,3 +53,65 @@ def test_import_rejects_bad_lines_clearly(stack, tmp_path) -> None:  # type: ign
     bad.write_text('{"text": "fine"}\nnot json\n')
     result = stack.cli("import", str(bad), check=False)
     assert result.returncode != 0 and b"line 2" in result.stderr
+
+
+def test_a_store_moves_to_another_tenant_with_its_superseded_and_merged_memories(stack, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Corrections made by hand in one tenant, exported, imported by another: the same states and links,
+    and recall there puts the amended rule first and the merged restatements nowhere."""
+    repo = f"mv{uuid.uuid4().hex[:6]}"
+
+    def store(text: str) -> str:
+        return str(stack.cli_json("store", text, "--repo", repo, "--type", "decision")["memory_id"])
+
+    old = store(f"release builds of {repo} are signed with the 2023 key")
+    new = store(f"release builds of {repo} are now signed with the 2025 hardware key")
+    canonical = store(f"every migration in {repo} needs a down step")
+    restated = [
+        store(f"again: migrations in {repo} must have a down step"),
+        store(f"{repo}: no migration without a down step"),
+    ]
+    gone = store(f"the {repo} staging database is on port 5433")
+    stack.cli("supersede", old, new)
+    stack.cli("merge", canonical, *restated)
+    stack.cli("deprecate", gone)
+
+    exported = stack.cli("export", "--repo", repo).stdout
+    lines = {row["id"]: row for row in map(json.loads, exported.splitlines())}
+    assert (
+        lines[old]["state"] == "superseded"
+        and lines[old]["superseded_by"] == new
+        and lines[old]["superseded_at"]
+    )
+    assert {lines[r]["merged_into"] for r in restated} == {canonical} and lines[gone]["state"] == "deprecated"
+    source = tmp_path / "moved.jsonl"
+    source.write_bytes(exported)
+
+    alpha = {"CODEMEMORY_TOKEN": "tok-alpha"}
+    summary = json.loads(stack.cli("import", str(source), env=alpha).stdout)
+    assert (summary["imported"], summary["stored"]) == (6, 6)
+    moved = {
+        row["id"]: row
+        for row in map(json.loads, stack.cli("export", "--repo", repo, env=alpha).stdout.splitlines())
+    }
+    keep = ("state", "superseded_by", "superseded_at", "merged_into", "text", "time", "type", "importance")
+    assert {i: {k: r.get(k) for k in keep} for i, r in moved.items()} == {
+        i: {k: r.get(k) for k in keep} for i, r in lines.items()
+    }
+    assert {r["tenant"] for r in moved.values()} == {"alpha"}
+
+    hits = json.loads(
+        stack.cli(
+            "recall", f"how are {repo} release builds signed", "--repo", repo, "--json", env=alpha
+        ).stdout
+    )["hits"]
+    order = [h["memory"]["id"] for h in hits]
+    assert order[0] == new and (old not in order or order.index(old) > order.index(new))
+    hits = json.loads(
+        stack.cli("recall", f"down step for migrations in {repo}", "--repo", repo, "--json", env=alpha).stdout
+    )["hits"]
+    found = [h["memory"]["id"] for h in hits]
+    assert found[0] == canonical and not set(restated) & set(found)
+    assert hits[0]["memory"]["restated"] == 3
+
+    again = json.loads(stack.cli("import", str(source), env=alpha).stdout)
+    assert (again["stored"], again["existing"]) == (0, 6)

@@ -1,8 +1,11 @@
 """Export and import of memories as JSON lines, through the gateway so imports are ordinary events.
 
-One line per memory: id, text, type, tenant, repo, branch, user, session, agent, paths, time
-(ISO-8601), tags, importance, metadata, state. Import keeps each memory's id (so importing twice
-stores once), time, agent and state (deprecated stays deprecated); the tenant is always the caller's.
+One line per memory the tenant has not forgotten: id, text, type, tenant, repo, branch, user, session,
+agent, paths, time (ISO-8601), tags, importance, metadata, state, and what the state points to:
+``superseded_by`` and ``superseded_at`` (ISO-8601) for a superseded memory, ``merged_into`` for a
+merged one. Import keeps each memory's id (so importing twice stores once), time, agent and state
+(deprecated, archived, superseded by, merged into: the gateway's ``importlinks``, which also says what
+is not carried over); the tenant is always the caller's.
 
 Import reads and checks the whole file first (a bad line fails before anything is sent), then streams
 it to the gateway's Import RPC in batches (``ImportBatches``: a count and a byte bound, under the
@@ -23,6 +26,7 @@ from codememory.cli.client import Connection
 from codememory.v1 import memory_pb2 as pb
 
 BATCH = 1000
+STATES = ("active", "deprecated", "archived", "superseded", "merged")  # "" is active too
 BATCH_BYTES = 4 * 1024 * 1024
 IMPORT_TIMEOUT_S = 3600.0
 
@@ -33,6 +37,13 @@ class ImportError_(ValueError):
 
 def export_lines(conn: Connection, repo: str = "") -> Iterator[str]:
     for memory in conn.stub.Export(pb.ExportRequest(repo=repo), metadata=conn.metadata, timeout=conn.timeout):
+        links: dict[str, str] = {}
+        if memory.superseded_by:
+            links["superseded_by"] = memory.superseded_by
+            if memory.superseded_at:
+                links["superseded_at"] = _iso(memory.superseded_at)
+        if memory.merged_into:
+            links["merged_into"] = memory.merged_into
         yield json.dumps(
             {
                 "id": memory.id,
@@ -45,14 +56,52 @@ def export_lines(conn: Connection, repo: str = "") -> Iterator[str]:
                 "session": memory.scope.session_id,
                 "agent": memory.agent,
                 "paths": list(memory.scope.paths),
-                "time": datetime.fromtimestamp(memory.created_at, UTC).isoformat(),
+                "time": _iso(memory.created_at),
                 "tags": list(memory.tags),
                 "importance": memory.importance,
                 "metadata": dict(memory.metadata),
                 "state": memory.state,
+                **links,
             },
             ensure_ascii=False,
         )
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat()
+
+
+def _seconds(value: object, what: str) -> float:
+    """An ISO-8601 time (no zone: UTC) or seconds since the epoch, as seconds; 0 when absent."""
+    if value in (None, ""):
+        return 0.0
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    try:
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ImportError_(f"{what} is not an ISO-8601 time: {value!r}") from exc
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+
+
+def imported(row: dict[str, Any]) -> pb.ImportedMemory:
+    """One line as the Import RPC takes it: the memory, its state and what the state points to."""
+    request = store_request(row)
+    state = str(row.get("state") or "")
+    links = {key: str(row.get(key) or "") for key in ("superseded_by", "merged_into")}
+    if state and state not in STATES:
+        raise ImportError_(f"state must be one of {', '.join(STATES)}, not {state!r}")
+    if state == "superseded" and not links["superseded_by"]:
+        raise ImportError_("a superseded memory needs superseded_by (the memory that replaced it)")
+    if state == "merged" and not links["merged_into"]:
+        raise ImportError_("a merged memory needs merged_into (the memory it was merged into)")
+    return pb.ImportedMemory(
+        memory=request,
+        state=state,
+        superseded_by=links["superseded_by"] if state == "superseded" else "",
+        superseded_at=_seconds(row.get("superseded_at"), "superseded_at") if state == "superseded" else 0.0,
+        merged_into=links["merged_into"] if state == "merged" else "",
+    )
 
 
 def store_request(row: dict[str, Any]) -> pb.StoreRequest:
@@ -93,13 +142,9 @@ def parse_lines(lines: Iterable[str]) -> list[pb.ImportedMemory]:
         if not isinstance(row, dict):
             raise ImportError_(f"line {number}: not a JSON object")
         try:
-            request = store_request(row)
+            memories.append(imported(row))
         except (ImportError_, TypeError, ValueError) as exc:
             raise ImportError_(f"line {number}: {exc}") from exc
-        state = str(row.get("state") or "")
-        if state not in ("", "active", "deprecated"):
-            raise ImportError_(f"line {number}: state must be active or deprecated, not {state!r}")
-        memories.append(pb.ImportedMemory(memory=request, state=state))
     return memories
 
 

@@ -1,7 +1,7 @@
 """Memories: which events become them, and their projection into the vector index."""
 
 from codememory.memory.consolidated import ARCHIVED, MERGED, SUPERSEDED
-from codememory.memory.draft import MemoryDraft, memory_from_envelope, text_digest
+from codememory.memory.draft import MemoryDraft, epoch_seconds, memory_from_envelope, text_digest
 from codememory.memory.enrich import Enrichment, date_words, indexed_text
 from codememory.memory.fold import (
     ACTIVE,
@@ -33,6 +33,7 @@ __all__ = [
     "Position",
     "date_words",
     "draft_payload",
+    "epoch_seconds",
     "fold",
     "indexed_text",
     "memory_from_envelope",

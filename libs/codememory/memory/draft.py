@@ -53,7 +53,9 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
-def _epoch(value: str, fallback: datetime) -> float:
+def epoch_seconds(value: str, fallback: datetime) -> float:
+    """A stored memory's ``created_at`` (ISO-8601; no zone: UTC) in seconds since the epoch, or
+    ``fallback``'s when it is empty or not a time (as the fold dates a memory)."""
     if value:
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -172,7 +174,7 @@ def memory_from_envelope(envelope: Envelope) -> MemoryDraft | None:
                 tags=event.tags,
                 importance=event.importance,
                 metadata=dict(event.metadata),
-                created_at=_epoch(event.created_at, envelope.occurred_at),
+                created_at=epoch_seconds(event.created_at, envelope.occurred_at),
             )
         case InsightDerived():
             return _derived(envelope, event, event.insight_id, insight_text(event), "insight", 0.7)

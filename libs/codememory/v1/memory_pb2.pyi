@@ -1085,8 +1085,18 @@ class ImportedMemory(_message.Message):
 
     MEMORY_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
+    SUPERSEDED_BY_FIELD_NUMBER: _builtins.int
+    SUPERSEDED_AT_FIELD_NUMBER: _builtins.int
+    MERGED_INTO_FIELD_NUMBER: _builtins.int
     state: _builtins.str
-    """"" or "active": stored; "deprecated": stored, then deprecated (as exported)."""
+    """"" or "active": stored; "deprecated", "archived": stored, then in that state; "superseded": stored,
+    then superseded by superseded_by (at superseded_at); "merged": stored, then merged into merged_into.
+    The links are made once the whole stream is in, so either end may come first (as exported).
+    """
+    superseded_by: _builtins.str
+    superseded_at: _builtins.float
+    """seconds since the epoch; 0: when imported"""
+    merged_into: _builtins.str
     @_builtins.property
     def memory(self) -> Global___StoreRequest: ...
     def __init__(
@@ -1094,10 +1104,13 @@ class ImportedMemory(_message.Message):
         *,
         memory: Global___StoreRequest | None = ...,
         state: _builtins.str = ...,
+        superseded_by: _builtins.str = ...,
+        superseded_at: _builtins.float = ...,
+        merged_into: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["memory", b"memory"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory", b"memory", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["memory", b"memory", "merged_into", b"merged_into", "state", b"state", "superseded_at", b"superseded_at", "superseded_by", b"superseded_by"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

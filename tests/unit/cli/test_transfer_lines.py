@@ -43,13 +43,40 @@ def test_every_exported_field_reaches_the_request() -> None:
     assert request.created_at == row["time"] and request.importance == pytest.approx(0.8)
 
 
+OTHER = "9b2e4c1d-0f3a-4e5b-8c6d-7a8b9c0d1e2f"
+
+
+@pytest.mark.parametrize(
+    ("row", "links"),
+    [
+        ({"state": "superseded", "superseded_by": OTHER, "superseded_at": "2024-02-01T00:00:00+00:00"},
+         ("superseded", OTHER, 1706745600.0, "")),
+        ({"state": "superseded", "superseded_by": OTHER}, ("superseded", OTHER, 0.0, "")),
+        ({"state": "merged", "merged_into": OTHER, "superseded_by": "ignored"}, ("merged", "", 0.0, OTHER)),
+        ({"state": "archived"}, ("archived", "", 0.0, "")),
+        ({"state": "active", "merged_into": OTHER}, ("active", "", 0.0, "")),  # a link only with its state
+    ],
+)  # fmt: skip
+def test_a_state_and_what_it_points_to_reach_the_request(
+    row: dict[str, object], links: tuple[object, ...]
+) -> None:
+    (memory,) = parse_lines([_line(**row)])
+    assert (memory.state, memory.superseded_by, memory.superseded_at, memory.merged_into) == links
+
+
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
         ("not json", "line 2: not JSON"),
         ("[1]", "line 2: not a JSON object"),
         (_line(text=""), "line 2: each line needs a non-empty 'text'"),
-        (_line(state="archived"), "line 2: state must be active or deprecated"),
+        (_line(state="forgotten"), "line 2: state must be one of active, deprecated, archived, superseded"),
+        (_line(state="superseded"), "line 2: a superseded memory needs superseded_by"),
+        (_line(state="merged", superseded_by=OTHER), "line 2: a merged memory needs merged_into"),
+        (
+            _line(state="superseded", superseded_by=OTHER, superseded_at="May 3"),
+            "line 2: superseded_at is not",
+        ),
         (_line(importance="high"), "line 2: could not convert"),
     ],
 )

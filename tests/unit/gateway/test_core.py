@@ -2,41 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
+from corestack import memory_projection  # type: ignore[import-not-found]
 
-from codememory.events import InMemoryEventLog, MemoryScope
+from codememory.events import MemoryScope
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument, NotFound
 from codememory.gateway.memoryrebuild import rebuild_memory
 from codememory.gateway.writes import NewMemory
-from codememory.lexical import SparseEncoder
-from codememory.memory import MemoryProjection, Position
-from codememory.projection import LiveProjection, poll
 from codememory.recall import RecallQuery
-from codememory.redaction import clean_text
 from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
-
-
-def _projection(path: Path) -> MemoryProjection:
-    return MemoryProjection(
-        EdgeVectorIndex(path / "shard", DIM), SparseEncoder(), Position(path / "pos.json")
-    )
-
-
-@pytest.fixture
-async def core(tmp_path: Path) -> AsyncIterator[GatewayCore]:
-    log = InMemoryEventLog()
-    live = LiveProjection(_projection(tmp_path / "live"))
-
-    task = asyncio.create_task(poll(log, live))
-    yield GatewayCore(live, log, WordHashEmbedder(), SparseEncoder(), write_wait_s=2.0, clean_text=clean_text)
-    task.cancel()
 
 
 async def test_store_is_recallable_when_store_returns(core: GatewayCore) -> None:
@@ -95,7 +73,7 @@ async def test_rebuild_swaps_in_an_equal_projection(core: GatewayCore, tmp_path:
     victim = await core.store("t", NewMemory(text="to forget"))
     await core.forget("t", victim.memory_id, "")
     before = index_digest(core.live.projection.index, IndexFilter())
-    rebuilt = await rebuild_memory(core.live, core._log, _projection(tmp_path / "rebuilt"), readers_s=0)  # type: ignore[arg-type]
+    rebuilt = await rebuild_memory(core.live, core._log, memory_projection(tmp_path / "rebuilt"), readers_s=0)  # type: ignore[arg-type]
     assert rebuilt.events == 7
     assert index_digest(core.live.projection.index, IndexFilter()) == before
     assert len(await core.recall(RecallQuery(tenant="t", text="fact number"))) == 5
@@ -130,7 +108,7 @@ async def test_a_rebuild_written_apart_equals_one_folded_here(core: GatewayCore,
     live = index_digest(core.live.projection.index, IndexFilter())
     digests = []
     for apart in (False, True):
-        fresh = _projection(tmp_path / f"apart-{apart}")
+        fresh = memory_projection(tmp_path / f"apart-{apart}")
         rebuilt = await rebuild_memory(core.live, core._log, fresh, chunk=3, readers_s=0, apart=apart)  # type: ignore[arg-type]
         assert rebuilt.events == 12 and core.live.projection is fresh
         assert isinstance(fresh.index, EdgeVectorIndex)  # the shard is back in this process

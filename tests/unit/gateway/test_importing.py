@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from codememory.gateway.codeintake import CodeIntake
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.importing import ImportedMemory, ImportRun, imported_id
+from codememory.gateway.importlinks import StateOf
 from codememory.gateway.writes import NewMemory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position, point_ids
@@ -39,21 +40,11 @@ from codememory.sealing import FileKeyStore, Sealer
 from codememory.vectorstore import EdgeVectorIndex
 
 
-@pytest.fixture
-async def core(tmp_path: Path) -> AsyncIterator[GatewayCore]:
-    log = InMemoryEventLog()
-    projection = MemoryProjection(EdgeVectorIndex(tmp_path / "shard", DIM), SparseEncoder(), Position(None))
-    live = LiveProjection(projection)
-    task = asyncio.create_task(poll(log, live))
-    yield GatewayCore(live, log, WordHashEmbedder(), SparseEncoder(), clean_text=clean_text)
-    task.cancel()
-
-
 def _run(core: GatewayCore, tenant: str = "t1") -> ImportRun:
     return ImportRun(tenant, core.live, core.event_log, core.clean)
 
 
-def _memories(n: int, **kw: str) -> list[ImportedMemory]:
+def _memories(n: int, **kw: StateOf) -> list[ImportedMemory]:
     return [
         ImportedMemory(
             memory=NewMemory(text=f"fact {i}: service{i} retries {i % 5} times", scope=MemoryScope(repo="r")),
@@ -118,7 +109,7 @@ async def test_ids_are_kept_or_derived_and_state_and_agent_survive(core: Gateway
     await run.add(
         [
             ImportedMemory(memory=NewMemory(text="kept id", memory_id=kept.upper(), agent="codex")),
-            ImportedMemory(memory=NewMemory(text="old rule"), state="deprecated"),
+            ImportedMemory(memory=NewMemory(text="old rule"), state=StateOf(state="deprecated")),
         ]
     )
     await run.finish(wait_embedded=False, timeout_s=10)
@@ -134,8 +125,8 @@ async def test_bad_memories_are_refused_with_their_number(core: GatewayCore) -> 
     bad = [*_memories(2), ImportedMemory(memory=NewMemory(text="<private>all of it</private>"))]
     with pytest.raises(InvalidArgument, match="memory 3: text is empty"):
         await run.add(bad)
-    with pytest.raises(InvalidArgument, match="memory 3: state"):
-        await _run(core).add([*_memories(2), *_memories(1, state="archived")])
+    with pytest.raises(InvalidArgument, match="memory 3: state must be one of"):
+        await _run(core).add([*_memories(2), *_memories(1, state=StateOf(state="forgotten"))])
     with pytest.raises(InvalidArgument, match="memory 1: memory_id must be a UUID"):
         await _run(core).add([ImportedMemory(memory=NewMemory(text="x", memory_id="nope"))])
     assert core.event_log.records == []  # type: ignore[attr-defined]  # a refused batch appends nothing

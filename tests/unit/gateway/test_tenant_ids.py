@@ -4,16 +4,14 @@ its tenant and its id, ``codememory.memory.point_id``)."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
+from corestack import memory_projection  # type: ignore[import-not-found]
+from wordhash import DIM  # type: ignore[import-not-found]
 
 from codememory.events import (
-    InMemoryEventLog,
     MemoriesLinked,
     MemoriesMerged,
     MemoryEmbedded,
@@ -27,29 +25,11 @@ from codememory.gateway.errors import NotFound
 from codememory.gateway.importing import ImportedMemory, ImportRun
 from codememory.gateway.memoryrebuild import rebuild_memory
 from codememory.gateway.writes import NewMemory
-from codememory.lexical import SparseEncoder
-from codememory.memory import MemoryProjection, Position, point_id, text_digest
-from codememory.projection import LiveProjection, poll
+from codememory.memory import point_id, text_digest
 from codememory.recall import RecallQuery
-from codememory.redaction import clean_text
-from codememory.vectorstore import EdgeVectorIndex, IndexFilter, index_digest
+from codememory.vectorstore import IndexFilter, index_digest
 
 X, Y, C, M = (str(uuid.uuid4()) for _ in range(4))
-
-
-def _projection(path: Path) -> MemoryProjection:
-    return MemoryProjection(
-        EdgeVectorIndex(path / "shard", DIM), SparseEncoder(), Position(path / "pos.json")
-    )
-
-
-@pytest.fixture
-async def core(tmp_path: Path) -> AsyncIterator[GatewayCore]:
-    log = InMemoryEventLog()
-    live = LiveProjection(_projection(tmp_path / "live"))
-    task = asyncio.create_task(poll(log, live))
-    yield GatewayCore(live, log, WordHashEmbedder(), SparseEncoder(), write_wait_s=2.0, clean_text=clean_text)
-    task.cancel()
 
 
 async def _append(core: GatewayCore, tenant: str, event: object) -> None:
@@ -125,7 +105,7 @@ async def test_two_tenants_own_the_same_ids_and_every_path_keeps_them_apart(
 
     # replay builds the same index from the same log
     before = index_digest(index, IndexFilter())
-    await rebuild_memory(core.live, core.event_log, _projection(tmp_path / "rebuilt"), readers_s=0)  # type: ignore[arg-type]
+    await rebuild_memory(core.live, core.event_log, memory_projection(tmp_path / "rebuilt"), readers_s=0)  # type: ignore[arg-type]
     assert index_digest(core.live.projection.index, IndexFilter()) == before
 
 

@@ -8,6 +8,7 @@ from codememory.cycles import CycleReport
 from codememory.events import MemoryScope
 from codememory.gateway.core import MemoryHistory
 from codememory.gateway.importing import ImportedMemory, ImportTally
+from codememory.gateway.importlinks import StateOf
 from codememory.gateway.writes import NewMemory
 from codememory.recall import RecallHit, RecallQuery
 from codememory.v1 import memory_pb2 as pb
@@ -103,7 +104,13 @@ def new_memory(request: pb.StoreRequest) -> NewMemory:
 
 
 def imported_memory(message: pb.ImportedMemory) -> ImportedMemory:
-    return ImportedMemory(memory=new_memory(message.memory), state=message.state)
+    state = StateOf(
+        state=message.state,
+        superseded_by=message.superseded_by,
+        superseded_at=message.superseded_at,
+        merged_into=message.merged_into,
+    )
+    return ImportedMemory(memory=new_memory(message.memory), state=state)
 
 
 def import_response(tally: ImportTally, seconds: float) -> pb.ImportResponse:

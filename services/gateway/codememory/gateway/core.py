@@ -29,6 +29,7 @@ from codememory.events import (
 from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.corrections import distinct, merge_event, supersede_event, unmerge_event
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
+from codememory.gateway.importlinks import EXPORTED_STATES
 from codememory.gateway.writes import MAX_TEXT, NewMemory, Written
 from codememory.lexical import SparseEncoder
 from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection, point_id, point_ids
@@ -205,7 +206,8 @@ class GatewayCore:
         equals: dict[str, str | int | bool] = {"tenant": tenant}
         if repo:
             equals["repo"] = repo
-        flt = IndexFilter(equals=equals, any_of={"state": [ACTIVE, DEPRECATED]})
+        # every memory not forgotten, in its state: a backup keeps the history consolidation made
+        flt = IndexFilter(equals=equals, any_of={"state": list(EXPORTED_STATES)})
         index = self.live.projection.index
         points = await asyncio.to_thread(lambda: list(index.scroll(flt)))
         rows = [dict(p.payload) for p in points if p.payload.get("tenant") == tenant]

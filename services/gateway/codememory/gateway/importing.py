@@ -16,6 +16,9 @@ exported with, or gets one derived from what it says (tenant, text, time, type, 
 tenant's id key when sealing is on, ``codememory.sealing.ids``); the event id
 is the one ``Store`` gives the same memory (LOG dedupes a retried batch); a memory already in the
 index, or earlier in the same stream, is skipped and counted as existing.
+
+A memory comes in in the state it was exported in (``importlinks``): deprecated and archived right after
+it, superseded by and merged into another memory once the whole stream is in.
 """
 
 from __future__ import annotations
@@ -25,27 +28,19 @@ import pickle
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from codememory.events import (
-    Appended,
-    Envelope,
-    EventLog,
-    MemoryDeprecated,
-    MemoryStored,
-    deterministic_id,
-    new_envelope,
-)
+from codememory.events import Appended, Envelope, EventLog, MemoryStored, deterministic_id, new_envelope
 from codememory.events.codec import encode_envelopes
 from codememory.gateway.codeintake import CodeIntake
 from codememory.gateway.errors import InvalidArgument, NotReady
+from codememory.gateway.importlinks import ImportLinks, StateOf, check_state
 from codememory.gateway.importwork import Cleaned, clean_chunk
 from codememory.gateway.writes import MAX_TEXT, NewMemory
-from codememory.memory import ACTIVE, DEPRECATED, MemoryProjection, memory_id_of, point_ids
+from codememory.memory import MemoryProjection, memory_id_of, point_ids
 from codememory.projection import LiveProjection
 from codememory.sealing import text_id
 
-STATES = ("", ACTIVE, DEPRECATED)
 EMBED_CHECK = 256  # pending memories read per look at the index while waiting for vectors
 EMBED_STALL_S = 60.0  # no new vector for this long: return without them (is the embed service up?)
 # the stall counts only while the projection has folded all of LOG: an optimize of a large shard holds
@@ -68,7 +63,7 @@ class Prepared:
 @dataclass(frozen=True, kw_only=True)
 class ImportedMemory:
     memory: NewMemory
-    state: str = ""
+    state: StateOf = field(default_factory=StateOf)
 
 
 @dataclass
@@ -113,6 +108,7 @@ class ImportRun:
         self._log = event_log
         self._clean = clean_text
         self._seen: set[str] = set()
+        self._links = ImportLinks(tenant)
         self._new: list[str] = []  # the ids of what this run stored, in order
         self.tally = ImportTally()
         self._appending: asyncio.Future[None] | None = None
@@ -123,7 +119,9 @@ class ImportRun:
         self._intake = intake if intake is not None and _by_name(clean_text) else None
         self._workers_after = workers_after
 
-    def _event(self, number: int, item: ImportedMemory, cleaned: Cleaned | None) -> MemoryStored:
+    def _event(
+        self, number: int, item: ImportedMemory, cleaned: Cleaned | None
+    ) -> tuple[MemoryStored, StateOf]:
         memory, clean = item.memory, self._clean
         if cleaned is None:
             text = clean(memory.text).strip()
@@ -138,13 +136,12 @@ class ImportRun:
             raise InvalidArgument(f"memory {number}: text is longer than {MAX_TEXT} characters")
         if not 0.0 <= memory.importance <= 1.0:
             raise InvalidArgument(f"memory {number}: importance must be between 0 and 1")
-        if item.state not in STATES:
-            raise InvalidArgument(f"memory {number}: state must be active or deprecated, not {item.state!r}")
         try:
             memory_id = imported_id(self.tenant, memory)
         except InvalidArgument as exc:
             raise InvalidArgument(f"memory {number}: {exc}") from exc
-        return memory.stored(memory_id, text, clean, source="import")
+        state = check_state(number, memory_id, item.state)
+        return memory.stored(memory_id, text, clean, source="import"), state
 
     def _prepare(self, batch: Sequence[ImportedMemory], cleaned: Sequence[Cleaned] | None) -> Prepared:
         """Validate, redact (unless ``cleaned`` by the intake's workers), drop what exists, and seal when
@@ -152,7 +149,7 @@ class ImportRun:
         before is being published)."""
         first = self.tally.received + 1
         events = [
-            (self._event(first + i, item, None if cleaned is None else cleaned[i]), item.state)
+            self._event(first + i, item, None if cleaned is None else cleaned[i])
             for i, item in enumerate(batch)
         ]
         # this tenant's points only: another tenant's memory of the same id is another point
@@ -166,10 +163,7 @@ class ImportRun:
             self._seen.add(event.memory_id)
             event_id = deterministic_id(self.tenant, "stored", event.memory_id)  # not the text: see core
             envelopes.append(new_envelope(event, event_id=event_id, tenant=self.tenant))
-            if state == DEPRECATED:
-                deprecated = MemoryDeprecated(memory_id=event.memory_id, reason="imported deprecated")
-                deprecated_id = deterministic_id(self.tenant, "deprecated", event.memory_id)
-                envelopes.append(new_envelope(deprecated, event_id=deprecated_id, tenant=self.tenant))
+            envelopes += self._links.now(event, state)
             self._new.append(event.memory_id)
         self.tally.received += len(batch)
         # sealed here (keys made and durable) rather than in ``append``: off the publishing's path
@@ -222,8 +216,12 @@ class ImportRun:
         self.tally.last_seq = max([self.tally.last_seq, *(a.seq for a in appended)])
 
     async def finish(self, *, wait_embedded: bool, timeout_s: float) -> ImportTally:
-        """One wait for the projection; then, if asked, for the vectors of what this run stored."""
+        """The links between what this run stored, then one wait for the projection; then, if asked,
+        for the vectors of what it stored."""
         await self._appended()
+        links = self._links.at_end()
+        if links:
+            await self._append(Prepared(links, None))
         if self.tally.last_seq and not await self._live.wait_for(self.tally.last_seq, timeout_s):
             raise NotReady(f"imported up to {self.tally.last_seq} but it is not yet applied")
         self.release()
