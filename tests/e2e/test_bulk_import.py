@@ -72,7 +72,7 @@ def test_bulk_import_is_recallable_once_and_round_trips(stack, tmp_path: Path) -
 def test_import_reports_the_bad_line_before_sending_anything(stack, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     repo = f"bad{uuid.uuid4().hex[:6]}"
     rows = _rows(repo, 3)
-    lines = [json.dumps(r) for r in rows] + ['{"text": "fine", "state": "archived"}']
+    lines = [json.dumps(r) for r in rows] + ['{"text": "fine", "state": "superseded"}']  # by nothing
     source = tmp_path / "bad.jsonl"
     source.write_text("\n".join(lines) + "\n")
     result = stack.cli("import", str(source), check=False)

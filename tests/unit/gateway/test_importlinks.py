@@ -107,7 +107,8 @@ async def test_the_links_are_appended_after_every_memory_merges_first(core: Gate
     events = [decode_envelope(r.data).payload for r in core.event_log.records]  # type: ignore[attr-defined]
     last_stored = max(i for i, e in enumerate(events) if isinstance(e, MemoryStored))
     links = events[last_stored + 1 :]
-    assert [type(e) for e in links] == [MemoriesMerged] * 3 + [MemorySuperseded] * 2
+    # no merge into the memory neither the stream nor the store has
+    assert [type(e) for e in links] == [MemoriesMerged] * 2 + [MemorySuperseded] * 2
     assert all(e.reason == "imported" and not e.cycle_id for e in links)  # type: ignore[union-attr]
 
 
@@ -141,4 +142,17 @@ def test_a_link_is_canonical_and_kept_only_with_its_state() -> None:
     links = ImportLinks("t1")
     stored = MemoryStored(memory_id=IDS["m1"], text="x")
     assert links.now(stored, StateOf(state="merged", merged_into=IDS["c"])) == []
-    assert len(links.at_end()) == 1 and links.at_end() == []  # made once
+    assert links.canonical_ids() == [IDS["c"]] and links.at_end(set()) == []  # into nothing known
+    links.now(stored, StateOf(state="merged", merged_into=IDS["c"]))
+    assert len(links.at_end({IDS["c"]})) == 1 and links.at_end({IDS["c"]}) == []  # made once
+
+
+async def test_an_import_cut_short_before_its_states_gets_them_when_run_again(core: GatewayCore) -> None:
+    """The memories are in, still active (the stream failed before its end): the same file again."""
+    stream = _stream()
+    await _import(core, [ImportedMemory(memory=m.memory) for m in stream])
+    assert {row["state"] for row in await core.export("t1")} == {"active"}
+    assert await _import(core, stream) == 0
+    rows = {row["memory_id"]: row for row in await core.export("t1")}
+    assert rows[IDS["old"]]["superseded_by"] == IDS["new"] and rows[IDS["m1"]]["merged_into"] == IDS["c"]
+    assert rows[IDS["c"]]["restated"] == 3 and rows[IDS["a"]]["state"] == "archived"

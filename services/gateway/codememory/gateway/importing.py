@@ -18,7 +18,8 @@ is the one ``Store`` gives the same memory (LOG dedupes a retried batch); a memo
 index, or earlier in the same stream, is skipped and counted as existing.
 
 A memory comes in in the state it was exported in (``importlinks``): deprecated and archived right after
-it, superseded by and merged into another memory once the whole stream is in.
+it, superseded by and merged into another memory once the whole stream is in. A memory found active is
+given its exported state too, so an import cut short before its states were made can be run again.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from codememory.gateway.errors import InvalidArgument, NotReady
 from codememory.gateway.importlinks import ImportLinks, StateOf, check_state
 from codememory.gateway.importwork import Cleaned, clean_chunk
 from codememory.gateway.writes import MAX_TEXT, NewMemory
-from codememory.memory import MemoryProjection, memory_id_of, point_ids
+from codememory.memory import ACTIVE, MemoryProjection, memory_id_of, point_ids
 from codememory.projection import LiveProjection
 from codememory.sealing import text_id
 
@@ -154,11 +155,13 @@ class ImportRun:
         ]
         # this tenant's points only: another tenant's memory of the same id is another point
         found = self._live.projection.index.get(point_ids(self.tenant, (e.memory_id for e, _ in events)))
-        existing = {memory_id_of(p) for p in found if p.payload.get("tenant") == self.tenant}
+        existing = {memory_id_of(p): p.payload for p in found if p.payload.get("tenant") == self.tenant}
         envelopes: list[Envelope] = []
         for event, state in events:
             if event.memory_id in existing or event.memory_id in self._seen:
                 self.tally.existing += 1
+                if existing.get(event.memory_id, {}).get("state") == ACTIVE:  # an import cut short
+                    envelopes += self._links.now(event, state)  # before its states: made now
                 continue
             self._seen.add(event.memory_id)
             event_id = deterministic_id(self.tenant, "stored", event.memory_id)  # not the text: see core
@@ -219,7 +222,7 @@ class ImportRun:
         """The links between what this run stored, then one wait for the projection; then, if asked,
         for the vectors of what it stored."""
         await self._appended()
-        links = self._links.at_end()
+        links = self._links.at_end(await self._present(self._links.canonical_ids()))
         if links:
             await self._append(Prepared(links, None))
         if self.tally.last_seq and not await self._live.wait_for(self.tally.last_seq, timeout_s):
@@ -228,6 +231,15 @@ class ImportRun:
         self.tally.last_seq = max(self.tally.last_seq, self._live.seq)
         self.tally.embedded = await self._wait_embedded(timeout_s) if wait_embedded else False
         return self.tally
+
+    async def _present(self, memory_ids: Sequence[str]) -> set[str]:
+        """Of ``memory_ids``, those this run stored or the tenant already has."""
+        present = {m for m in memory_ids if m in self._seen}
+        missing = [m for m in memory_ids if m not in present]
+        if missing:
+            found = await asyncio.to_thread(self._live.projection.index.get, point_ids(self.tenant, missing))
+            present |= {memory_id_of(p) for p in found if p.payload.get("tenant") == self.tenant}
+        return present
 
     def release(self) -> None:
         """No longer a bulk writer of the projection (``finish`` does it; call it when a run fails)."""

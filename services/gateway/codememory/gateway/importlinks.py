@@ -13,18 +13,19 @@ whole stream is in, because either end may come first: then every merge (grouped
 memory, in the order the stream named them), then every supersession. Merges go first because a merge
 into a memory that has been superseded takes nothing (``consolidated.merge_takes``), and a canonical
 memory can have been superseded after its restatements were merged into it. A link to a memory that is
-neither in the stream nor in the store folds as it would have then: a merge into an unknown memory
-takes nothing (the restatement stays active), a supersession keeps the memory as history.
+neither in the stream nor in the store: a merge into it is not made (the restatement stays active, as
+such a merge would have taken nothing), a supersession is (the memory is history, its successor unknown).
 
 Not made again: the neighbours by meaning and the code links (the next cycle links the imported
 memories as it links any new ones) and each memory's short change history (LOG positions of the
-exporting store). Event ids are deterministic, so a retried batch appends once; an import run again skips
-the memories it finds, and their links with them.
+exporting store). Event ids are deterministic, so a retried batch appends once; an import run again gives
+a memory it finds its exported state only if it is still active there (``importing``).
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -126,10 +127,17 @@ class ImportLinks:
             self._merges.setdefault(state.merged_into, []).append(source)
         return []
 
-    def at_end(self) -> list[Envelope]:
-        """Every merge, then every supersession this stream named (once; the next call makes none)."""
+    def canonical_ids(self) -> list[str]:
+        """The memories this stream's merges are into, each once."""
+        return list(self._merges)
+
+    def at_end(self, present: Collection[str]) -> list[Envelope]:
+        """Every merge into a memory of ``present`` (in the stream or the store), then every supersession
+        this stream named (once; the next call makes none)."""
         envelopes = []
         for canonical_id, sources in self._merges.items():
+            if canonical_id not in present:
+                continue
             merged_ids = tuple(s.memory_id for s in sources)
             merge = MemoriesMerged(
                 canonical_id=canonical_id, merged_ids=merged_ids, sources=tuple(sources), reason=IMPORTED
