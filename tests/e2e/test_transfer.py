@@ -88,7 +88,7 @@ def test_a_store_moves_to_another_tenant_with_its_superseded_and_merged_memories
 
     alpha = {"CODEMEMORY_TOKEN": "tok-alpha"}
     summary = json.loads(stack.cli("import", str(source), env=alpha).stdout)
-    assert (summary["imported"], summary["stored"]) == (6, 6)
+    assert (summary["imported"], summary["stored"], summary["states"]) == (6, 6, 4)
     moved = {
         row["id"]: row
         for row in map(json.loads, stack.cli("export", "--repo", repo, env=alpha).stdout.splitlines())

@@ -187,6 +187,7 @@ def import_memories(
         "imported": int(response.received),
         "stored": int(response.stored),
         "existing": int(response.existing),
+        "states": int(response.states),
         "embedded": bool(response.embedded),
         "seconds": round(seconds, 3),
         "server_seconds": round(response.seconds, 3),

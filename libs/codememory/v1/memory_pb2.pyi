@@ -1152,6 +1152,7 @@ class ImportResponse(_message.Message):
     EMBEDDED_FIELD_NUMBER: _builtins.int
     SECONDS_FIELD_NUMBER: _builtins.int
     APPEND_SECONDS_FIELD_NUMBER: _builtins.int
+    STATES_FIELD_NUMBER: _builtins.int
     received: _builtins.int
     stored: _builtins.int
     """appended as new memories"""
@@ -1165,6 +1166,8 @@ class ImportResponse(_message.Message):
     """from the first message to the response"""
     append_seconds: _builtins.float
     """of which appending to LOG"""
+    states: _builtins.int
+    """memories put in their exported state: deprecated, archived, superseded, merged"""
     def __init__(
         self,
         *,
@@ -1175,10 +1178,11 @@ class ImportResponse(_message.Message):
         embedded: _builtins.bool = ...,
         seconds: _builtins.float = ...,
         append_seconds: _builtins.float = ...,
+        states: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["append_seconds", b"append_seconds", "embedded", b"embedded", "existing", b"existing", "last_seq", b"last_seq", "received", b"received", "seconds", b"seconds", "stored", b"stored"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["append_seconds", b"append_seconds", "embedded", b"embedded", "existing", b"existing", "last_seq", b"last_seq", "received", b"received", "seconds", b"seconds", "states", b"states", "stored", b"stored"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

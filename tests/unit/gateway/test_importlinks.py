@@ -54,15 +54,17 @@ def _stream() -> list[ImportedMemory]:
     ]  # fmt: skip
 
 
-async def _import(core: GatewayCore, memories: list[ImportedMemory]) -> int:
+async def _import(core: GatewayCore, memories: list[ImportedMemory]) -> tuple[int, int]:
+    """Memories stored, and memories put in their exported state."""
     run = ImportRun("t1", core.live, core.event_log, core.clean)
     await run.add(memories[:4])
     await run.add(memories[4:])
-    return (await run.finish(wait_embedded=False, timeout_s=10)).stored
+    tally = await run.finish(wait_embedded=False, timeout_s=10)
+    return tally.stored, tally.states
 
 
 async def test_states_and_links_come_back_as_exported(core: GatewayCore) -> None:
-    assert await _import(core, _stream()) == 11
+    assert await _import(core, _stream()) == (11, 7)  # 3 merged, 2 superseded, archived, deprecated
     rows = {row["memory_id"]: row for row in await core.export("t1")}
     state = {name: rows[IDS[name]]["state"] for name in IDS}
     assert state == {
@@ -97,7 +99,7 @@ async def test_states_and_links_come_back_as_exported(core: GatewayCore) -> None
 async def test_importing_the_same_stream_again_makes_nothing_twice(core: GatewayCore) -> None:
     await _import(core, _stream())
     records = len(core.event_log.records)  # type: ignore[attr-defined]
-    assert await _import(core, _stream()) == 0
+    assert await _import(core, _stream()) == (0, 0)
     assert len(core.event_log.records) == records  # type: ignore[attr-defined]
     assert {row["memory_id"]: row for row in await core.export("t1")}[IDS["c"]]["restated"] == 3
 
@@ -152,7 +154,7 @@ async def test_an_import_cut_short_before_its_states_gets_them_when_run_again(co
     stream = _stream()
     await _import(core, [ImportedMemory(memory=m.memory) for m in stream])
     assert {row["state"] for row in await core.export("t1")} == {"active"}
-    assert await _import(core, stream) == 0
+    assert await _import(core, stream) == (0, 7)
     rows = {row["memory_id"]: row for row in await core.export("t1")}
     assert rows[IDS["old"]]["superseded_by"] == IDS["new"] and rows[IDS["m1"]]["merged_into"] == IDS["c"]
     assert rows[IDS["c"]]["restated"] == 3 and rows[IDS["a"]]["state"] == "archived"

@@ -122,6 +122,7 @@ def import_response(tally: ImportTally, seconds: float) -> pb.ImportResponse:
         embedded=tally.embedded,
         seconds=seconds,
         append_seconds=tally.append_s,
+        states=tally.states,
     )
 
 

@@ -75,6 +75,7 @@ class ImportTally:
     last_seq: int = 0
     embedded: bool = False
     append_s: float = 0.0
+    states: int = 0  # memories put in their exported state (``importlinks``)
 
 
 def imported_id(tenant: str, memory: NewMemory) -> str:
@@ -225,6 +226,7 @@ class ImportRun:
         links = self._links.at_end(await self._present(self._links.canonical_ids()))
         if links:
             await self._append(Prepared(links, None))
+        self.tally.states = self._links.made
         if self.tally.last_seq and not await self._live.wait_for(self.tally.last_seq, timeout_s):
             raise NotReady(f"imported up to {self.tally.last_seq} but it is not yet applied")
         self.release()

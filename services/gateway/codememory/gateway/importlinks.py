@@ -94,6 +94,7 @@ class ImportLinks:
     """The state events of one import stream: ``now`` for each memory stored, ``at_end`` once."""
 
     tenant: str
+    made: int = 0  # memories put in a state so far (a merge into a memory nowhere puts none)
     _merges: dict[str, list[MemorySource]] = field(default_factory=dict)  # by canonical id, in order
     _supersessions: list[MemorySuperseded] = field(default_factory=list)
 
@@ -104,9 +105,11 @@ class ImportLinks:
             event: MemoryDeprecated | MemoriesArchived = MemoryDeprecated(
                 memory_id=memory_id, reason=IMPORTED
             )
+            self.made += 1
             return [self._envelope(event, "deprecated", memory_id)]
         if state.state == ARCHIVED:
             event = MemoriesArchived(memory_ids=(memory_id,), reason=IMPORTED)
+            self.made += 1
             return [self._envelope(event, "imported-archived", memory_id)]
         if state.state == SUPERSEDED:
             self._supersessions.append(
@@ -143,8 +146,10 @@ class ImportLinks:
                 canonical_id=canonical_id, merged_ids=merged_ids, sources=tuple(sources), reason=IMPORTED
             )
             envelopes.append(self._envelope(merge, "imported-merged", canonical_id, *sorted(merged_ids)))
+            self.made += len(merged_ids)
         for superseded in self._supersessions:
             envelopes.append(self._envelope(superseded, "imported-superseded", superseded.memory_id))
+            self.made += 1
         self._merges, self._supersessions = {}, []
         return envelopes
 
