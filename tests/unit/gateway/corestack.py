@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
@@ -32,3 +33,8 @@ async def core(tmp_path: Path) -> AsyncIterator[GatewayCore]:
     task = asyncio.create_task(poll(log, live))
     yield GatewayCore(live, log, WordHashEmbedder(), SparseEncoder(), write_wait_s=2.0, clean_text=clean_text)
     task.cancel()
+
+
+async def export_rows(core: GatewayCore, tenant: str) -> list[dict[str, Any]]:
+    """What ``core.export`` yields for ``tenant``, as a list."""
+    return [row async for row in core.export(tenant)]

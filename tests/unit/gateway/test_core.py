@@ -6,7 +6,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from corestack import memory_projection  # type: ignore[import-not-found]
+from corestack import export_rows, memory_projection  # type: ignore[import-not-found]
 
 from codememory.events import MemoryScope
 from codememory.gateway.core import GatewayCore
@@ -42,7 +42,7 @@ async def test_tenants_cannot_touch_each_other(core: GatewayCore) -> None:
     # bob may own a memory with alice's id (ids are per tenant); hers is untouched
     bobs = await core.store("bob", NewMemory(text="bob has his own", memory_id=mine.memory_id))
     assert bobs.memory_id == mine.memory_id and bobs.seq > mine.seq
-    (alices,) = await core.export("alice")
+    (alices,) = await export_rows(core, "alice")
     assert alices["text"] == "alice plans" and alices["memory_id"] == mine.memory_id
 
 

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from corestack import export_rows  # type: ignore[import-not-found]
 from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
 
 from codememory.bus import Delivery
@@ -113,7 +114,7 @@ async def test_ids_are_kept_or_derived_and_state_and_agent_survive(core: Gateway
         ]
     )
     await run.finish(wait_embedded=False, timeout_s=10)
-    rows = {row["text"]: row for row in await core.export("t1")}
+    rows = {row["text"]: row for row in await export_rows(core, "t1")}
     assert rows["kept id"]["memory_id"] == kept and rows["kept id"]["agent"] == "codex"
     assert rows["old rule"]["state"] == "deprecated"
     stored = decode_envelope(core.event_log.records[0].data).payload  # type: ignore[attr-defined]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from corestack import export_rows  # type: ignore[import-not-found]
 
 from codememory.events import MemoriesMerged, MemoryScope, MemoryStored, MemorySuperseded, decode_envelope
 from codememory.gateway.core import GatewayCore
@@ -65,7 +66,7 @@ async def _import(core: GatewayCore, memories: list[ImportedMemory]) -> tuple[in
 
 async def test_states_and_links_come_back_as_exported(core: GatewayCore) -> None:
     assert await _import(core, _stream()) == (11, 7)  # 3 merged, 2 superseded, archived, deprecated
-    rows = {row["memory_id"]: row for row in await core.export("t1")}
+    rows = {row["memory_id"]: row for row in await export_rows(core, "t1")}
     state = {name: rows[IDS[name]]["state"] for name in IDS}
     assert state == {
         "c": "active", "m1": "merged", "m2": "merged", "old": "superseded", "new": "active",
@@ -101,7 +102,7 @@ async def test_importing_the_same_stream_again_makes_nothing_twice(core: Gateway
     records = len(core.event_log.records)  # type: ignore[attr-defined]
     assert await _import(core, _stream()) == (0, 0)
     assert len(core.event_log.records) == records  # type: ignore[attr-defined]
-    assert {row["memory_id"]: row for row in await core.export("t1")}[IDS["c"]]["restated"] == 3
+    assert {row["memory_id"]: row for row in await export_rows(core, "t1")}[IDS["c"]]["restated"] == 3
 
 
 async def test_the_links_are_appended_after_every_memory_merges_first(core: GatewayCore) -> None:
@@ -153,8 +154,8 @@ async def test_an_import_cut_short_before_its_states_gets_them_when_run_again(co
     """The memories are in, still active (the stream failed before its end): the same file again."""
     stream = _stream()
     await _import(core, [ImportedMemory(memory=m.memory) for m in stream])
-    assert {row["state"] for row in await core.export("t1")} == {"active"}
+    assert {row["state"] for row in await export_rows(core, "t1")} == {"active"}
     assert await _import(core, stream) == (0, 7)
-    rows = {row["memory_id"]: row for row in await core.export("t1")}
+    rows = {row["memory_id"]: row for row in await export_rows(core, "t1")}
     assert rows[IDS["old"]]["superseded_by"] == IDS["new"] and rows[IDS["m1"]]["merged_into"] == IDS["c"]
     assert rows[IDS["c"]]["restated"] == 3 and rows[IDS["a"]]["state"] == "archived"

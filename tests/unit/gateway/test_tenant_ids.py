@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from corestack import memory_projection  # type: ignore[import-not-found]
+from corestack import export_rows, memory_projection  # type: ignore[import-not-found]
 from wordhash import DIM  # type: ignore[import-not-found]
 
 from codememory.events import (
@@ -64,7 +64,7 @@ async def test_two_tenants_own_the_same_ids_and_every_path_keeps_them_apart(
         hits = await core.recall(RecallQuery(tenant=tenant, text="deploys rule"))
         assert hits and all(h.payload["tenant"] == tenant for h in hits)
         assert all(other not in str(h.payload["text"]) for h in hits)
-        rows = await core.export(tenant)
+        rows = await export_rows(core, tenant)
         assert sorted(r["memory_id"] for r in rows) == sorted((X, Y, C, M))
         assert all(str(r["text"]).startswith(tenant) for r in rows)
 

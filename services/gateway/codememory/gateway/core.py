@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from codememory.cycles import CycleReport
 from codememory.embedding import Embedder
@@ -29,7 +29,7 @@ from codememory.events import (
 from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.corrections import distinct, merge_event, supersede_event, unmerge_event
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
-from codememory.gateway.importlinks import EXPORTED_STATES
+from codememory.gateway.exporting import exported
 from codememory.gateway.writes import MAX_TEXT, NewMemory, Written
 from codememory.lexical import SparseEncoder
 from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection, point_id, point_ids
@@ -202,17 +202,10 @@ class GatewayCore:
         )
         return Written(memory_id, seq)
 
-    async def export(self, tenant: str, repo: str = "") -> list[dict[str, object]]:
-        equals: dict[str, str | int | bool] = {"tenant": tenant}
-        if repo:
-            equals["repo"] = repo
-        # every memory not forgotten, in its state: a backup keeps the history consolidation made
-        flt = IndexFilter(equals=equals, any_of={"state": list(EXPORTED_STATES)})
-        index = self.live.projection.index
-        points = await asyncio.to_thread(lambda: list(index.scroll(flt)))
-        rows = [dict(p.payload) for p in points if p.payload.get("tenant") == tenant]
-        rows.sort(key=lambda row: (float(str(row.get("created_at", 0.0))), str(row.get("memory_id"))))
-        return rows
+    def export(self, tenant: str, repo: str = "") -> AsyncIterator[dict[str, Any]]:
+        """Every memory of ``tenant`` not forgotten, in its state, oldest first (``exporting``): a backup
+        keeps the history consolidation made."""
+        return exported(lambda: self.live.projection.index, tenant, repo)
 
     async def count(self) -> int:
         flt = IndexFilter(any_of={"state": [ACTIVE, DEPRECATED]})

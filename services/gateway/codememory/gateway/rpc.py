@@ -164,7 +164,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         except Unauthenticated as exc:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
             return
-        for row in await self.core.export(tenant, request.repo):
+        async for row in self.core.export(tenant, request.repo):
             yield memory_message(row)
 
     @rpc
