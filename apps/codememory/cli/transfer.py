@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -95,6 +96,9 @@ def imported(row: dict[str, Any]) -> pb.ImportedMemory:
         raise ImportError_("a superseded memory needs superseded_by (the memory that replaced it)")
     if state == "merged" and not links["merged_into"]:
         raise ImportError_("a merged memory needs merged_into (the memory it was merged into)")
+    for key, value in links.items():
+        if value and state == key.partition("_")[0]:  # "superseded_by" with "superseded", ...
+            _check_link(key, value, str(row.get("id") or ""))
     return pb.ImportedMemory(
         memory=request,
         state=state,
@@ -102,6 +106,16 @@ def imported(row: dict[str, Any]) -> pb.ImportedMemory:
         superseded_at=_seconds(row.get("superseded_at"), "superseded_at") if state == "superseded" else 0.0,
         merged_into=links["merged_into"] if state == "merged" else "",
     )
+
+
+def _check_link(key: str, value: str, own_id: str) -> None:
+    """A link names another memory by its id (a UUID), so it fails here, before anything is sent."""
+    try:
+        linked = uuid.UUID(value)
+    except ValueError as exc:
+        raise ImportError_(f"{key} must be a memory id (a UUID), not {value!r}") from exc
+    if own_id and str(linked) == own_id.lower():
+        raise ImportError_(f"{key} names the memory itself")
 
 
 def store_request(row: dict[str, Any]) -> pb.StoreRequest:

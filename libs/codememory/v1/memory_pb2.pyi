@@ -1167,7 +1167,7 @@ class ImportResponse(_message.Message):
     append_seconds: _builtins.float
     """of which appending to LOG"""
     states: _builtins.int
-    """memories put in their exported state: deprecated, archived, superseded, merged"""
+    """memories whose exported state (deprecated, archived, superseded, merged) was written"""
     def __init__(
         self,
         *,

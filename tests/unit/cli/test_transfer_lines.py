@@ -77,6 +77,11 @@ def test_a_state_and_what_it_points_to_reach_the_request(
             _line(state="superseded", superseded_by=OTHER, superseded_at="May 3"),
             "line 2: superseded_at is not",
         ),
+        (_line(state="merged", merged_into="the api client one"), "line 2: merged_into must be a memory id"),
+        (
+            _line(state="superseded", superseded_by=OTHER, id=OTHER.upper()),
+            "line 2: superseded_by names the memory itself",
+        ),
         (_line(importance="high"), "line 2: could not convert"),
     ],
 )

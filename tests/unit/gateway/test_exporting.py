@@ -31,8 +31,8 @@ async def test_oldest_first_across_batches_of_the_tenant_and_repo_only(core: Gat
     assert everything[-1] == "another repository's fact" and "another tenant's fact" not in everything
 
 
-async def test_a_memory_gone_between_the_passes_is_left_out(core: GatewayCore) -> None:
-    first, second, third = [await _store(core, "t1", f"fact {n}", n + 1) for n in range(3)]
+async def test_a_memory_gone_or_forgotten_between_the_passes_is_left_out(core: GatewayCore) -> None:
+    first, second, third, fourth = [await _store(core, "t1", f"fact {n}", n + 1) for n in range(4)]
     index = core.live.projection.index
     asked: list[int] = []
 
@@ -40,7 +40,8 @@ async def test_a_memory_gone_between_the_passes_is_left_out(core: GatewayCore) -
         asked.append(1)
         if len(asked) == 2:  # after the first pass has ordered them, before any payload is read back
             index.delete([point_id("t1", second)])
+            index.set_payload(point_id("t1", third), {"state": "forgotten"})  # as a tombstone says
         return index
 
     rows = [row["memory_id"] async for row in exported(index_of, "t1", batch=2)]
-    assert rows == [first, third] and len(asked) == 3  # the order once, then one read per batch
+    assert rows == [first, fourth] and len(asked) == 3  # the order once, then one read per batch

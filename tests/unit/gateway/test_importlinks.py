@@ -146,6 +146,8 @@ def test_a_link_is_canonical_and_kept_only_with_its_state() -> None:
     stored = MemoryStored(memory_id=IDS["m1"], text="x")
     assert links.now(stored, StateOf(state="merged", merged_into=IDS["c"])) == []
     assert links.canonical_ids() == [IDS["c"]] and links.at_end(set()) == []  # into nothing known
+    assert links.now(stored, StateOf(state="merged", merged_into=IDS["c"])) == []  # given its state once
+    links = ImportLinks("t1")
     links.now(stored, StateOf(state="merged", merged_into=IDS["c"]))
     assert len(links.at_end({IDS["c"]})) == 1 and links.at_end({IDS["c"]}) == []  # made once
 
@@ -159,3 +161,50 @@ async def test_an_import_cut_short_before_its_states_gets_them_when_run_again(co
     rows = {row["memory_id"]: row for row in await export_rows(core, "t1")}
     assert rows[IDS["old"]]["superseded_by"] == IDS["new"] and rows[IDS["m1"]]["merged_into"] == IDS["c"]
     assert rows[IDS["c"]]["restated"] == 3 and rows[IDS["a"]]["state"] == "archived"
+
+
+async def test_a_merge_chain_is_made_innermost_first(core: GatewayCore) -> None:
+    """A into B into C, B the oldest (a cycle merged a lesser canonical memory into a better one)."""
+    chain = [
+        _memory("m1", "B: pin dependencies", 1, StateOf(state="merged", merged_into=IDS["c"])),
+        _memory("m2", "A: pin the deps", 2, StateOf(state="merged", merged_into=IDS["m1"])),
+        _memory("c", "C: we pin every dependency with uv lock", 3),
+    ]
+    assert await _import(core, chain) == (3, 2)
+    state = {
+        row["memory_id"]: (row["state"], row.get("merged_into")) for row in await export_rows(core, "t1")
+    }
+    assert state == {
+        IDS["m2"]: ("merged", IDS["m1"]),
+        IDS["m1"]: ("merged", IDS["c"]),
+        IDS["c"]: ("active", None),
+    }
+
+
+async def test_a_memory_named_twice_is_given_its_state_once(core: GatewayCore) -> None:
+    """m1 again in a later batch, once the first is folded: found in the store, active and untouched."""
+    stream = _stream()
+    run = ImportRun("t1", core.live, core.event_log, core.clean)
+    await run.add(stream)
+    await run._appended()
+    assert await core.live.wait_for(run.tally.last_seq, 5.0)
+    await run.add([stream[0]])
+    tally = await run.finish(wait_embedded=False, timeout_s=10)
+    assert (tally.stored, tally.existing, tally.states) == (11, 1, 7)
+    assert {row["memory_id"]: row for row in await export_rows(core, "t1")}[IDS["c"]]["restated"] == 3
+
+
+async def test_a_memory_unmerged_since_is_not_merged_again_by_the_same_file(core: GatewayCore) -> None:
+    await _import(core, _stream())
+    await core.unmerge("t1", IDS["c"], [IDS["m1"]], "not the same rule")
+    assert await _import(core, _stream()) == (0, 0)
+    rows = {row["memory_id"]: row for row in await export_rows(core, "t1")}
+    assert rows[IDS["m1"]]["state"] == "active" and rows[IDS["c"]]["restated"] == 2
+
+
+async def test_no_merge_into_a_forgotten_memory(core: GatewayCore) -> None:
+    gone = (await core.store("t1", NewMemory(text="a rule since forgotten", memory_id=IDS["c"]))).memory_id
+    await core.forget("t1", gone, "wrong")
+    line = _memory("m1", "a restatement of it", 1, StateOf(state="merged", merged_into=gone))
+    assert await _import(core, [line]) == (1, 0)
+    assert [row["state"] for row in await export_rows(core, "t1")] == ["active"]

@@ -8,8 +8,8 @@ gets them, and a session's turns are linked to the one before by that order.
 So two passes. The first walks the tenant's memories and keeps three values of each (time, memory id,
 point id: about 150 bytes a memory) and sorts them; the second reads the payloads back by id,
 ``EXPORT_BATCH`` at a time, in that order, and yields them. A memory changed between the passes is
-exported as it is then; one forgotten since is left out. Each pass runs in a worker thread a batch at
-a time, so the event loop keeps serving recall meanwhile.
+exported as it is then; one forgotten since is left out. Both run in worker threads (the first in one
+call, the second one call per batch), so the event loop keeps serving recall meanwhile.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from codememory.gateway.importlinks import EXPORTED_STATES
+from codememory.memory import LIVE_STATES
 from codememory.vectorstore import IndexFilter, VectorIndex
 
 EXPORT_BATCH = 1000  # payloads read back per worker-thread call
@@ -45,11 +45,7 @@ def _read(index: VectorIndex, point_ids: Sequence[str], tenant: str) -> list[dic
     rows = []
     for point_id in point_ids:
         payload = by_id.get(point_id)
-        if (
-            payload is not None
-            and payload.get("tenant") == tenant
-            and payload.get("state") in EXPORTED_STATES
-        ):
+        if payload is not None and payload.get("tenant") == tenant and payload.get("state") in LIVE_STATES:
             rows.append(dict(payload))
     return rows
 
@@ -62,7 +58,7 @@ async def exported(
     equals: dict[str, str | int | bool] = {"tenant": tenant}
     if repo:
         equals["repo"] = repo
-    flt = IndexFilter(equals=equals, any_of={"state": list(EXPORTED_STATES)})
+    flt = IndexFilter(equals=equals, any_of={"state": list(LIVE_STATES)})
     keys = await asyncio.to_thread(_order, index_of(), flt, tenant)
     for start in range(0, len(keys), batch):
         point_ids = [point_id for _, _, point_id in keys[start : start + batch]]

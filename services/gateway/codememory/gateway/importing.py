@@ -17,9 +17,8 @@ tenant's id key when sealing is on, ``codememory.sealing.ids``); the event id
 is the one ``Store`` gives the same memory (LOG dedupes a retried batch); a memory already in the
 index, or earlier in the same stream, is skipped and counted as existing.
 
-A memory comes in in the state it was exported in (``importlinks``): deprecated and archived right after
-it, superseded by and merged into another memory once the whole stream is in. A memory found active is
-given its exported state too, so an import cut short before its states were made can be run again.
+A memory comes in in the state it was exported in (``importlinks``, which says when and why), and so
+does one found unchanged since it was stored: an import cut short before its states can be run again.
 """
 
 from __future__ import annotations
@@ -35,10 +34,10 @@ from codememory.events import Appended, Envelope, EventLog, MemoryStored, determ
 from codememory.events.codec import encode_envelopes
 from codememory.gateway.codeintake import CodeIntake
 from codememory.gateway.errors import InvalidArgument, NotReady
-from codememory.gateway.importlinks import ImportLinks, StateOf, check_state
+from codememory.gateway.importlinks import ImportLinks, StateOf, check_state, untouched
 from codememory.gateway.importwork import Cleaned, clean_chunk
 from codememory.gateway.writes import MAX_TEXT, NewMemory
-from codememory.memory import ACTIVE, MemoryProjection, memory_id_of, point_ids
+from codememory.memory import LIVE_STATES, MemoryProjection, memory_id_of, point_ids
 from codememory.projection import LiveProjection
 from codememory.sealing import text_id
 
@@ -161,8 +160,8 @@ class ImportRun:
         for event, state in events:
             if event.memory_id in existing or event.memory_id in self._seen:
                 self.tally.existing += 1
-                if existing.get(event.memory_id, {}).get("state") == ACTIVE:  # an import cut short
-                    envelopes += self._links.now(event, state)  # before its states: made now
+                if untouched(existing.get(event.memory_id)):  # an import cut short before its states
+                    envelopes += self._links.now(event, state)
                 continue
             self._seen.add(event.memory_id)
             event_id = deterministic_id(self.tenant, "stored", event.memory_id)  # not the text: see core
@@ -240,7 +239,11 @@ class ImportRun:
         missing = [m for m in memory_ids if m not in present]
         if missing:
             found = await asyncio.to_thread(self._live.projection.index.get, point_ids(self.tenant, missing))
-            present |= {memory_id_of(p) for p in found if p.payload.get("tenant") == self.tenant}
+            present |= {
+                memory_id_of(p)
+                for p in found
+                if p.payload.get("tenant") == self.tenant and p.payload.get("state") in LIVE_STATES
+            }
         return present
 
     def release(self) -> None:

@@ -10,24 +10,30 @@ sources (the canonical memory's ``restated`` count comes back from its merged me
 
 A state that names no other memory is made right after the memory's own event. The links wait until the
 whole stream is in, because either end may come first: then every merge (grouped by the canonical
-memory, in the order the stream named them), then every supersession. Merges go first because a merge
-into a memory that has been superseded takes nothing (``consolidated.merge_takes``), and a canonical
-memory can have been superseded after its restatements were merged into it. A link to a memory that is
-neither in the stream nor in the store: a merge into it is not made (the restatement stays active, as
-such a merge would have taken nothing), a supersession is (the memory is history, its successor unknown).
+memory), then every supersession. Merges go first because a merge into a memory that has been
+superseded takes nothing (``consolidated.merge_takes``), and a canonical memory can have been superseded
+after its restatements were merged into it. For the same reason a merge into a memory that is itself
+merged into another (a cycle merges a lesser canonical memory into a better one) is made before that
+memory's own merge: innermost first. A link to a memory that is neither in the stream nor in the store
+(nor forgotten there): a merge into it is not made (the restatement stays active, as such a merge would
+have taken nothing), a supersession is (the memory is history, its successor unknown). ``made`` counts
+the memories whose state events were written; one that finds its memory elsewhere already changes nothing.
 
 Not made again: the neighbours by meaning and the code links (the next cycle links the imported
 memories as it links any new ones) and each memory's short change history (LOG positions of the
 exporting store). Event ids are deterministic, so a retried batch appends once; an import run again gives
-a memory it finds its exported state only if it is still active there (``importing``).
+a memory it finds its exported state only if nothing has changed it since it was stored (``untouched``):
+an import cut short gets its states, a memory a person unmerged since stays unmerged. Each memory is
+given its state once per stream, however often it is named.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from codememory.events import (
     Envelope,
@@ -41,11 +47,10 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.gateway.errors import InvalidArgument
-from codememory.memory import ACTIVE, ARCHIVED, DEPRECATED, MERGED, SUPERSEDED, epoch_seconds
+from codememory.memory import ACTIVE, ARCHIVED, DEPRECATED, LIVE_STATES, MERGED, SUPERSEDED, epoch_seconds
 
 IMPORTED = "imported"  # the reason every event made here records
-EXPORTED_STATES = (ACTIVE, DEPRECATED, ARCHIVED, SUPERSEDED, MERGED)  # every state but forgotten
-STATES = ("", *EXPORTED_STATES)
+STATES = ("", *LIVE_STATES)  # what an export writes (every state but forgotten), and "" for active
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,18 +94,29 @@ def check_state(number: int, memory_id: str, state: StateOf) -> StateOf:
     return StateOf(state=state.state)
 
 
+def untouched(payload: Mapping[str, Any] | None) -> bool:
+    """Whether a memory found in the store is as it was stored: active, and nothing (a person's
+    unmerge, a refinement, a cycle) has changed it since; only such a one is given its exported state."""
+    return payload is not None and payload.get("state") == ACTIVE and not payload.get("history")
+
+
 @dataclass
 class ImportLinks:
     """The state events of one import stream: ``now`` for each memory stored, ``at_end`` once."""
 
     tenant: str
-    made: int = 0  # memories put in a state so far (a merge into a memory nowhere puts none)
+    made: int = 0  # memories whose exported state this stream wrote (a merge into a memory nowhere: none)
     _merges: dict[str, list[MemorySource]] = field(default_factory=dict)  # by canonical id, in order
     _supersessions: list[MemorySuperseded] = field(default_factory=list)
+    _done: set[str] = field(default_factory=set)  # memories given their state: once each
 
     def now(self, stored: MemoryStored, state: StateOf) -> list[Envelope]:
-        """What goes right after ``stored``: its deprecation or archiving; a link is kept for the end."""
+        """What goes right after ``stored``: its deprecation or archiving; a link is kept for the end.
+        A memory given its state once is left alone (a line repeated, or read back in a later batch)."""
         memory_id = stored.memory_id
+        if memory_id in self._done or state.state in ("", ACTIVE):
+            return []
+        self._done.add(memory_id)
         if state.state == DEPRECATED:
             event: MemoryDeprecated | MemoriesArchived = MemoryDeprecated(
                 memory_id=memory_id, reason=IMPORTED
@@ -124,7 +140,7 @@ class ImportLinks:
             source = MemorySource(
                 memory_id=memory_id,
                 session_id=stored.scope.session_id,
-                created_at=epoch_seconds(stored.created_at, datetime.now(UTC)),
+                created_at=epoch_seconds(stored.created_at, datetime.now(UTC)),  # no time: now
                 memory_type=stored.memory_type,
             )
             self._merges.setdefault(state.merged_into, []).append(source)
@@ -138,7 +154,8 @@ class ImportLinks:
         """Every merge into a memory of ``present`` (in the stream or the store), then every supersession
         this stream named (once; the next call makes none)."""
         envelopes = []
-        for canonical_id, sources in self._merges.items():
+        for canonical_id in self._innermost_first():
+            sources = self._merges[canonical_id]
             if canonical_id not in present:
                 continue
             merged_ids = tuple(s.memory_id for s in sources)
@@ -153,10 +170,24 @@ class ImportLinks:
         self._merges, self._supersessions = {}, []
         return envelopes
 
+    def _innermost_first(self) -> list[str]:
+        """The canonical memories, a memory merged into another after the merges into it (by depth in
+        the chain of merges; the stream's order among equals)."""
+        into = {s.memory_id: canonical for canonical, sources in self._merges.items() for s in sources}
+
+        def depth(memory_id: str) -> int:
+            seen = {memory_id}
+            while memory_id in into and into[memory_id] not in seen:  # a cycle in a bad file ends here
+                memory_id = into[memory_id]
+                seen.add(memory_id)
+            return len(seen) - 1
+
+        return sorted(self._merges, key=depth, reverse=True)
+
     def _envelope(
         self, event: MemoryDeprecated | MemoriesArchived | MemoriesMerged | MemorySuperseded, *key: str
     ) -> Envelope:
         return new_envelope(event, event_id=deterministic_id(self.tenant, *key), tenant=self.tenant)
 
 
-__all__ = ["EXPORTED_STATES", "IMPORTED", "STATES", "ImportLinks", "StateOf", "check_state"]
+__all__ = ["IMPORTED", "STATES", "ImportLinks", "StateOf", "check_state", "untouched"]
