@@ -17,17 +17,16 @@ from __future__ import annotations
 import json
 import sys
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
 from codememory.cli.client import Connection
+from codememory.memorylines import StateOf, checked_state, iso_seconds
 from codememory.v1 import memory_pb2 as pb
 
 BATCH = 1000
-STATES = ("active", "deprecated", "archived", "superseded", "merged")  # "" is active too
 BATCH_BYTES = 4 * 1024 * 1024
 IMPORT_TIMEOUT_S = 3600.0
 
@@ -73,49 +72,37 @@ def _iso(seconds: float) -> str:
 
 
 def _seconds(value: object, what: str) -> float:
-    """An ISO-8601 time (no zone: UTC) or seconds since the epoch, as seconds; 0 when absent."""
+    """An ISO-8601 time or seconds since the epoch, as seconds; 0 when absent."""
     if value in (None, ""):
         return 0.0
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     try:
-        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        return iso_seconds(str(value))
     except ValueError as exc:
         raise ImportError_(f"{what} is not an ISO-8601 time: {value!r}") from exc
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
 
 
 def imported(row: dict[str, Any]) -> pb.ImportedMemory:
-    """One line as the Import RPC takes it: the memory, its state and what the state points to."""
+    """One line as the Import RPC takes it: the memory, its state and what the state points to, checked
+    by the gateway's rules (``memorylines``) before anything is sent."""
     request = store_request(row)
-    state = str(row.get("state") or "")
-    links = {key: str(row.get(key) or "") for key in ("superseded_by", "merged_into")}
-    if state and state not in STATES:
-        raise ImportError_(f"state must be one of {', '.join(STATES)}, not {state!r}")
-    if state == "superseded" and not links["superseded_by"]:
-        raise ImportError_("a superseded memory needs superseded_by (the memory that replaced it)")
-    if state == "merged" and not links["merged_into"]:
-        raise ImportError_("a merged memory needs merged_into (the memory it was merged into)")
-    for key, value in links.items():
-        if value and state == key.partition("_")[0]:  # "superseded_by" with "superseded", ...
-            _check_link(key, value, str(row.get("id") or ""))
+    kind = str(row.get("state") or "")
+    at = _seconds(row.get("superseded_at"), "superseded_at") if kind == "superseded" else 0.0
+    given = StateOf(
+        state=kind,
+        superseded_by=str(row.get("superseded_by") or ""),
+        superseded_at=at,
+        merged_into=str(row.get("merged_into") or ""),
+    )
+    state = checked_state(str(row.get("id") or ""), given)
     return pb.ImportedMemory(
         memory=request,
-        state=state,
-        superseded_by=links["superseded_by"] if state == "superseded" else "",
-        superseded_at=_seconds(row.get("superseded_at"), "superseded_at") if state == "superseded" else 0.0,
-        merged_into=links["merged_into"] if state == "merged" else "",
+        state=state.state,
+        superseded_by=state.superseded_by,
+        superseded_at=state.superseded_at,
+        merged_into=state.merged_into,
     )
-
-
-def _check_link(key: str, value: str, own_id: str) -> None:
-    """A link names another memory by its id (a UUID), so it fails here, before anything is sent."""
-    try:
-        linked = uuid.UUID(value)
-    except ValueError as exc:
-        raise ImportError_(f"{key} must be a memory id (a UUID), not {value!r}") from exc
-    if own_id and str(linked) == own_id.lower():
-        raise ImportError_(f"{key} names the memory itself")
 
 
 def store_request(row: dict[str, Any]) -> pb.StoreRequest:

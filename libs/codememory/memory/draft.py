@@ -27,6 +27,7 @@ from codememory.events import (
     ToolFailed,
     ToolObserved,
 )
+from codememory.memorylines import iso_seconds
 
 _MAX_TEXT = 4000
 _IMPORTANCE_BY_KIND = {"edit": 0.5, "write": 0.5, "shell": 0.4, "task": 0.5, "read": 0.2, "search": 0.2}
@@ -58,8 +59,7 @@ def epoch_seconds(value: str, fallback: datetime) -> float:
     ``fallback``'s when it is empty or not a time (as the fold dates a memory)."""
     if value:
         try:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+            return iso_seconds(value)
         except ValueError:
             pass
     return fallback.timestamp()

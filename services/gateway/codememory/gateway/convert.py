@@ -8,8 +8,8 @@ from codememory.cycles import CycleReport
 from codememory.events import MemoryScope
 from codememory.gateway.core import MemoryHistory
 from codememory.gateway.importing import ImportedMemory, ImportTally
-from codememory.gateway.importlinks import StateOf
 from codememory.gateway.writes import NewMemory
+from codememory.memorylines import StateOf
 from codememory.recall import RecallHit, RecallQuery
 from codememory.v1 import memory_pb2 as pb
 

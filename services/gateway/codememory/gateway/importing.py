@@ -27,17 +27,19 @@ import asyncio
 import pickle
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from codememory.events import Appended, Envelope, EventLog, MemoryStored, deterministic_id, new_envelope
 from codememory.events.codec import encode_envelopes
 from codememory.gateway.codeintake import CodeIntake
 from codememory.gateway.errors import InvalidArgument, NotReady
-from codememory.gateway.importlinks import ImportLinks, StateOf, check_state, untouched
+from codememory.gateway.importlinks import ImportLinks, check_state, untouched
 from codememory.gateway.importwork import Cleaned, clean_chunk
 from codememory.gateway.writes import MAX_TEXT, NewMemory
 from codememory.memory import LIVE_STATES, MemoryProjection, memory_id_of, point_ids
+from codememory.memorylines import StateOf
 from codememory.projection import LiveProjection
 from codememory.sealing import text_id
 
@@ -153,9 +155,7 @@ class ImportRun:
             self._event(first + i, item, None if cleaned is None else cleaned[i])
             for i, item in enumerate(batch)
         ]
-        # this tenant's points only: another tenant's memory of the same id is another point
-        found = self._live.projection.index.get(point_ids(self.tenant, (e.memory_id for e, _ in events)))
-        existing = {memory_id_of(p): p.payload for p in found if p.payload.get("tenant") == self.tenant}
+        existing = self._found([e.memory_id for e, _ in events])
         envelopes: list[Envelope] = []
         for event, state in events:
             if event.memory_id in existing or event.memory_id in self._seen:
@@ -234,17 +234,17 @@ class ImportRun:
         return self.tally
 
     async def _present(self, memory_ids: Sequence[str]) -> set[str]:
-        """Of ``memory_ids``, those this run stored or the tenant already has."""
-        present = {m for m in memory_ids if m in self._seen}
-        missing = [m for m in memory_ids if m not in present]
-        if missing:
-            found = await asyncio.to_thread(self._live.projection.index.get, point_ids(self.tenant, missing))
-            present |= {
-                memory_id_of(p)
-                for p in found
-                if p.payload.get("tenant") == self.tenant and p.payload.get("state") in LIVE_STATES
-            }
-        return present
+        """Of ``memory_ids``, those this run stored or the tenant has and has not forgotten."""
+        missing = [m for m in memory_ids if m not in self._seen]
+        found = await asyncio.to_thread(self._found, missing) if missing else {}
+        live = {m for m, payload in found.items() if payload.get("state") in LIVE_STATES}
+        return {m for m in memory_ids if m in self._seen} | live
+
+    def _found(self, memory_ids: Sequence[str]) -> dict[str, Mapping[str, Any]]:
+        """The payloads of those of ``memory_ids`` the tenant has, by memory id (this tenant's points
+        only: another tenant's memory of the same id is another point)."""
+        found = self._live.projection.index.get(point_ids(self.tenant, memory_ids))
+        return {memory_id_of(p): p.payload for p in found if p.payload.get("tenant") == self.tenant}
 
     def release(self) -> None:
         """No longer a bulk writer of the projection (``finish`` does it; call it when a run fails)."""

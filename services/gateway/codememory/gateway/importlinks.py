@@ -29,7 +29,6 @@ given its state once per stream, however often it is named.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -47,56 +46,25 @@ from codememory.events import (
     new_envelope,
 )
 from codememory.gateway.errors import InvalidArgument
-from codememory.memory import ACTIVE, ARCHIVED, DEPRECATED, LIVE_STATES, MERGED, SUPERSEDED, epoch_seconds
+from codememory.memory import ACTIVE, ARCHIVED, DEPRECATED, MERGED, SUPERSEDED, epoch_seconds
+from codememory.memorylines import LineStateError, StateOf, checked_state
 
 IMPORTED = "imported"  # the reason every event made here records
-STATES = ("", *LIVE_STATES)  # what an export writes (every state but forgotten), and "" for active
-
-
-@dataclass(frozen=True, kw_only=True)
-class StateOf:
-    """An imported memory's state as the export wrote it (``""`` or ``active``: nothing to make)."""
-
-    state: str = ""
-    superseded_by: str = ""
-    superseded_at: float = 0.0  # seconds since the epoch; 0: when the event is folded
-    merged_into: str = ""
-
-
-def _linked(number: int, memory_id: str, value: str, what: str) -> str:
-    try:
-        linked = str(uuid.UUID(value))
-    except ValueError as exc:
-        raise InvalidArgument(f"memory {number}: {what} must be a memory id (a UUID), not {value!r}") from exc
-    if linked == memory_id:
-        raise InvalidArgument(f"memory {number}: a memory cannot be {what.replace('_', ' ')} itself")
-    return linked
 
 
 def check_state(number: int, memory_id: str, state: StateOf) -> StateOf:
-    """``state`` with its links in canonical form; ``InvalidArgument`` naming memory ``number`` if the
-    state is unknown or lacks the memory it needs."""
-    if state.state not in STATES:
-        known = ", ".join(s for s in STATES if s)
-        raise InvalidArgument(f"memory {number}: state must be one of {known}, not {state.state!r}")
-    if state.state == SUPERSEDED:
-        if not state.superseded_by:
-            raise InvalidArgument(f"memory {number}: a superseded memory needs superseded_by")
-        return StateOf(
-            state=SUPERSEDED,
-            superseded_by=_linked(number, memory_id, state.superseded_by, "superseded_by"),
-            superseded_at=max(0.0, state.superseded_at),
-        )
-    if state.state == MERGED:
-        if not state.merged_into:
-            raise InvalidArgument(f"memory {number}: a merged memory needs merged_into")
-        return StateOf(state=MERGED, merged_into=_linked(number, memory_id, state.merged_into, "merged_into"))
-    return StateOf(state=state.state)
+    """``state`` with its link in canonical form (``memorylines.checked_state``, the rules the CLI
+    checks before sending); ``InvalidArgument`` naming memory ``number`` if it breaks them."""
+    try:
+        return checked_state(memory_id, state)
+    except LineStateError as exc:
+        raise InvalidArgument(f"memory {number}: {exc}") from exc
 
 
 def untouched(payload: Mapping[str, Any] | None) -> bool:
-    """Whether a memory found in the store is as it was stored: active, and nothing (a person's
-    unmerge, a refinement, a cycle) has changed it since; only such a one is given its exported state."""
+    """Whether a memory found in the store is as it was stored: active, with no change in its history
+    (no refinement, deprecation, merge, unmerge or supersession; a cycle's decay of its importance and
+    its links by meaning are not recorded there); only such a one is given its exported state."""
     return payload is not None and payload.get("state") == ACTIVE and not payload.get("history")
 
 
@@ -190,4 +158,4 @@ class ImportLinks:
         return new_envelope(event, event_id=deterministic_id(self.tenant, *key), tenant=self.tenant)
 
 
-__all__ = ["IMPORTED", "STATES", "ImportLinks", "StateOf", "check_state", "untouched"]
+__all__ = ["IMPORTED", "ImportLinks", "StateOf", "check_state", "untouched"]
