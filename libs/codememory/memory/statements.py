@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -74,16 +75,13 @@ def _spelt_out(value: str, others: Mapping[str, object]) -> bool:
     """Whether the other text names this value more or less precisely, as one word of letters and
     digits that extends the other (``argon2`` / ``argon2id``, ``postgres`` / ``postgresql``): one
     name, not two values. Never a plain number (``80`` / ``8080``), a name of under four characters
-    or one with separators (``stg_`` / ``stg__shopify__orders`` are two patterns). Recall asks this
-    of every value of every pair of alike hits, so whether a value is such a word is looked up once."""
-    if not _one_word(value):
-        return False
-    return any(
-        other != value
-        and _one_word(other)
-        and (other.startswith(value) if len(value) < len(other) else value.startswith(other))
-        for other in others
-    )
+    or one with separators (``stg_`` / ``stg__shopify__orders`` are two patterns)."""
+    return _one_word(value) and _extends(value, tuple(other for other in others if _one_word(other)))
+
+
+def _extends(value: str, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` (each one word, as ``value``) extends ``value`` or is extended by it."""
+    return any(word != value and (word.startswith(value) or value.startswith(word)) for word in words)
 
 
 _WORD = re.compile(r"[a-z][a-z0-9]{3,}")
@@ -92,6 +90,36 @@ _WORD = re.compile(r"[a-z][a-z0-9]{3,}")
 @lru_cache(maxsize=65536)
 def _one_word(value: str) -> bool:
     return _WORD.fullmatch(value) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class _Values:
+    """What ``conflicting_values`` asks of one text, worked out once per text: recall asks it of every
+    pair of alike hits, each text against up to twenty others, so the per-pair part is set work."""
+
+    slots: dict[str, frozenset[str]]  # ``value_slots``
+    settable: tuple[str, ...]  # the values the text does not reject, in its order
+    words: tuple[str, ...]  # the values that are one word (``_spelt_out``)
+    numbers: frozenset[str]  # the values that state a number
+
+    def only(self, other: _Values) -> list[str]:
+        """The values this text sets that ``other`` neither names nor spells out."""
+        return [
+            v
+            for v in self.settable
+            if v not in other.slots and not (v in self.words and _extends(v, other.words))
+        ]
+
+
+@lru_cache(maxsize=65536)
+def _values(text: str) -> _Values:
+    slots, rejected = value_slots(text), rejected_values(text)
+    return _Values(
+        slots,
+        tuple(v for v in slots if v not in rejected),
+        tuple(v for v in slots if _one_word(v)),
+        frozenset(number_values(text)),
+    )
 
 
 def conflicting_values(a: str, b: str) -> bool:
@@ -104,20 +132,16 @@ def conflicting_values(a: str, b: str) -> bool:
     not a conflict ("a zod schema hooked up through zodResolver" / "no validation by hand in
     onChange"). A value a text rejects (``rejected_values``: "argon2id, never bcrypt or sha256") is
     not one it sets. (Which of two texts changed a rule is not told by values but by change cues.)"""
-    slots_a, slots_b = value_slots(a), value_slots(b)
-    rejected_a, rejected_b = rejected_values(a), rejected_values(b)
-    only_a = [v for v in slots_a if v not in slots_b and v not in rejected_a and not _spelt_out(v, slots_b)]
-    only_b = (
-        [v for v in slots_b if v not in slots_a and v not in rejected_b and not _spelt_out(v, slots_a)]
-        if only_a
-        else []
-    )
+    values_a, values_b = _values(a), _values(b)
+    only_a = values_a.only(values_b)
+    only_b = values_b.only(values_a) if only_a else []
     if not only_b:
         return False
     # some pair of them conflicts exactly when their sides' words meet (recall asks this of every
     # pair of alike hits: one pass over each side, not over each pair of values)
-    if any(v in only_a for v in number_values(a)) and any(v in only_b for v in number_values(b)):
+    if not values_a.numbers.isdisjoint(only_a) and not values_b.numbers.isdisjoint(only_b):
         return True
+    slots_a, slots_b = values_a.slots, values_b.slots
     for path in (True, False):  # a path and a name set two things, whatever stands by them
         side_a = [v for v in only_a if ("/" in v) == path]
         side_b = [v for v in only_b if ("/" in v) == path]

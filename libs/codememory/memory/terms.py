@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 _TOKEN = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|[A-Za-z0-9_][A-Za-z0-9_.:/@\-]*")
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -69,27 +70,38 @@ def named_words(value: str) -> frozenset[str]:
     return frozenset(_stem(p) for p in parts if len(p) >= 3 and p not in _STOP)
 
 
+class _Scan(NamedTuple):
+    """A text's tokens, each read once: the readers below (subject words, values, their slots, the
+    token sequence) ask the same questions of every token, and recall asks them of each new hit."""
+
+    found: tuple[str, ...]  # the tokens without trailing punctuation ("" when nothing is left)
+    value: tuple[bool, ...]  # per token: a value (``_is_value``)
+    words: tuple[str, ...]  # per token: its subject-word stem, "" for a value, a stop word or a mark
+
+
+@lru_cache(maxsize=65536)
+def _scan(text: str) -> _Scan:
+    found = tuple(raw.rstrip(".:-/,;") for raw in _TOKEN.findall(text))
+    value = tuple(bool(t) and _is_value(t) for t in found)
+    words = tuple(
+        _stem(low) if t and not v and len(t) >= 3 and t.isalpha() and (low := t.lower()) not in _STOP else ""
+        for t, v in zip(found, value, strict=True)
+    )
+    return _Scan(found, value, words)
+
+
 @lru_cache(maxsize=65536)
 def analyse(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """(subject words, values) of a text: stemmed lowercase words without stop words, and values."""
-    subject: set[str] = set()
-    values: set[str] = set()
-    for raw in _TOKEN.findall(text):
-        token = raw.rstrip(".:-/,;")
-        if not token:
-            continue
-        if _is_value(token):
-            values.add(token.strip("`\"'").lower())
-            continue
-        word = token.lower()
-        if len(word) >= 3 and word not in _STOP and word.isalpha():
-            subject.add(_stem(word))
-    return frozenset(subject), frozenset(values)
+    scan = _scan(text)
+    values = (t.strip("`\"'").lower() for t, v in zip(scan.found, scan.value, strict=True) if v)
+    return frozenset(w for w in scan.words if w), frozenset(values)
 
 
 @lru_cache(maxsize=65536)
 def _with_named(text: str) -> frozenset[str]:
-    named = (named_words(t) for raw in _TOKEN.findall(text) if (t := raw.rstrip(".:-/,;")) and _is_value(t))
+    scan = _scan(text)
+    named = (named_words(t) for t, v in zip(scan.found, scan.value, strict=True) if v)
     return analyse(text)[0].union(*named)
 
 
@@ -115,18 +127,12 @@ def new_values(earlier: str, later: str) -> frozenset[str]:
 @lru_cache(maxsize=65536)
 def tokens(text: str) -> tuple[str, ...]:
     """The text's tokens, lowercase, without trailing punctuation."""
-    return tuple(t.rstrip(".:-/,;").lower() for t in _TOKEN.findall(text))
+    return tuple(t.lower() for t in _scan(text).found)
 
 
 def subject_sequence(text: str) -> list[str]:
     """The text's tokens as subject-word stems, "" for every other token (stop words, values)."""
-    out = []
-    for raw in _TOKEN.findall(text):
-        token = raw.rstrip(".:-/,;")
-        word = token.lower()
-        subject = token and not _is_value(token) and len(word) >= 3 and word.isalpha() and word not in _STOP
-        out.append(_stem(word) if subject else "")
-    return out
+    return list(_scan(text).words)
 
 
 SLOT_REACH = 2  # tokens on each side of a value whose subject words say what the value is for
@@ -136,18 +142,14 @@ SLOT_REACH = 2  # tokens on each side of a value whose subject words say what th
 def value_slots(text: str) -> dict[str, frozenset[str]]:
     """Each value of a text with the subject words at most ``SLOT_REACH`` tokens before or after it:
     what the value is set for (``indent with 4 spaces``: ``4`` for ``indent``, ``space``)."""
-    found = [raw.rstrip(".:-/,;") for raw in _TOKEN.findall(text)]
-    words = [
-        _stem(t.lower())
-        if t and not _is_value(t) and len(t) >= 3 and t.isalpha() and t.lower() not in _STOP
-        else ""
-        for t in found
-    ]
+    found, is_value, words = _scan(text)
     slots: dict[str, set[str]] = {}
     for i, token in enumerate(found):
-        if token and _is_value(token):
+        if is_value[i]:
             near = words[max(0, i - SLOT_REACH) : i] + words[i + 1 : i + 1 + SLOT_REACH]
-            slots.setdefault(token.strip("`\"'").lower(), set()).update(w for w in near if w)
+            slots.setdefault(token.strip("`\"'").lower(), set()).update(near)
+    for words_near in slots.values():
+        words_near.discard("")
     return {value: frozenset(near) for value, near in slots.items()}
 
 
@@ -213,6 +215,8 @@ def rejected_values(text: str) -> frozenset[str]:
     "avoid", "without" or "instead of" in the same clause ("hash with argon2id, never bcrypt or
     sha256": ``sha256``; "date-fns instead of moment"). A restatement that rejects another value than
     the one it sets does not set that value (``statements.conflicting_values``)."""
+    if _REJECTING.search(text) is None:  # no clause rejects (most texts): no split
+        return frozenset()
     rejected: set[str] = set()
     for clause in _CLAUSE.split(text):
         found = _REJECTING.search(clause)
