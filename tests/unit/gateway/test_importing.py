@@ -155,10 +155,10 @@ async def test_waits_for_every_dense_vector(core: GatewayCore) -> None:
 async def test_vectors_are_waited_for_a_window_at_a_time_and_one_stuck_memory_hides_nothing(
     core: GatewayCore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from codememory.gateway import importing
+    from codememory.gateway import embedwait
 
-    monkeypatch.setattr(importing, "EMBED_CHECK", 4)
-    monkeypatch.setattr(importing, "EMBED_STALL_S", 1.0)
+    monkeypatch.setattr(embedwait, "EMBED_CHECK", 4)
+    monkeypatch.setattr(embedwait, "EMBED_STALL_S", 1.0)
     read: list[int] = []
     index = core.live.projection.index
     real_get = index.get
@@ -193,9 +193,9 @@ async def _held_while_vectors_arrive(
 ) -> bool:
     """Import 10 memories, then hold the projection (as an optimize does) for ``hold_s`` while their
     vectors are appended to LOG: whether the import's wait got them all."""
-    from codememory.gateway import importing
+    from codememory.gateway import embedwait
 
-    monkeypatch.setattr(importing, "EMBED_STALL_S", 0.3)
+    monkeypatch.setattr(embedwait, "EMBED_STALL_S", 0.3)
     run = _run(core)
     await run.add(_memories(10))
     await run._appended()

@@ -5,7 +5,7 @@ so an import of 1,700 memories took minutes. Here a batch is validated and redac
 thread, checked against the index in one read, sealed there too when the log takes encoded envelopes
 (JetStream's ``append_encoded``: the next batch is sealed while this one is published), and appended
 to LOG in one call; the caller waits once, after the last batch, for the projection (and, if asked,
-for every new memory's dense vector). Past ``WORKERS_AFTER`` memories (the gateway's
+for every new memory's dense vector: ``embedwait``). Past ``WORKERS_AFTER`` memories (the gateway's
 ``import_workers_after``) a batch's texts are redacted in the intake's worker processes instead
 (``importwork``), off the GIL the fold of the same import needs; a smaller import is over before they
 would have started. While it runs, the import counts as a bulk writer of the projection, and the
@@ -34,6 +34,7 @@ from typing import Any
 from codememory.events import Appended, Envelope, EventLog, MemoryStored, deterministic_id, new_envelope
 from codememory.events.codec import encode_envelopes
 from codememory.gateway.codeintake import CodeIntake
+from codememory.gateway.embedwait import wait_embedded_vectors
 from codememory.gateway.errors import InvalidArgument, NotReady
 from codememory.gateway.importlinks import ImportLinks, check_state, untouched
 from codememory.gateway.importwork import Cleaned, clean_chunk
@@ -43,12 +44,6 @@ from codememory.memorylines import StateOf
 from codememory.projection import LiveProjection
 from codememory.sealing import text_id
 
-EMBED_CHECK = 256  # pending memories read per look at the index while waiting for vectors
-EMBED_STALL_S = 60.0  # no new vector for this long: return without them (is the embed service up?)
-# the stall counts only while the projection has folded all of LOG: an optimize of a large shard holds
-# the projection for tens of seconds (20 s at 50,000 here, more on a busy machine) while the vectors
-# wait in LOG, and that is no reason to give up on them (nor is anything after the RPC's time left, or
-# ``IMPORT_WAIT_S``, without a vector)
 CLEAN_CHUNK = 250  # memories per intake worker job: a batch of 1,000 spread over both workers
 WORKERS_AFTER = 5000  # an import this large starts the intake's workers (a smaller one is done first)
 
@@ -230,7 +225,10 @@ class ImportRun:
             raise NotReady(f"imported up to {self.tally.last_seq} but it is not yet applied")
         self.release()
         self.tally.last_seq = max(self.tally.last_seq, self._live.seq)
-        self.tally.embedded = await self._wait_embedded(timeout_s) if wait_embedded else False
+        if wait_embedded:
+            self.tally.embedded = await wait_embedded_vectors(
+                self._live, self._log, self.tenant, self._new, timeout_s
+            )
         return self.tally
 
     async def _present(self, memory_ids: Sequence[str]) -> set[str]:
@@ -251,41 +249,6 @@ class ImportRun:
         if self._writing:
             self._writing = False
             self._live.bulk_writers -= 1
-
-    async def _wait_embedded(self, timeout_s: float) -> bool:
-        """Until every memory this run stored has its vector: a window of ``EMBED_CHECK`` pending ids
-        read at a time (2,000 payloads every 0.1 s, at about 25 us each in Qdrant Edge, is up to half
-        a core taken from the embedder it waits for); a window with nothing new moves on, so one
-        memory stuck does not hide the rest. Given up after ``EMBED_STALL_S`` without a new vector
-        while the projection is caught up with LOG (see ``EMBED_STALL_S``), and after ``timeout_s``
-        without one in any case."""
-        pending = list(self._new)
-        at = 0
-        last_progress = waited_from = time.monotonic()
-        while pending:
-            at = at if at < len(pending) else 0
-            chunk = pending[at : at + EMBED_CHECK]
-            index = self._live.projection.index
-            found = await asyncio.to_thread(index.get, point_ids(self.tenant, chunk))
-            # embedded, or forgotten since (a tombstone has neither digest)
-            done = {
-                memory_id_of(p)
-                for p in found
-                if p.payload.get("embedded_digest") == p.payload.get("text_digest")
-            }
-            if done:
-                pending = [memory_id for memory_id in pending if memory_id not in done]
-                last_progress = waited_from = time.monotonic()
-            else:
-                at += EMBED_CHECK
-                now = time.monotonic()
-                if now - last_progress > EMBED_STALL_S:
-                    if now - waited_from > timeout_s or await self._log.last_seq() <= self._live.seq:
-                        return False
-                    last_progress = now  # vectors may be waiting in LOG for the projection
-            if pending and len(done) < len(chunk):
-                await asyncio.sleep(0.1)
-        return True
 
 
 def _kept(value: str) -> str:
