@@ -29,8 +29,8 @@ from mcp.types import CallToolResult
 Stack = Any  # tests/e2e/conftest.py's Stack (conftest modules are not imported by name)
 
 TOOLS = {
-    "recall", "remember", "refine", "forget", "session_context", "supersede", "merge", "search_code",
-    "symbol_info",
+    "recall", "remember", "refine", "forget", "session_context", "supersede", "merge", "unmerge",
+    "memory_history", "search_code", "symbol_info",
     "dependents", "review_diff", "what_changed", "symbol_history", "cochanged",
 }  # fmt: skip
 
@@ -93,6 +93,10 @@ async def _memory_round_trip(client: Client) -> None:
     assert "superseded by" in await _ok(client, "supersede", {"old_id": older_id, "new_id": memory_id})
     refused = await client.call_tool("merge", {"canonical_id": older_id, "memory_ids": [again_id]})
     assert refused.is_error and "superseded by" in _text(refused)  # into history: refused, said why
+    history = await _ok(client, "memory_history", {"memory_id": older_id})
+    assert f"by {memory_id}" in history.splitlines()[0] and "memory.superseded" in history
+    await _ok(client, "unmerge", {"canonical_id": memory_id, "memory_ids": [again_id], "reason": "apart"})
+    assert "memories.unmerged" in await _ok(client, "memory_history", {"memory_id": memory_id})
 
 
 async def test_stdio_tools_memory_code_and_review(stack: Stack, shop: Path) -> None:

@@ -1,10 +1,12 @@
-"""Corrections an agent makes to what consolidation concluded: supersede and merge, one RPC each.
+"""What consolidation concluded about a memory, and an agent's corrections: memory_history, supersede,
+merge and unmerge, one RPC each.
 
 A consolidation cycle marks a rule superseded when a later memory says it changed, and merges
 memories that it can tell state the same thing; it misses what it cannot tell (a rule changed in
-other words, paraphrases as far apart as two rules). The agent that sees both in a recall is the one
-placed to say so, as a person does with ``codememory supersede`` and ``merge``. Both write the event
-a cycle would (``history`` shows who did it and why), and ``codememory unmerge`` takes a merge back.
+other words, paraphrases as far apart as two rules), and once in a while merges two rules that only
+read alike. The agent that sees them in a recall is the one placed to say so, as a person does with
+``codememory supersede``, ``merge`` and ``unmerge``. Each writes the event a cycle or a person would,
+and ``memory_history`` shows what changed a memory, who did it and why (``codememory history``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from codememory.mcp.formatting import day, memory_line, one_line
 from codememory.mcp.registry import Tool, ToolContext, strings, text
 from codememory.v1 import consolidation_pb2 as cpb
 from codememory.v1 import memory_pb2 as pb
@@ -41,7 +44,42 @@ async def merge(ctx: ToolContext, args: Mapping[str, Any]) -> None:
     )
 
 
+async def unmerge(ctx: ToolContext, args: Mapping[str, Any]) -> None:
+    request = cpb.UnmergeRequest(
+        canonical_id=args["canonical_id"], memory_ids=args["memory_ids"], reason=args.get("reason", "")
+    )
+    taken: cpb.UnmergeResponse = await ctx.gateway.consolidation("Unmerge", request)
+    ctx.page.add(
+        f"Took {len(taken.memory_ids)} back out of {taken.canonical_id} (log seq {taken.seq}): each is its "
+        "own memory in recall again, and later cycles keep it apart from that one."
+    )
+
+
+async def memory_history(ctx: ToolContext, args: Mapping[str, Any]) -> None:
+    response: pb.HistoryResponse = await ctx.gateway.memory(
+        "History", pb.HistoryRequest(memory_id=args["memory_id"])
+    )
+    ctx.page.add(memory_line(response.memory))
+    ctx.page.add(f"{len(response.entries)} change(s), oldest first (day, log seq, event, detail):")
+    for entry in response.entries:
+        detail = " ".join(f"{k}={one_line(v, 200)}" for k, v in sorted(entry.detail.items()))
+        ctx.page.add(f"- {day(entry.at)} seq {entry.seq} {entry.event} {detail}".rstrip())
+    if response.related:
+        ctx.page.add("Memories it names (merged into or from, superseded by or superseding):")
+        ctx.page.extend(memory_line(related) for related in response.related)
+
+
 TOOLS = (
+    Tool(
+        "memory_history",
+        "How a memory came to be: each change to it (refined, merged, superseded, archived, unmerged, "
+        "with who or which cycle, why, and when) and the memories it names (what it was merged into "
+        "or from, what superseded it or what it superseded). Use it on an id from recall before "
+        "correcting what consolidation concluded, or to find an old rule's replacement.",
+        {"memory_id": text("The memory's full id, as recall shows it.", minLength=1)},
+        memory_history,
+        required=("memory_id",),
+    ),
     Tool(
         "supersede",
         "When recall returns a rule or decision together with a later memory that changed it (a new "
@@ -68,6 +106,20 @@ TOOLS = (
             "reason": _REASON,
         },
         merge,
+        required=("canonical_id", "memory_ids"),
+        read_only=False,
+    ),
+    Tool(
+        "unmerge",
+        "Take a merge back when memory_history or recall shows memories merged into one that do not "
+        "state the same thing (two rules that only read alike): each becomes its own memory in recall "
+        "again, and later consolidation cycles keep it apart from that canonical memory.",
+        {
+            "canonical_id": text("The memory they were merged into.", minLength=1),
+            "memory_ids": strings("The ids to take back out of it.", minItems=1),
+            "reason": _REASON,
+        },
+        unmerge,
         required=("canonical_id", "memory_ids"),
         read_only=False,
     ),

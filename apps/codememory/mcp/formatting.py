@@ -71,12 +71,28 @@ def memory_line(memory: pb.Memory, score: float | None = None, suspect: str = ""
     facts = [memory.type or "note", day(memory.created_at)]
     if memory.scope.repo:
         facts.append(memory.scope.repo)
-    if memory.state and memory.state != "active":
-        facts.append(memory.state)
+    facts += _state_facts(memory)
     if score is not None:
         facts.append(f"{score:.3f}")
     flag = f" (SUSPECT: {one_line(suspect, 160)})" if suspect else ""
     return f"- {memory.id} [{', '.join(facts)}]{flag} {one_line(memory.text)}"
+
+
+def _state_facts(memory: pb.Memory) -> list[str]:
+    """What consolidation says of a memory, with the ids an agent can follow: "superseded 2026-12-07
+    by <id>", "merged into <id>", "stated 3x" (a canonical memory and its restatements); an active
+    memory stated once says nothing."""
+    facts = []
+    if memory.state == "superseded":
+        when = f" {day(memory.superseded_at)}" if memory.superseded_at > 0 else ""
+        facts.append(f"superseded{when} by {memory.superseded_by}" if memory.superseded_by else "superseded")
+    elif memory.state == "merged" and memory.merged_into:
+        facts.append(f"merged into {memory.merged_into}")
+    elif memory.state and memory.state != "active":
+        facts.append(memory.state)
+    if memory.restated > 1:
+        facts.append(f"stated {memory.restated}x")
+    return facts
 
 
 def node_line(node: cpb.GraphNode) -> str:

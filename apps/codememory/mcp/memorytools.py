@@ -29,6 +29,7 @@ async def recall(ctx: ToolContext, args: Mapping[str, Any]) -> None:
         paths=args.get("paths", []),
         working_set=args.get("working_set", []),
         include_deprecated=args.get("include_deprecated", False),
+        include_history=args.get("include_history", False),
         cwd=str(ctx.settings.project),
     )
     response: pb.RecallResponse = await ctx.gateway.memory("Recall", request)
@@ -110,7 +111,8 @@ TOOLS = (
         "what the user said, what failed before. Call it before changing code you have not touched in "
         "this session, or when the user refers to something earlier. Returns one memory per line, "
         "best first: its id (for refine/forget), type, day, repository, score, and text; a memory "
-        "marked SUSPECT was written before its code changed.",
+        "marked SUSPECT was written before its code changed, one marked superseded was replaced by the "
+        "memory it names (history, ranked below it).",
         {
             "query": text("What you want to know, in words (e.g. 'how do we validate tokens').", minLength=1),
             "limit": integer("How many memories at most.", 8, 1, 50),
@@ -125,6 +127,12 @@ TOOLS = (
                 "type": "boolean",
                 "default": False,
                 "description": "Also return deprecated memories.",
+            },
+            "include_history": {
+                "type": "boolean",
+                "default": False,
+                "description": "Also return what consolidation took out of recall: restatements merged "
+                "into a canonical memory, archived and deprecated memories (each marked).",
             },
         },
         recall,

@@ -35,6 +35,14 @@ def test_memory_line_puts_the_id_first_and_flags_suspects() -> None:
     )
 
 
+def test_memory_line_names_what_consolidation_made_of_it() -> None:
+    old = pb.Memory(id="m-1", text="a", state="superseded", superseded_by="m-2", superseded_at=86400 * 365)
+    assert "[note, ?, superseded 1971-01-01 by m-2]" in memory_line(old)
+    assert "[note, ?, merged into m-3]" in memory_line(pb.Memory(id="m-4", state="merged", merged_into="m-3"))
+    assert "[note, ?, stated 3x]" in memory_line(pb.Memory(id="m-3", state="active", restated=3))
+    assert "[note, ?]" in memory_line(pb.Memory(id="m-5", state="active", restated=1))
+
+
 def test_nodes_commits_and_hits() -> None:
     symbol = cpb.GraphNode(
         kind="symbol", qualname="shop.pay.settle", symbol_kind="function", path="shop/pay.py",

@@ -14,8 +14,9 @@ from codememory.mcp.settings import McpSettings
 from codememory.runtime.home import Runtime, write_runtime
 
 TOOLS = {
-    "recall", "remember", "refine", "forget", "session_context", "supersede", "merge", "search_code",
-    "symbol_info", "dependents", "review_diff", "what_changed", "symbol_history", "cochanged",
+    "recall", "remember", "refine", "forget", "session_context", "supersede", "merge", "unmerge",
+    "memory_history", "search_code", "symbol_info", "dependents", "review_diff", "what_changed",
+    "symbol_history", "cochanged",
 }  # fmt: skip
 
 
@@ -32,7 +33,7 @@ async def test_lists_every_tool_with_a_schema_and_a_description(settings: McpSet
         assert tool.input_schema["type"] == "object" and "budget_tokens" in tool.input_schema["properties"]
         assert len(tool.description or "") > 80
     writes = {tool.name for tool in listed if tool.annotations and not tool.annotations.read_only_hint}
-    assert writes == {"remember", "refine", "forget", "supersede", "merge"}
+    assert writes == {"remember", "refine", "forget", "supersede", "merge", "unmerge"}
 
 
 async def test_remember_recall_refine_forget(pointed: Running, settings: McpSettings) -> None:
@@ -57,6 +58,49 @@ async def test_remember_recall_refine_forget(pointed: Running, settings: McpSett
         assert not gone.is_error and memory_id in _text(gone)
         again = await client.call_tool("recall", {"query": "round charged amounts to cents"})
         assert memory_id not in _text(again)
+    await gateway.close()
+
+
+async def test_history_of_a_merge_taken_back_and_of_a_rule_replaced(
+    pointed: Running, settings: McpSettings
+) -> None:
+    gateway = Gateway(settings)
+    async with Client(build_server(settings, gateway)) as client:
+
+        async def ok(name: str, arguments: dict[str, object]) -> str:
+            result = await client.call_tool(name, arguments)
+            assert not result.is_error, _text(result)
+            return _text(result)
+
+        async def remembered(text: str) -> str:
+            return (await ok("remember", {"text": text, "type": "decision"})).split()[1]
+
+        rule = await remembered("Lint the Python code with ruff")
+        again = await remembered("We lint Python with ruff")
+        other = await remembered("Format the Python code with black")
+        await ok("merge", {"canonical_id": rule, "memory_ids": [again, other], "reason": "alike"})
+        hidden = await ok("recall", {"query": "format python code black"})
+        assert other not in hidden  # merged: out of recall
+        shown = await ok("recall", {"query": "format python code black", "include_history": True})
+        assert f"{other} [decision, " in shown and f"merged into {rule}" in shown
+
+        await ok("unmerge", {"canonical_id": rule, "memory_ids": [other], "reason": "two rules"})
+        history = await ok("memory_history", {"memory_id": rule})
+        lines = history.splitlines()
+        assert lines[0].startswith(f"- {rule} [decision, ") and "stated 2x" in lines[0]
+        merged = next(n for n, line in enumerate(lines) if " memories.merged " in line)
+        unmerged = next(n for n, line in enumerate(lines) if " memories.unmerged " in line)
+        assert merged < unmerged and "reason=two rules" in lines[unmerged]
+        assert any(line.startswith(f"- {again} [decision, ") and "merged into" in line for line in lines)
+        assert f"- {other} " not in history.split("Memories it names")[1]  # taken back: named no more
+
+        newer = await remembered("Lint the Python code with flake8 from now on")
+        await ok("supersede", {"old_id": rule, "new_id": newer, "reason": "switched"})
+        replaced = await ok("memory_history", {"memory_id": rule})
+        assert f"superseded {replaced.split('superseded ')[1][:10]} by {newer}" in replaced.splitlines()[0]
+        assert f"- {newer} [decision, " in replaced and "memory.superseded" in replaced
+        missing = await client.call_tool("memory_history", {"memory_id": "no-such-memory"})
+        assert missing.is_error
     await gateway.close()
 
 
