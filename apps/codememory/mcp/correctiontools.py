@@ -11,7 +11,7 @@ and ``memory_history`` shows what changed a memory, who did it and why (``codeme
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from codememory.mcp.formatting import day, memory_line, one_line
@@ -33,25 +33,38 @@ async def supersede(ctx: ToolContext, args: Mapping[str, Any]) -> None:
     )
 
 
-async def merge(ctx: ToolContext, args: Mapping[str, Any]) -> None:
-    request = cpb.MergeRequest(
+async def _regroup(
+    ctx: ToolContext, args: Mapping[str, Any], method: str, said: Callable[[Any], str]
+) -> None:
+    """Merge or Unmerge (the same three fields each way), and what it did, in words."""
+    request_type = cpb.MergeRequest if method == "Merge" else cpb.UnmergeRequest
+    request = request_type(
         canonical_id=args["canonical_id"], memory_ids=args["memory_ids"], reason=args.get("reason", "")
     )
-    merged: cpb.MergeResponse = await ctx.gateway.consolidation("Merge", request)
-    ctx.page.add(
-        f"Merged {len(merged.memory_ids)} into {merged.canonical_id} (log seq {merged.seq}): they leave "
-        "recall and stay its sources."
+    ctx.page.add(said(await ctx.gateway.consolidation(method, request)))
+
+
+async def merge(ctx: ToolContext, args: Mapping[str, Any]) -> None:
+    await _regroup(
+        ctx,
+        args,
+        "Merge",
+        lambda done: (
+            f"Merged {len(done.memory_ids)} into {done.canonical_id} (log seq {done.seq}): they "
+            "leave recall and stay its sources."
+        ),
     )
 
 
 async def unmerge(ctx: ToolContext, args: Mapping[str, Any]) -> None:
-    request = cpb.UnmergeRequest(
-        canonical_id=args["canonical_id"], memory_ids=args["memory_ids"], reason=args.get("reason", "")
-    )
-    taken: cpb.UnmergeResponse = await ctx.gateway.consolidation("Unmerge", request)
-    ctx.page.add(
-        f"Took {len(taken.memory_ids)} back out of {taken.canonical_id} (log seq {taken.seq}): each is its "
-        "own memory in recall again, and later cycles keep it apart from that one."
+    await _regroup(
+        ctx,
+        args,
+        "Unmerge",
+        lambda done: (
+            f"Took {len(done.memory_ids)} back out of {done.canonical_id} (log seq {done.seq}): "
+            "each is its own memory in recall again, and later cycles keep it apart from that one."
+        ),
     )
 
 
