@@ -81,6 +81,7 @@ class _Scan(NamedTuple):
 
 @lru_cache(maxsize=65536)
 def _scan(text: str) -> _Scan:
+    """The text's tokens and what each is (``_Scan``), worked out once for all the readers."""
     found = tuple(raw.rstrip(".:-/,;") for raw in _TOKEN.findall(text))
     value = tuple(bool(t) and _is_value(t) for t in found)
     words = tuple(
