@@ -46,7 +46,7 @@ def test_pairs_are_their_definition_over_every_pair_across_blocks() -> None:
     rng = np.random.default_rng(3)
     group = _group(rng, 40)
     new = [*group[::3], memory("outside", group[7].vector)]  # one not in the group: top + 1 others
-    for threshold, top in ((0.5, 3), (0.8, 20), (0.95, 1), (-1.0, 5)):
+    for threshold, top in ((0.5, 3), (0.8, 20), (0.95, 1), (-1.0, 5), (-1.0, 3)):  # the last: CROWDED
         found = list(similar_pairs(new, group, threshold, top=top, chunk=4))
         expected = definition(new, group, threshold, top)
         assert [(p.new.memory_id, p.other.memory_id) for p in found] == [e[:2] for e in expected], (

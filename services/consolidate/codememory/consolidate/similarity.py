@@ -14,6 +14,8 @@ import numpy as np
 
 from codememory.consolidate.view import Remembered
 
+CROWDED = 8  # passing pairs per place in a block past which its rows' best are selected first
+
 
 @dataclass(frozen=True)
 class Pair:
@@ -48,7 +50,8 @@ def similar_pairs(
     Only the pairs over the threshold are looked at: in a first cycle over 100,000 memories a block
     is 512 x 100,000 similarities of which a few dozen per row pass, so they are found by one
     comparison of the block and ordered among themselves (selecting the best of every whole row took
-    a third of the cycle)."""
+    a third of the cycle). When more than ``CROWDED`` times the places pass (a threshold set low), each
+    row's best places are selected first, as before."""
     if not new or len(group) < 2:
         return
     others = matrix(group)
@@ -56,7 +59,13 @@ def similar_pairs(
     for start in range(0, len(new), chunk):
         rows = new[start : start + chunk]
         sims = matrix(rows) @ others.T
-        at, of = np.nonzero(sims >= threshold)
+        over = sims >= threshold
+        if np.count_nonzero(over) > CROWDED * count * len(rows):  # a low threshold: rows pass whole
+            best = np.argpartition(-sims, count - 1, axis=1)[:, :count]  # (equal ones at the cut: any)
+            kept_best = np.zeros_like(over)
+            np.put_along_axis(kept_best, best, True, axis=1)
+            over &= kept_best
+        at, of = np.nonzero(over)
         if not len(at):
             continue
         values = sims[at, of]
