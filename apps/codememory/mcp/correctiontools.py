@@ -34,10 +34,9 @@ async def supersede(ctx: ToolContext, args: Mapping[str, Any]) -> None:
 
 
 async def _regroup(
-    ctx: ToolContext, args: Mapping[str, Any], method: str, said: Callable[[Any], str]
+    ctx: ToolContext, args: Mapping[str, Any], method: str, request_type: Any, said: Callable[[Any], str]
 ) -> None:
     """Merge or Unmerge (the same three fields each way), and what it did, in words."""
-    request_type = cpb.MergeRequest if method == "Merge" else cpb.UnmergeRequest
     request = request_type(
         canonical_id=args["canonical_id"], memory_ids=args["memory_ids"], reason=args.get("reason", "")
     )
@@ -49,6 +48,7 @@ async def merge(ctx: ToolContext, args: Mapping[str, Any]) -> None:
         ctx,
         args,
         "Merge",
+        cpb.MergeRequest,
         lambda done: (
             f"Merged {len(done.memory_ids)} into {done.canonical_id} (log seq {done.seq}): they "
             "leave recall and stay its sources."
@@ -61,6 +61,7 @@ async def unmerge(ctx: ToolContext, args: Mapping[str, Any]) -> None:
         ctx,
         args,
         "Unmerge",
+        cpb.UnmergeRequest,
         lambda done: (
             f"Took {len(done.memory_ids)} back out of {done.canonical_id} (log seq {done.seq}): "
             "each is its own memory in recall again, and later cycles keep it apart from that one."
