@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import uuid
 
 
@@ -28,6 +29,12 @@ def test_status_reports_health_counts_and_lag(stack) -> None:  # type: ignore[no
     stack.cli("store", "status check memory")
     stack.wait_caught_up()
     status = stack.cli_json("status")
+    deadline = time.monotonic() + 15
+    while not status["caught_up"] and time.monotonic() < deadline:
+        # the stack keeps writing on its own (what recall returned, every 2 s; its consolidation cycles),
+        # so LOG may be a few events ahead at the moment of one look: caught up means it gets there
+        time.sleep(0.2)
+        status = stack.cli_json("status")
     assert status["caught_up"] is True
     assert int(status["memories"]) >= 1 and int(status["log_last_seq"]) == int(status["projection_seq"])
     assert set(status["consumer_pending"]) >= {"ingest", "embed", "graph", "gateway"}
