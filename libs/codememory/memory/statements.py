@@ -9,7 +9,6 @@ answers must stay cheap (recall asks them of every pair of alike hits).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -77,14 +76,6 @@ def contrasted(a: str, b: str) -> bool:
 PARALLEL_RATIO = 0.6  # token sequences this alike say the same sentence of another thing (the default)
 
 
-def _spelt_out(value: str, others: Mapping[str, object]) -> bool:
-    """Whether the other text names this value more or less precisely, as one word of letters and
-    digits that extends the other (``argon2`` / ``argon2id``, ``postgres`` / ``postgresql``): one
-    name, not two values. Never a plain number (``80`` / ``8080``), a name of under four characters
-    or one with separators (``stg_`` / ``stg__shopify__orders`` are two patterns)."""
-    return _one_word(value) and _extends(value, tuple(other for other in others if _one_word(other)))
-
-
 def _extends(value: str, words: tuple[str, ...]) -> bool:
     """Whether one of ``words`` (each one word, as ``value``) extends ``value`` or is extended by it."""
     return any(word != value and (word.startswith(value) or value.startswith(word)) for word in words)
@@ -105,16 +96,19 @@ class _Values:
 
     slots: dict[str, frozenset[str]]  # ``value_slots``
     settable: tuple[str, ...]  # the values the text does not reject, in its order
-    words: tuple[str, ...]  # the values that are one word (``_spelt_out``)
+    words: tuple[str, ...]  # the values that are one word (``spells_out``)
     numbers: frozenset[str]  # the values that state a number
+
+    def spells_out(self, value: str) -> bool:
+        """Whether this text names ``value`` more or less precisely, as one word of letters and digits
+        that extends it or that it extends (``argon2`` / ``argon2id``, ``postgres`` / ``postgresql``):
+        one name, not two values. Never a plain number (``80`` / ``8080``), a name of under four
+        characters or one with separators (``stg_`` / ``stg__shopify__orders`` are two patterns)."""
+        return _one_word(value) and _extends(value, self.words)
 
     def only(self, other: _Values) -> list[str]:
         """The values this text sets that ``other`` neither names nor spells out."""
-        return [
-            v
-            for v in self.settable
-            if v not in other.slots and not (v in self.words and _extends(v, other.words))
-        ]
+        return [v for v in self.settable if v not in other.slots and not other.spells_out(v)]
 
 
 @lru_cache(maxsize=65536)
@@ -166,17 +160,18 @@ def replaced_value(earlier: str, later: str) -> tuple[str, str] | None:
     """(old, new) when the later text names a value the earlier one sets and sets a new number in its
     place: how people say that a setting changed ("bump the line length to 110, at 88 ...": ``88`` ->
     ``110``; "minSdk goes to 26" after "keep minSdkVersion at 23": ``minsdkversion`` -> ``26``).
-    Named: the same value, or one spelt out more or less precisely (``_spelt_out``), that the earlier
+    Named: the same value, or one spelt out more or less precisely (``_Values.spells_out``), that the earlier
     text does not reject. In its place: the new number stands by a word (``value_places``) that the
     old number stood by in the earlier text, or, the named value being a name, that a number the
     earlier set and the later no longer names stood by ("above 2% for 5 minutes" keeps the ``5`` of
     "above 800ms for 5 minutes" and sets another threshold: not a replacement). A new name beside an
     old one is not read as a replacement: "locales/en.json and locales/de.json" adds, it does not
     replace. None otherwise."""
-    slots_e, slots_l = value_slots(earlier), value_slots(later)
+    values_e, values_l = _values(earlier), _values(later)
+    slots_e, slots_l = values_e.slots, values_l.slots
     rejected_e, rejected_l = rejected_values(earlier), rejected_values(later)
-    named = [v for v in slots_e if v not in rejected_e and (v in slots_l or _spelt_out(v, slots_l))]
-    fresh = [v for v in slots_l if v not in slots_e and v not in rejected_l and not _spelt_out(v, slots_e)]
+    named = [v for v in slots_e if v not in rejected_e and (v in slots_l or values_l.spells_out(v))]
+    fresh = [v for v in slots_l if v not in slots_e and v not in rejected_l and not values_e.spells_out(v)]
     if not named or not fresh:
         return None
     places_e, places_l = value_places(earlier), value_places(later)
