@@ -30,10 +30,10 @@ from codememory.gateway.codeintake import CodeIntake
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.importing import ImportedMemory, ImportRun, imported_id
-from codememory.gateway.importlinks import StateOf
 from codememory.gateway.writes import NewMemory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position, point_ids
+from codememory.memorylines import StateOf
 from codememory.projection import LiveProjection, poll
 from codememory.recall import RecallQuery
 from codememory.redaction import clean_text

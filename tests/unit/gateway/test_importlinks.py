@@ -15,8 +15,9 @@ from codememory.events import MemoriesMerged, MemoryScope, MemoryStored, MemoryS
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.importing import ImportedMemory, ImportRun
-from codememory.gateway.importlinks import ImportLinks, StateOf, check_state
+from codememory.gateway.importlinks import ImportLinks, check_state
 from codememory.gateway.writes import NewMemory
+from codememory.memorylines import StateOf
 from codememory.recall import RecallQuery
 
 IDS = {name: str(uuid.uuid4()) for name in ("c", "m1", "m2", "old", "new", "c2", "m3", "n2", "a", "d", "m4")}

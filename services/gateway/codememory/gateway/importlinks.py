@@ -158,4 +158,4 @@ class ImportLinks:
         return new_envelope(event, event_id=deterministic_id(self.tenant, *key), tenant=self.tenant)
 
 
-__all__ = ["IMPORTED", "ImportLinks", "StateOf", "check_state", "untouched"]
+__all__ = ["IMPORTED", "ImportLinks", "check_state", "untouched"]
