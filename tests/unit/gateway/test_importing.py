@@ -11,16 +11,14 @@ from pathlib import Path
 
 import pytest
 from corestack import export_rows  # type: ignore[import-not-found]
-from wordhash import DIM, WordHashEmbedder  # type: ignore[import-not-found]
+from importkit import import_run, imported_memories  # type: ignore[import-not-found]
+from wordhash import DIM  # type: ignore[import-not-found]
 
-from codememory.bus import Delivery
-from codememory.embed.handler import EmbedHandler
 from codememory.events import (
     Appended,
     Envelope,
     InMemoryEventLog,
     LogRecord,
-    MemoryScope,
     MemoryStored,
     decode_envelope,
     log_subject,
@@ -32,7 +30,7 @@ from codememory.gateway.errors import InvalidArgument
 from codememory.gateway.importing import ImportedMemory, ImportRun, imported_id
 from codememory.gateway.writes import NewMemory
 from codememory.lexical import SparseEncoder
-from codememory.memory import MemoryProjection, Position, point_ids
+from codememory.memory import MemoryProjection, Position
 from codememory.memorylines import StateOf
 from codememory.projection import LiveProjection, poll
 from codememory.recall import RecallQuery
@@ -41,23 +39,9 @@ from codememory.sealing import FileKeyStore, Sealer
 from codememory.vectorstore import EdgeVectorIndex
 
 
-def _run(core: GatewayCore, tenant: str = "t1") -> ImportRun:
-    return ImportRun(tenant, core.live, core.event_log, core.clean)
-
-
-def _memories(n: int, **kw: StateOf) -> list[ImportedMemory]:
-    return [
-        ImportedMemory(
-            memory=NewMemory(text=f"fact {i}: service{i} retries {i % 5} times", scope=MemoryScope(repo="r")),
-            **kw,
-        )
-        for i in range(n)
-    ]
-
-
 async def test_batches_are_recallable_after_one_wait(core: GatewayCore) -> None:
-    run = _run(core)
-    memories = _memories(250)
+    run = import_run(core)
+    memories = imported_memories(250)
     for start in range(0, 250, 100):
         await run.add(memories[start : start + 100])
     tally = await run.finish(wait_embedded=False, timeout_s=10)
@@ -68,11 +52,11 @@ async def test_batches_are_recallable_after_one_wait(core: GatewayCore) -> None:
 
 
 async def test_importing_twice_stores_once(core: GatewayCore) -> None:
-    memories = _memories(30)
-    first = _run(core)
+    memories = imported_memories(30)
+    first = import_run(core)
     await first.add(memories + memories[:5])  # a repeat inside one stream is skipped too
     assert (await first.finish(wait_embedded=False, timeout_s=10)).existing == 5
-    second = _run(core)
+    second = import_run(core)
     await second.add(memories)
     tally = await second.finish(wait_embedded=False, timeout_s=10)
     assert (tally.stored, tally.existing) == (0, 30)
@@ -84,12 +68,12 @@ async def test_importing_twice_stores_once(core: GatewayCore) -> None:
 async def test_with_sealing_on_derived_ids_are_keyed_and_importing_twice_still_stores_once(
     core: GatewayCore, tmp_path: Path
 ) -> None:
-    memories = _memories(10)
+    memories = imported_memories(10)
     plain = {imported_id("t1", m.memory) for m in memories}  # unkeyed: what a guess could confirm
     previous = install_sealer(Sealer(FileKeyStore(tmp_path / "keys")))
     try:
         for _ in range(2):
-            run = _run(core)
+            run = import_run(core)
             await run.add(memories)
             await run.finish(wait_embedded=False, timeout_s=10)
         keyed = {imported_id("t1", m.memory) for m in memories}
@@ -106,7 +90,7 @@ async def test_with_sealing_on_derived_ids_are_keyed_and_importing_twice_still_s
 
 async def test_ids_are_kept_or_derived_and_state_and_agent_survive(core: GatewayCore) -> None:
     kept = str(uuid.uuid4())
-    run = _run(core)
+    run = import_run(core)
     await run.add(
         [
             ImportedMemory(memory=NewMemory(text="kept id", memory_id=kept.upper(), agent="codex")),
@@ -122,111 +106,17 @@ async def test_ids_are_kept_or_derived_and_state_and_agent_survive(core: Gateway
 
 
 async def test_bad_memories_are_refused_with_their_number(core: GatewayCore) -> None:
-    run = _run(core)
-    bad = [*_memories(2), ImportedMemory(memory=NewMemory(text="<private>all of it</private>"))]
+    run = import_run(core)
+    bad = [*imported_memories(2), ImportedMemory(memory=NewMemory(text="<private>all of it</private>"))]
     with pytest.raises(InvalidArgument, match="memory 3: text is empty"):
         await run.add(bad)
     with pytest.raises(InvalidArgument, match="memory 3: state must be one of"):
-        await _run(core).add([*_memories(2), *_memories(1, state=StateOf(state="forgotten"))])
+        await import_run(core).add(
+            [*imported_memories(2), *imported_memories(1, state=StateOf(state="forgotten"))]
+        )
     with pytest.raises(InvalidArgument, match="memory 1: memory_id must be a UUID"):
-        await _run(core).add([ImportedMemory(memory=NewMemory(text="x", memory_id="nope"))])
+        await import_run(core).add([ImportedMemory(memory=NewMemory(text="x", memory_id="nope"))])
     assert core.event_log.records == []  # type: ignore[attr-defined]  # a refused batch appends nothing
-
-
-async def test_waits_for_every_dense_vector(core: GatewayCore) -> None:
-    run = _run(core)
-    await run.add(_memories(40))
-    log = core.event_log
-    embedder = EmbedHandler(log, WordHashEmbedder())
-
-    async def embed_later() -> None:
-        await asyncio.sleep(0.3)
-        records = [r async for r in log.read(1)]
-        await embedder([Delivery(seq=r.seq, subject=r.subject, data=r.data, attempt=1) for r in records])
-
-    task = asyncio.create_task(embed_later())
-    tally = await run.finish(wait_embedded=True, timeout_s=10)
-    await task
-    assert tally.embedded
-    points = await asyncio.to_thread(core.live.projection.index.get, point_ids("t1", run._new), True)
-    assert len(points) == 40 and all(p.dense is not None for p in points)
-
-
-async def test_vectors_are_waited_for_a_window_at_a_time_and_one_stuck_memory_hides_nothing(
-    core: GatewayCore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from codememory.gateway import embedwait
-
-    monkeypatch.setattr(embedwait, "EMBED_CHECK", 4)
-    monkeypatch.setattr(embedwait, "EMBED_STALL_S", 1.0)
-    read: list[int] = []
-    index = core.live.projection.index
-    real_get = index.get
-    monkeypatch.setattr(index, "get", lambda ids, *a: (read.append(len(ids)), real_get(ids, *a))[1])
-    run = _run(core)
-    await run.add(_memories(20))
-    await run._appended()  # the batch is in the log (``add`` returns while it is appended)
-    log = core.event_log
-    embedder = EmbedHandler(log, WordHashEmbedder())
-    records = [r async for r in log.read(1)]
-    first = run._new[0]
-    # every memory but the first gets its vector, a little later
-    rest = [r for r in records if getattr(decode_envelope(r.data).payload, "memory_id", "") != first]
-    assert len(rest) == 19
-
-    async def embed_later() -> None:
-        await asyncio.sleep(0.3)
-        await embedder([Delivery(seq=r.seq, subject=r.subject, data=r.data, attempt=1) for r in rest])
-
-    task = asyncio.create_task(embed_later())
-    read.clear()  # the import's own check for existing memories read all 20 at once
-    tally = await run.finish(wait_embedded=True, timeout_s=10)
-    await task
-    assert not tally.embedded  # the stuck one: given up on after the stall, not waited on forever
-    assert read and max(read) <= 4  # never more than a window per look
-    points = await asyncio.to_thread(real_get, point_ids("t1", run._new[1:]))
-    assert all(p.payload["embedded_digest"] == p.payload["text_digest"] for p in points)
-
-
-async def _held_while_vectors_arrive(
-    core: GatewayCore, monkeypatch: pytest.MonkeyPatch, hold_s: float, timeout_s: float
-) -> bool:
-    """Import 10 memories, then hold the projection (as an optimize does) for ``hold_s`` while their
-    vectors are appended to LOG: whether the import's wait got them all."""
-    from codememory.gateway import embedwait
-
-    monkeypatch.setattr(embedwait, "EMBED_STALL_S", 0.3)
-    run = _run(core)
-    await run.add(_memories(10))
-    await run._appended()
-    log = core.event_log
-    records = [r async for r in log.read(1)]
-    await core.live.wait_for(records[-1].seq, 5)
-    embedder = EmbedHandler(log, WordHashEmbedder())
-
-    async def optimize_and_embed() -> None:
-        async with core.live.lock:
-            await embedder([Delivery(seq=r.seq, subject=r.subject, data=r.data, attempt=1) for r in records])
-            await asyncio.sleep(hold_s)
-
-    task = asyncio.create_task(optimize_and_embed())
-    await asyncio.sleep(0.05)  # the lock is taken before the wait starts
-    tally = await run.finish(wait_embedded=True, timeout_s=timeout_s)
-    await task
-    return tally.embedded
-
-
-async def test_vectors_held_back_by_a_busy_projection_are_still_waited_for(
-    core: GatewayCore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # the vectors are in LOG for 1.2 s, four times the stall, before the projection can fold them
-    assert await _held_while_vectors_arrive(core, monkeypatch, hold_s=1.2, timeout_s=10)
-
-
-async def test_a_projection_held_longer_than_the_time_left_is_given_up_on(
-    core: GatewayCore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert not await _held_while_vectors_arrive(core, monkeypatch, hold_s=1.5, timeout_s=0.6)
 
 
 class EncodedLog(InMemoryEventLog):
@@ -256,7 +146,7 @@ async def test_a_log_that_takes_encoded_envelopes_gets_each_batch_sealed_while_i
     previous = install_sealer(Sealer(FileKeyStore(tmp_path / "keys")))
     try:
         run = ImportRun("t1", live, log, clean_text)
-        memories = _memories(150)
+        memories = imported_memories(150)
         for start in range(0, 150, 100):
             await run.add(memories[start : start + 100])
         tally = await run.finish(wait_embedded=False, timeout_s=10)
@@ -272,16 +162,16 @@ async def test_a_log_that_takes_encoded_envelopes_gets_each_batch_sealed_while_i
 async def test_an_import_is_a_bulk_writer_from_its_first_batch_until_applied_or_released(
     core: GatewayCore,
 ) -> None:
-    run = _run(core)
+    run = import_run(core)
     assert core.live.bulk_writers == 0
-    await run.add(_memories(20))
-    await run.add(_memories(5))
+    await run.add(imported_memories(20))
+    await run.add(imported_memories(5))
     assert core.live.bulk_writers == 1  # counted once, however many batches
     await run.finish(wait_embedded=False, timeout_s=10)
     assert core.live.bulk_writers == 0
     run.release()  # again: nothing more
     assert core.live.bulk_writers == 0
-    refused = _run(core)
+    refused = import_run(core)
     with pytest.raises(InvalidArgument):
         await refused.add([ImportedMemory(memory=NewMemory(text="x", memory_id="nope"))])
     assert core.live.bulk_writers == 1  # until the server releases it (``Import``'s finally)
@@ -300,14 +190,16 @@ async def test_a_large_import_is_redacted_in_the_intake_workers_once_they_starte
         run = ImportRun("t1", core.live, core.event_log, redacted_where, intake=intake, workers_after=2)
         secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
         memory = NewMemory(text=f"token {secret} in ci", metadata={"note": f"key {secret}"})
-        await run.add([ImportedMemory(memory=memory), *_memories(1)])  # in this process
-        await run.add(_memories(3)[2:])  # past ``workers_after``: the worker starts, this one is here
+        await run.add([ImportedMemory(memory=memory), *imported_memories(1)])  # in this process
+        await run.add(imported_memories(3)[2:])  # past ``workers_after``: the worker starts, this one is here
         for _ in range(100):  # the worker starts in the background (spawned: about a second)
             if intake.ready():
                 break
             await asyncio.sleep(0.1)
         assert intake.ready()
-        await run.add([ImportedMemory(memory=replace(memory, text=f"{memory.text}, again")), *_memories(3)])
+        await run.add(
+            [ImportedMemory(memory=replace(memory, text=f"{memory.text}, again")), *imported_memories(3)]
+        )
         tally = await run.finish(wait_embedded=False, timeout_s=10)
     finally:
         intake.close()
