@@ -14,6 +14,9 @@ The rules, each one a fault the tests cause:
 - A batch the handler is still working on is not delivered again: every ``progress_s`` (a third of
   the consumer's ack wait) its messages are marked in progress, which restarts the server's ack
   timer (a batch of a repository's files can take minutes to embed).
+- A batch whose handling is cancelled (the service stops while it works, after the broker's stop
+  wait: ``bus.app.stop_wait_s``) is handed back: every message is nak'ed without delay, so another
+  replica, or this one once restarted, takes it at once instead of after the ack wait.
 """
 
 from __future__ import annotations
@@ -100,14 +103,30 @@ class Settler:
     async def settle(self, msgs: Sequence[RawMessage]) -> None:
         with self._metrics.batch(msgs):
             deliveries = [delivery_of(m) for m in msgs]
-            async with self._in_progress(msgs):
-                outcomes = await self._outcomes(deliveries)
+            try:
+                async with self._in_progress(msgs):
+                    outcomes = await self._outcomes(deliveries)
+            except asyncio.CancelledError:
+                await self._hand_back(msgs)
+                raise
             for msg, delivery, outcome in zip(msgs, deliveries, outcomes, strict=True):
                 try:
                     await self._settle_one(msg, delivery, outcome)
                 except Exception as exc:  # the loop must outlive a failing ack: redelivery makes it whole
                     self._metrics.settle_failed()
                     log.warning("settle_failed", service=self._service, seq=delivery.seq, error=repr(exc))
+
+    async def _hand_back(self, msgs: Sequence[RawMessage]) -> None:
+        """Nak a cancelled batch at once; nothing of it was acknowledged. A nak that fails (the
+        connection is closing) leaves the message to the server's ack wait, as before."""
+        handed = 0
+        for msg in msgs:
+            try:
+                await msg.nak()
+                handed += 1
+            except Exception:  # the ack wait redelivers it: nothing is lost
+                continue
+        log.info("stopped_mid_batch", service=self._service, size=len(msgs), handed_back=handed)
 
     @contextlib.asynccontextmanager
     async def _in_progress(self, msgs: Sequence[RawMessage]) -> AsyncIterator[None]:

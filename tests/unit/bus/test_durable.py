@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Callable, Sequence
 
@@ -189,9 +190,10 @@ async def test_a_batch_that_outlasts_the_ack_wait_is_not_delivered_again_while_i
     assert await settled(nc, service)
 
 
-async def test_a_service_stopped_in_the_middle_of_a_batch_logs_no_error_and_the_batch_comes_again(
-    nats_server: NatsServer, nc: Client, caplog: pytest.LogCaptureFixture
+async def test_a_service_stopped_in_the_middle_of_a_batch_hands_it_back_at_once_and_logs_no_error(
+    nats_server: NatsServer, nc: Client, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("CODEMEMORY_STOP_WAIT_S", "0.5")
     service = await _service(nc)
     started = asyncio.Event()
     seen: list[bytes] = []
@@ -208,12 +210,17 @@ async def test_a_service_stopped_in_the_middle_of_a_batch_logs_no_error_and_the_
 
     await nc.jetstream().publish(f"{service.name.upper()}.x", b"kept")
     with caplog.at_level(logging.INFO, logger="faststream"), capture_logs() as ours:
-        async with running(nats_server, service, stuck, ack_wait_s=2.0):
+        async with running(nats_server, service, stuck, ack_wait_s=60.0):
             await asyncio.wait_for(started.wait(), 15)
+            stopping = time.monotonic()
+        stopped_after = time.monotonic() - stopping
+    assert stopped_after < 3.0, stopped_after  # the stop wait (0.5 s), not FastStream's 15 s
     errors = [r for r in caplog.records if r.name.startswith("faststream") and r.levelno >= logging.ERROR]
     assert errors == [], [r.getMessage() for r in errors]  # FastStream's: "CancelledError: " and its trace
     stops = [line for line in ours if line["event"] == "stopped_mid_batch"]
-    assert stops and stops[0]["service"] == service.name and stops[0]["log_level"] == "info"
-    async with running(nats_server, service, quick, ack_wait_s=2.0):
-        await until(lambda: seen.count(b"kept") == 2)  # nothing was acknowledged: delivered again
+    assert len(stops) == 1 and stops[0]["service"] == service.name and stops[0]["log_level"] == "info"
+    assert stops[0]["handed_back"] == 1
+    async with running(nats_server, service, quick, ack_wait_s=60.0):
+        # nothing was acknowledged and the batch was nak'ed: delivered again now, not after the ack wait
+        await until(lambda: seen.count(b"kept") == 2, timeout=10)
     assert await settled(nc, service)
