@@ -28,6 +28,10 @@ tokens). ``ContextPolicy`` is how session context resists that, each part a gene
 - ``summaries``: at most this many session summaries (1): a first cycle summarises every finished
   session, and a summary repeats its session's prompts in a long line, so a day of them can fill a
   500-token budget before any decision;
+- ``one_line_per_insight``: an insight and a memory it was drawn from (``metadata.evidence``, or a
+  restatement merged into the memory) say one thing, so whichever ranks first is packed and the
+  other left out: a convention the user restated came back twice, as the rule and as the lesson
+  "<the rule> Situation: stated in 2 sessions", each taking its share of the budget;
 - ``flagged_weight``: a multiplier on the rank of a memory whose text tries to address the agent
   (``provenance.flags``: orders to the model, tool-call look-alikes, hidden Unicode), which is also
   marked ``[flagged: ...]`` in its line.
@@ -54,6 +58,7 @@ import msgspec
 from codememory.recall.provenance import flags, is_data, source_of, visible
 from codememory.recall.query import RecallQuery
 from codememory.recall.recaller import RecallHit
+from codememory.recall.restated import evidence_of, stands_for
 from codememory.redaction import INJECTED_CLOSE, INJECTED_OPEN
 
 CHARS_PER_TOKEN = 4
@@ -90,6 +95,7 @@ class ContextPolicy:
     stated_types: tuple[str, ...] = _STATED_TYPES
     flagged_weight: float = 0.2  # rank multiplier of text that tries to address the agent
     summaries: int = 1  # session summaries packed at most (the best ranked)
+    one_line_per_insight: bool = True  # an insight or a memory it was drawn from, not both
 
     def __post_init__(self) -> None:
         if not 1 <= self.candidates <= 500:
@@ -115,6 +121,7 @@ class ContextPolicy:
             stated_types=(),
             flagged_weight=1.0,
             summaries=500,
+            one_line_per_insight=False,
         )
 
 
@@ -201,11 +208,16 @@ def pack(
     seen: set[str] = set()
     used = overhead
     summaries = 0
+    packed: set[str] = set()  # packed memories and the restatements merged into them
+    drawn_from: set[str] = set()  # what packed insights were drawn from
     for hit in _ranked(hits, policy, session_id):
         if hit.payload.get("type") == "summary":
             summaries += 1
             if summaries > policy.summaries:
                 continue
+        evidence, covers = evidence_of(hit.payload), stands_for(hit.memory_id, hit.payload)
+        if policy.one_line_per_insight and (evidence & packed or covers & drawn_from):
+            continue
         line = format_line(hit.payload)
         if policy.max_line_tokens:
             line = _cut(line, policy.max_line_tokens)
@@ -227,6 +239,8 @@ def pack(
         lines.append(line)
         ids.append(hit.memory_id)
         used += cost
+        packed |= covers
+        drawn_from |= evidence
     if not lines:
         return SessionContext(text="", tokens=0, memory_ids=())
     body = "\n".join([INJECTED_OPEN, _HEADER, *lines, INJECTED_CLOSE])

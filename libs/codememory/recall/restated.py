@@ -46,10 +46,20 @@ _TYPES = frozenset((*STATED_TYPES, *OBSERVED_TYPES, "insight"))
 _STATED, _OBSERVED = frozenset(STATED_TYPES), frozenset(OBSERVED_TYPES)
 
 
-def _evidence(payload: Mapping[str, object]) -> frozenset[str]:
+def evidence_of(payload: Mapping[str, object]) -> frozenset[str]:
+    """The memories an insight was drawn from (``metadata.evidence``); empty for anything else."""
     metadata = payload.get("metadata")
     raw = metadata.get("evidence") if isinstance(metadata, Mapping) else None
     return frozenset(p for p in raw.split(",") if p) if isinstance(raw, str) else frozenset()
+
+
+def stands_for(memory_id: str, payload: Mapping[str, object]) -> frozenset[str]:
+    """The memory and the restatements merged into it (its ``sources``): an insight drawn from one of
+    them was drawn from what this memory says."""
+    sources = payload.get("sources")
+    listed = sources if isinstance(sources, list) else []
+    merged = [s.get("memory_id") for s in listed if isinstance(s, Mapping)]
+    return frozenset((memory_id, *(m for m in merged if isinstance(m, str) and m)))
 
 
 def statement(payload: Mapping[str, object]) -> str:
@@ -106,9 +116,9 @@ class _Window:
 
     def place_of(self, candidate: Candidate, threshold: float, observed: float) -> int | None:
         """The position of the first kept hit that ``candidate`` restates, if any."""
-        evidence = _evidence(candidate.payload)
+        evidence = evidence_of(candidate.payload)
         alike: set[int] = {
-            p for p in self.insights if candidate.memory_id in _evidence(self.kept[p][0].payload)
+            p for p in self.insights if candidate.memory_id in evidence_of(self.kept[p][0].payload)
         }
         alike |= {p for p, (k, _) in enumerate(self.kept) if evidence and k.memory_id in evidence}
         found = min(alike) if alike else None
@@ -137,7 +147,7 @@ class _Window:
             self.kept[position], self.rows[position] = item, row
             self.insights = [p for p in self.insights if p != position]
             return
-        if candidate.payload.get("type") == "insight" and _evidence(candidate.payload):
+        if candidate.payload.get("type") == "insight" and evidence_of(candidate.payload):
             self.insights.append(len(self.kept))
         self.kept.append(item)
         self.rows.append(row)
@@ -148,7 +158,7 @@ def _represents(lower: Candidate, higher: Candidate) -> bool:
     drawn from it, and over an observation of the same fact (what someone stated outranks it)."""
     kind = higher.payload.get("type")
     if kind == "insight":
-        return lower.memory_id in _evidence(higher.payload)
+        return lower.memory_id in evidence_of(higher.payload)
     return kind in _OBSERVED and lower.payload.get("type") in _STATED
 
 
@@ -192,4 +202,14 @@ def give_way(kept: Ranked, moved: Ranked, rest: Sequence[tuple[Candidate, ScoreP
     return others + below
 
 
-__all__ = ["eligible", "give_way", "one_per_fact", "same_fact", "statement", "unit_vectors", "window_ids"]
+__all__ = [
+    "eligible",
+    "evidence_of",
+    "give_way",
+    "one_per_fact",
+    "same_fact",
+    "stands_for",
+    "statement",
+    "unit_vectors",
+    "window_ids",
+]

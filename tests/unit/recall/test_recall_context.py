@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 
 from codememory.recall.context import (
@@ -241,3 +242,37 @@ def test_one_session_summary_then_the_facts() -> None:
     fact = _hit(9, "money amounts are integer minor units (cents), never floats", 0.5, kind="decision")
     assert pack([*summaries, fact], 200, ContextPolicy()).memory_ids == ("m1", "m9")
     assert pack([*summaries, fact], 200, ContextPolicy(summaries=5)).memory_ids[:2] == ("m1", "m2")
+
+
+def _with(hit: RecallHit, **payload: object) -> RecallHit:
+    return RecallHit(hit.memory_id, {**hit.payload, **payload}, hit.parts)
+
+
+def test_an_insight_and_a_memory_it_was_drawn_from_take_one_line() -> None:
+    """A convention restated in two sessions came back as the rule and as the lesson drawn from it."""
+    rule = _hit(1, "we use pytest with -x and the tests live in tests/, never unittest", 0.8)
+    lesson = _with(
+        _hit(
+            2,
+            f"{rule.payload['text']}\nSituation: stated in 2 sessions",
+            0.6,
+            kind="insight",
+        ),
+        metadata={"evidence": "m1,m7"},
+    )
+    other = _hit(3, "our database is postgres 15, migrations go through alembic", 0.5)
+    policy = ContextPolicy()
+    assert pack([rule, lesson, other], 500, policy).memory_ids == ("m1", "m3")
+    # the lesson ranked first: the memory it was drawn from is the one left out
+    first = RecallHit(lesson.memory_id, lesson.payload, msgspec.structs.replace(lesson.parts, total=0.9))
+    assert pack([first, rule, other], 500, policy).memory_ids == ("m2", "m3")
+    # drawn from a restatement that a cycle merged into the rule
+    canonical = _with(_hit(4, rule.payload["text"], 0.8), sources=[{"memory_id": "m7", "session_id": "s2"}])
+    assert pack([canonical, _with(lesson, metadata={"evidence": "m7"}), other], 500, policy).memory_ids == (
+        "m4",
+        "m3",
+    )
+    # an insight drawn from something else, and the packing before this rule, keep both
+    unrelated = _with(lesson, metadata={"evidence": "m8"})
+    assert pack([rule, unrelated, other], 500, policy).memory_ids == ("m1", "m2", "m3")
+    assert pack([rule, lesson, other], 500, ContextPolicy.legacy()).memory_ids == ("m1", "m2", "m3")
