@@ -16,8 +16,9 @@ the subject, so within the top ``window`` a hit that says what a higher hit says
   the user said in other words: "Read Makefile: lint: ruff check" and "we lint with ruff"), and the
   statement keeps the place whichever ranked higher: what someone stated outranks what a tool
   observed of the same fact;
-- an insight drawn from a memory (``metadata.evidence``) shares that memory's place, and the stated
-  memory keeps it (the insight repeats its words);
+- an insight drawn from a memory (``metadata.evidence``, or a restatement merged into the memory:
+  its ``sources``) shares that memory's place, and the stated memory keeps it (the insight repeats
+  its words);
 - only what someone stated, what a tool observed and insights: conversation turns (``dialog``),
   commits and session summaries keep their order, and only active hits (a superseded hit is already
   ranked as history).
@@ -117,10 +118,11 @@ class _Window:
     def place_of(self, candidate: Candidate, threshold: float, observed: float) -> int | None:
         """The position of the first kept hit that ``candidate`` restates, if any."""
         evidence = evidence_of(candidate.payload)
-        alike: set[int] = {
-            p for p in self.insights if candidate.memory_id in evidence_of(self.kept[p][0].payload)
-        }
-        alike |= {p for p, (k, _) in enumerate(self.kept) if evidence and k.memory_id in evidence}
+        covers = stands_for(candidate.memory_id, candidate.payload)
+        alike: set[int] = {p for p in self.insights if covers & evidence_of(self.kept[p][0].payload)}
+        if evidence:
+            kept = enumerate(self.kept)
+            alike |= {p for p, (k, _) in kept if stands_for(k.memory_id, k.payload) & evidence}
         found = min(alike) if alike else None
         row = self.row.get(candidate.memory_id)
         if row is not None and self.rows:
@@ -158,7 +160,7 @@ def _represents(lower: Candidate, higher: Candidate) -> bool:
     drawn from it, and over an observation of the same fact (what someone stated outranks it)."""
     kind = higher.payload.get("type")
     if kind == "insight":
-        return lower.memory_id in evidence_of(higher.payload)
+        return bool(stands_for(lower.memory_id, lower.payload) & evidence_of(higher.payload))
     return kind in _OBSERVED and lower.payload.get("type") in _STATED
 
 

@@ -45,6 +45,20 @@ def test_the_statement_takes_the_place_of_the_insight_drawn_from_it() -> None:
     assert out[0][1].total == 0.9  # in the insight's place
 
 
+def test_an_insight_drawn_from_a_restatement_merged_into_a_hit_gives_that_hit_its_place() -> None:
+    lesson = hit("lesson", "use pnpm, not npm\nSituation: 2 sessions", 0.9, kind="insight", evidence="r1,r2")
+    canonical = hit("c", "it's pnpm in this repo", 0.7)
+    canonical[0].payload["sources"] = [{"memory_id": "r2", "session_id": "s2"}]
+    ranked = [lesson, hit("other", "seed everything with 42", 0.8), canonical]
+    vectors = plane_vectors(lesson=0.0, other=1.5, c=1.0)  # too far apart by vector to be a restatement
+    out = one_per_fact(ranked, vectors, 0.9, 20)
+    assert order(out) == ["c", "other", "lesson"]
+    assert out[0][1].total == 0.9
+    # the same hit without the merged restatement is another memory: nothing moves
+    alone = hit("c", "it's pnpm in this repo", 0.7)
+    assert order(one_per_fact([lesson, ranked[1], alone], vectors, 0.9, 20)) == ["lesson", "other", "c"]
+
+
 def test_conversation_history_and_an_off_switch_are_left_alone() -> None:
     ranked = [
         hit("t1", "we use pnpm here", 0.9, kind="dialog"),
