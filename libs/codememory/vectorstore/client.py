@@ -47,6 +47,7 @@ def client_filter(flt: IndexFilter) -> m.Filter | None:
     ]
     must += [m.FieldCondition(key=k, match=m.MatchAny(any=list(vs))) for k, vs in flt.any_of.items()]
     must += [m.FieldCondition(key=k, range=m.Range(gte=lo, lte=hi)) for k, (lo, hi) in flt.ranges.items()]
+    must += [m.FieldCondition(key=k, match=m.MatchPrefix(prefix=v)) for k, v in flt.prefixes.items()]
     if flt.ids:
         must.append(m.HasIdCondition(has_id=[canonical_id(i) for i in flt.ids]))
     must_not: list[m.Condition] = [

@@ -12,6 +12,7 @@ from qdrant_edge import (
     Filter,
     HasIdCondition,
     MatchAny,
+    MatchPrefix,
     MatchValue,
     Query,
     QueryRequest,
@@ -36,6 +37,7 @@ def edge_filter(flt: IndexFilter) -> Filter | None:
     must: list[ConditionType] = [FieldCondition(key=k, match=MatchValue(v)) for k, v in flt.equals.items()]
     must += [FieldCondition(key=k, match=MatchAny(list(vs))) for k, vs in flt.any_of.items()]
     must += [FieldCondition(key=k, range=RangeFloat(gte=lo, lte=hi)) for k, (lo, hi) in flt.ranges.items()]
+    must += [FieldCondition(key=k, match=MatchPrefix(v)) for k, v in flt.prefixes.items()]
     if flt.ids:
         must.append(HasIdCondition({canonical_id(i) for i in flt.ids}))
     must_not: list[ConditionType] = [

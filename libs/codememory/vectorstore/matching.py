@@ -2,9 +2,10 @@
 
 The payload cache answers reads without the engine, so it must decide what the engine would: a
 field that holds a list matches when any element does (``equals``, ``any_of``, ``ranges``), and
-``not_equals`` excludes such a point; a missing field passes ``not_equals`` and fails everything
-else; ``any_of`` with an empty list matches nothing. Only filters whose values are strings (and
-numeric ranges, and ids) are decided here: ``supported`` says so, and anything else is left to the
+``not_equals`` excludes such a point; ``prefixes`` match a string (or a list's string) that starts
+with the prefix; a missing field passes ``not_equals`` and fails everything else; ``any_of`` with an
+empty list matches nothing. Only filters whose values are strings (and numeric ranges, and ids) are
+decided here: ``supported`` says so, and anything else is left to the
 engine, where an int against a float or a bool against an int has its own rules. The contract suite
 runs every filter case through the cache and the engines alike.
 """
@@ -57,5 +58,10 @@ def matches(payload: Mapping[str, Any], flt: IndexFilter) -> bool:
             return False
     for key, (low, high) in flt.ranges.items():
         if key not in payload or not _in_range(payload[key], low, high):
+            return False
+    for key, prefix in flt.prefixes.items():
+        if key not in payload or not any(
+            isinstance(e, str) and e.startswith(prefix) for e in _elements(payload[key])
+        ):
             return False
     return True

@@ -85,6 +85,8 @@ class IndexFilter(msgspec.Struct, frozen=True, kw_only=True):
       list matches nothing.
     - ``not_equals``: field != value (a point without the field passes).
     - ``ranges``: ``(gte, lte)`` bounds on a numeric field, ``None`` for an open side.
+    - ``prefixes``: a string field starts with this (a short id typed by a person; the field need not
+      be indexed: the engine then reads the payloads the other conditions leave).
     - ``ids``: only these point ids (empty: no restriction), e.g. to score known candidates.
     """
 
@@ -92,11 +94,12 @@ class IndexFilter(msgspec.Struct, frozen=True, kw_only=True):
     any_of: Mapping[str, Sequence[str]] = {}
     not_equals: Mapping[str, Scalar] = {}
     ranges: Mapping[str, tuple[float | None, float | None]] = {}
+    prefixes: Mapping[str, str] = {}
     ids: Sequence[str] = ()
 
     @property
     def is_empty(self) -> bool:
-        return not (self.equals or self.any_of or self.not_equals or self.ranges or self.ids)
+        return not (self.equals or self.any_of or self.not_equals or self.ranges or self.prefixes or self.ids)
 
     @property
     def matches_nothing(self) -> bool:

@@ -153,11 +153,40 @@ def filtered(index: VectorIndex) -> VectorIndex:
     index.upsert(
         [
             point(
-                1, dense=unit(1, 0, 0, 0), tenant="a", state="active", tags=["auth", "jwt"], created_at=10.0
+                1,
+                dense=unit(1, 0, 0, 0),
+                tenant="a",
+                state="active",
+                tags=["auth", "jwt"],
+                created_at=10.0,
+                memory_id="a1b2c3d4-0001",
             ),
-            point(2, dense=unit(1, 1, 0, 0), tenant="a", state="deprecated", tags=["db"], created_at=20.0),
-            point(3, dense=unit(0, 1, 0, 0), tenant="b", state="active", tags=["auth"], created_at=30.0),
-            point(4, dense=unit(0, 0, 1, 0), tenant="b", state="forgotten", created_at=40.5),
+            point(
+                2,
+                dense=unit(1, 1, 0, 0),
+                tenant="a",
+                state="deprecated",
+                tags=["db"],
+                created_at=20.0,
+                memory_id="a1b2ffff-0002",
+            ),
+            point(
+                3,
+                dense=unit(0, 1, 0, 0),
+                tenant="b",
+                state="active",
+                tags=["auth"],
+                created_at=30.0,
+                memory_id="c0ffee00-0003",
+            ),
+            point(
+                4,
+                dense=unit(0, 0, 1, 0),
+                tenant="b",
+                state="forgotten",
+                created_at=40.5,
+                memory_id="a1b2c3d4-0004",
+            ),
         ]
     )
     return index
@@ -185,6 +214,16 @@ def filtered(index: VectorIndex) -> VectorIndex:
             ),
             {3},
         ),
+        (IndexFilter(prefixes={"state": "act"}), {1, 3}),
+        (IndexFilter(prefixes={"state": "active"}), {1, 3}),
+        (IndexFilter(prefixes={"tags": "jw"}), {1}),  # an element of a list
+        (IndexFilter(equals={"tenant": "b"}, prefixes={"state": "f"}), {4}),
+        (IndexFilter(prefixes={"state": "activex"}), set()),
+        (IndexFilter(prefixes={"missing": "a"}), set()),
+        (IndexFilter(prefixes={"kind": "a"}), set()),  # a field no point has, and no index
+        (IndexFilter(prefixes={"memory_id": "a1b2"}), {1, 2, 4}),  # a field with no index
+        (IndexFilter(prefixes={"memory_id": "a1b2c3d4"}), {1, 4}),
+        (IndexFilter(equals={"tenant": "a"}, prefixes={"memory_id": "a1b2c3d4"}), {1}),
     ],
 )
 def test_filters(filtered: VectorIndex, flt: IndexFilter, expected: set[int]) -> None:

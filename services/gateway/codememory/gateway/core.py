@@ -30,6 +30,7 @@ from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.corrections import distinct, merge_event, supersede_event, unmerge_event
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
 from codememory.gateway.exporting import exported
+from codememory.gateway.shortids import memory_id_named
 from codememory.gateway.writes import MAX_TEXT, NewMemory, Written
 from codememory.lexical import SparseEncoder
 from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection, point_id, point_ids
@@ -156,6 +157,13 @@ class GatewayCore:
         found = await asyncio.to_thread(self.live.projection.index.get, [point_id(tenant, memory_id)])
         return found[0] if found and found[0].payload.get("tenant") == tenant else None
 
+    async def _named(self, tenant: str, given: str) -> str:
+        """The whole id of the caller's memory ``given`` names: its id, or the start of one (``shortids``)."""
+        return await asyncio.to_thread(memory_id_named, self.live.projection.index, tenant, given)
+
+    async def _all_named(self, tenant: str, given: Sequence[str]) -> list[str]:
+        return [await self._named(tenant, one) for one in given]
+
     async def _owned(
         self, tenant: str, memory_id: str, states: Sequence[str] = (ACTIVE, DEPRECATED)
     ) -> StoredPoint:
@@ -173,6 +181,7 @@ class GatewayCore:
         importance: float | None = None,
         tags: Sequence[str] | None = None,
     ) -> Written:
+        memory_id = await self._named(tenant, memory_id)
         await self._owned(tenant, memory_id)
         cleaned = self._clean(text).strip() if text else ""
         if text and not cleaned:
@@ -189,6 +198,7 @@ class GatewayCore:
         return Written(memory_id, seq)
 
     async def deprecate(self, tenant: str, memory_id: str, reason: str) -> Written:
+        memory_id = await self._named(tenant, memory_id)
         await self._owned(tenant, memory_id)
         seq = await self._write(
             tenant, MemoryDeprecated(memory_id=memory_id, reason=self._clean(reason)), str(uuid.uuid4())
@@ -196,6 +206,7 @@ class GatewayCore:
         return Written(memory_id, seq)
 
     async def forget(self, tenant: str, memory_id: str, reason: str) -> Written:
+        memory_id = await self._named(tenant, memory_id)
         await self._owned(tenant, memory_id)
         seq = await self._write(
             tenant, MemoryForgotten(memory_id=memory_id, reason=self._clean(reason)), str(uuid.uuid4())
@@ -213,6 +224,10 @@ class GatewayCore:
 
     async def supersede(self, tenant: str, memory_id: str, superseded_by: str, reason: str) -> Written:
         """Mark ``memory_id`` as replaced by the later ``superseded_by`` (both the caller's, both current)."""
+        memory_id, superseded_by = (
+            await self._named(tenant, memory_id),
+            await self._named(tenant, superseded_by),
+        )
         if memory_id == superseded_by:
             raise InvalidArgument("a memory cannot supersede itself")
         old, later = await self._owned(tenant, memory_id), await self._owned(tenant, superseded_by)
@@ -221,6 +236,10 @@ class GatewayCore:
 
     async def merge(self, tenant: str, canonical_id: str, memory_ids: Sequence[str], reason: str) -> Written:
         """Restatements a cycle missed: each of ``memory_ids`` merged into ``canonical_id``."""
+        canonical_id, memory_ids = (
+            await self._named(tenant, canonical_id),
+            await self._all_named(tenant, memory_ids),
+        )
         ids = distinct(memory_ids, canonical_id)
         canonical = await self._owned(tenant, canonical_id, LIVE_STATES)
         members = [await self._owned(tenant, memory_id, LIVE_STATES) for memory_id in ids]
@@ -231,6 +250,10 @@ class GatewayCore:
         self, tenant: str, canonical_id: str, memory_ids: Sequence[str], reason: str
     ) -> Written:
         """Take a merge back: each of ``memory_ids`` (merged into ``canonical_id``) is its own again."""
+        canonical_id, memory_ids = (
+            await self._named(tenant, canonical_id),
+            await self._all_named(tenant, memory_ids),
+        )
         ids = distinct(memory_ids, canonical_id)
         canonical = await self._owned(tenant, canonical_id, LIVE_STATES)
         members = [await self._owned(tenant, memory_id, (MERGED,)) for memory_id in ids]
@@ -239,7 +262,7 @@ class GatewayCore:
 
     async def history(self, tenant: str, memory_id: str) -> MemoryHistory:
         """The memory in any state but forgotten, what changed it, and the memories it names."""
-        point = await self._owned(tenant, memory_id, LIVE_STATES)
+        point = await self._owned(tenant, await self._named(tenant, memory_id), LIVE_STATES)
         payload = dict(point.payload)
         created = {
             "seq": payload.get("created_seq", 0),
