@@ -199,9 +199,15 @@ def _ranked(hits: list[RecallHit], policy: ContextPolicy, session_id: str) -> li
 
 
 def pack(
-    hits: list[RecallHit], budget_tokens: int, policy: ContextPolicy, *, session_id: str = ""
+    hits: list[RecallHit],
+    budget_tokens: int,
+    policy: ContextPolicy,
+    *,
+    session_id: str = "",
+    leave_out: frozenset[str] = frozenset(),
 ) -> SessionContext:
-    """The context block for ranked hits within ``budget_tokens`` (header and markers included)."""
+    """The context block for ranked hits within ``budget_tokens`` (header and markers included);
+    ``leave_out``: memories the session was already given (``gateway.givencontext``)."""
     overhead = estimate_tokens(f"{INJECTED_OPEN}\n{_HEADER}\n{INJECTED_CLOSE}")
     lines: list[str] = []
     ids: list[str] = []
@@ -211,6 +217,8 @@ def pack(
     packed: set[str] = set()  # packed memories and the restatements merged into them
     drawn_from: set[str] = set()  # what packed insights were drawn from
     for hit in _ranked(hits, policy, session_id):
+        if hit.memory_id in leave_out:
+            continue
         if hit.payload.get("type") == "summary":
             summaries += 1
             if summaries > policy.summaries:
@@ -258,8 +266,10 @@ def build_context(
     prompt: str = "",
     budget_tokens: int = 1500,
     policy: ContextPolicy | None = None,
+    leave_out: frozenset[str] = frozenset(),
 ) -> SessionContext:
-    """Recall for what the agent is working on, then pack within the budget under ``policy``."""
+    """Recall for what the agent is working on, then pack within the budget under ``policy``, without
+    the memories in ``leave_out`` (what the session was already given)."""
     policy = policy or ContextPolicy()
     text = prompt.strip() or " ".join(p for p in (_name(repo), branch, _name(cwd)) if p)
     # no relevance feedback: the query is the session's situation, not a question (with it,
@@ -274,7 +284,7 @@ def build_context(
         hits = _recall(recaller, msgspec.structs.replace(query, text=""), policy.stated_types)
     if not hits and repo:  # a repository with no memories: what the user said anywhere
         hits = _recall(recaller, msgspec.structs.replace(query, repo=""), policy.stated_types)
-    return pack(hits, budget_tokens, policy, session_id=session_id)
+    return pack(hits, budget_tokens, policy, session_id=session_id, leave_out=leave_out)
 
 
 def _name(path: str) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from codememory.cycles import CycleReport
 from codememory.events import MemoryScope
-from codememory.gateway.core import MemoryHistory
+from codememory.gateway.histories import MemoryHistory
 from codememory.gateway.importing import ImportedMemory, ImportTally
 from codememory.gateway.writes import NewMemory
 from codememory.memorylines import StateOf

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from codememory.cycles import CycleReport
@@ -30,10 +29,12 @@ from codememory.gateway.accesses import AccessRecorder
 from codememory.gateway.corrections import distinct, merge_event, supersede_event, unmerge_event
 from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
 from codememory.gateway.exporting import exported
+from codememory.gateway.givencontext import GivenContext
+from codememory.gateway.histories import MemoryHistory, history_of
 from codememory.gateway.shortids import memory_id_named
 from codememory.gateway.writes import MAX_TEXT, NewMemory, Written
 from codememory.lexical import SparseEncoder
-from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection, point_id, point_ids
+from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection, point_id
 from codememory.projection import LiveProjection
 from codememory.recall import Recaller, RecallHit, RecallQuery, SessionContext, Weights, build_context
 from codememory.vectorstore import IndexFilter, StoredPoint
@@ -45,13 +46,6 @@ class Consolidation(Protocol):
     """Asks the consolidate service to run a cycle for a tenant now (``consolidation.py``: over NATS)."""
 
     async def run(self, tenant: str) -> CycleReport: ...
-
-
-@dataclass(frozen=True)
-class MemoryHistory:
-    payload: dict[str, object]
-    entries: list[dict[str, object]]
-    related: list[dict[str, object]]
 
 
 class GatewayCore:
@@ -77,6 +71,7 @@ class GatewayCore:
         self._clean = clean_text
         self._consolidation = consolidation
         self.accesses = accesses
+        self.given = GivenContext()
 
     @property
     def event_log(self) -> EventLog:
@@ -111,13 +106,38 @@ class GatewayCore:
 
         return await self.live.read_held(work)  # a swap closes the projection only after this read
 
-    async def context(self, tenant: str, **scope: str | int) -> SessionContext:
-        found = await self.live.read_held(
-            lambda projection: build_context(self._recaller(projection), tenant=tenant, **scope)  # type: ignore[arg-type]
-        )
+    async def context(
+        self,
+        tenant: str,
+        *,
+        repo: str = "",
+        branch: str = "",
+        cwd: str = "",
+        session_id: str = "",
+        prompt: str = "",
+        budget_tokens: int = 1500,
+    ) -> SessionContext:
+        """Session context; with a prompt, without what the session was already given (``givencontext``)."""
+        at_prompt = bool(prompt.strip())
+        given = self.given.given(tenant, session_id) if at_prompt else frozenset()
+
+        def build(projection: MemoryProjection) -> SessionContext:
+            return build_context(
+                self._recaller(projection),
+                tenant=tenant,
+                repo=repo,
+                branch=branch,
+                cwd=cwd,
+                session_id=session_id,
+                prompt=prompt,
+                budget_tokens=budget_tokens,
+                leave_out=given,
+            )
+
+        found = await self.live.read_held(build)
+        self.given.note(tenant, session_id, found.memory_ids, restart=not at_prompt)
         if self.accesses is not None:
-            session = scope.get("session_id", "")
-            self.accesses.note(tenant, found.memory_ids, session_id=str(session), purpose="context")
+            self.accesses.note(tenant, found.memory_ids, session_id=session_id, purpose="context")
         return found
 
     async def _write(self, tenant: str, event: Event, event_id: str) -> int:
@@ -263,21 +283,7 @@ class GatewayCore:
     async def history(self, tenant: str, memory_id: str) -> MemoryHistory:
         """The memory in any state but forgotten, what changed it, and the memories it names."""
         point = await self._owned(tenant, await self._named(tenant, memory_id), LIVE_STATES)
-        payload = dict(point.payload)
-        created = {
-            "seq": payload.get("created_seq", 0),
-            "event": "created",
-            "at": payload.get("created_at", 0.0),
-        }
-        entries = [created, *(e for e in payload.get("history", ()) if isinstance(e, dict))]
-        names = [payload.get(k) for k in ("merged_into", "superseded_by")]
-        names += list(payload.get("supersedes", ()))
-        names += [s.get("memory_id") for s in payload.get("sources", ()) if isinstance(s, dict)]
-        ids = list(dict.fromkeys(str(n) for n in names if n))
-        index = self.live.projection.index
-        found = await asyncio.to_thread(index.get, point_ids(tenant, ids)) if ids else []
-        related = [dict(p.payload) for p in found if p.payload.get("tenant") == tenant]
-        return MemoryHistory(payload, entries, related)
+        return await asyncio.to_thread(history_of, self.live.projection.index, tenant, point)
 
     async def consolidate(self, tenant: str) -> CycleReport:
         """Run a cycle now and return once the projection has applied its events. What recall

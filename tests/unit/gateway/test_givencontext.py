@@ -1,0 +1,51 @@
+"""A prompt's context brings only what its session was not given yet (``givencontext``).
+
+The record itself, then through the gateway core over an in-memory log and a real Edge shard.
+"""
+
+from __future__ import annotations
+
+from codememory.events import MemoryScope
+from codememory.gateway.core import GatewayCore
+from codememory.gateway.givencontext import GivenContext
+from codememory.gateway.writes import NewMemory
+
+
+def test_a_session_start_restarts_the_record_and_prompts_add_to_it() -> None:
+    given = GivenContext(max_sessions=2, max_given=3)
+    given.note("t", "s1", ["a", "b"], restart=True)
+    given.note("t", "s1", ["c"], restart=False)
+    assert given.given("t", "s1") == {"a", "b", "c"}
+    assert given.given("u", "s1") == frozenset()  # another tenant's session of that id
+    given.note("t", "s1", ["d"], restart=False)  # over max_given: the oldest is forgotten
+    assert given.given("t", "s1") == {"b", "c", "d"}
+    given.note("t", "s1", ["e"], restart=True)
+    assert given.given("t", "s1") == {"e"}
+    given.note("t", "s2", ["x"], restart=True)
+    given.note("t", "s3", ["y"], restart=True)  # over max_sessions: the least recent session goes
+    assert given.given("t", "s1") == frozenset() and given.given("t", "s3") == {"y"}
+    given.note("t", "", ["z"], restart=True)  # no session id: nothing to remember it by
+    assert given.given("t", "") == frozenset()
+
+
+async def test_a_prompts_context_leaves_out_what_the_session_was_given(core: GatewayCore) -> None:
+    scope = MemoryScope(repo="api")
+    texts = (
+        "the api retries failed calls 5 times with exponential backoff",
+        "the api tests run with pytest -x, never unittest",
+        "the api database is postgres 15, migrations go through alembic",
+    )
+    ids = [(await core.store("t", NewMemory(text=text, scope=scope))).memory_id for text in texts]
+    start = await core.context("t", repo="api", session_id="s1")
+    assert set(start.memory_ids) == set(ids)
+    asked = await core.context("t", repo="api", session_id="s1", prompt="how often does the api retry?")
+    assert asked.memory_ids == () and asked.text == ""  # nothing it was not given already
+    added = (
+        await core.store("t", NewMemory(text="the api retry budget is 30 seconds in all", scope=scope))
+    ).memory_id
+    asked = await core.context("t", repo="api", session_id="s1", prompt="how often does the api retry?")
+    assert asked.memory_ids == (added,)  # only the news
+    other = await core.context("t", repo="api", session_id="s2", prompt="how often does the api retry?")
+    assert set(other.memory_ids) == {*ids, added}  # another session was given nothing yet
+    compacted = await core.context("t", repo="api", session_id="s1")  # its start again (after a compaction)
+    assert set(compacted.memory_ids) == {*ids, added}
