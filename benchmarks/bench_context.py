@@ -353,15 +353,17 @@ def _measure(
             ):
                 ctx = build_context(source, budget_tokens=budget, policy=policy, **scope)
                 tally.add(method, budget, situation, ctx)
-            request = pb.SessionContextRequest(
-                repo=repo,
-                branch=situation.branch,
-                cwd=cwd,
-                session_id=session,
-                prompt=situation.prompt,
-                budget_tokens=budget,
-            )
             for _ in range(repeats):
+                # each call a new session: a session's later prompts are not given again what it
+                # was given (``gateway.givencontext``), and every call here stands for the first
+                request = pb.SessionContextRequest(
+                    repo=repo,
+                    branch=situation.branch,
+                    cwd=cwd,
+                    session_id=f"new-{uuid.uuid4().hex}",
+                    prompt=situation.prompt,
+                    budget_tokens=budget,
+                )
                 started = time.perf_counter()
                 reply = stub.SessionContext(request, metadata=meta, timeout=30)
                 tally.latency.setdefault(budget, []).append((time.perf_counter() - started) * 1000)

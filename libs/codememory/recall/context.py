@@ -49,13 +49,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Protocol
 
 import msgspec
 
-from codememory.recall.provenance import flags, is_data, source_of, visible
+from codememory.recall.provenance import flags, format_line
 from codememory.recall.query import RecallQuery
 from codememory.recall.recaller import RecallHit
 from codememory.recall.restated import evidence_of, stands_for
@@ -136,27 +135,14 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
-def _day(value: object) -> str:
-    return datetime.fromtimestamp(float(value) if isinstance(value, int | float) else 0.0, UTC).strftime(
-        "%Y-%m-%d"
-    )
+def _line(hit: RecallHit, policy: ContextPolicy) -> str:
+    line = format_line(hit.payload)
+    return _cut(line, policy.max_line_tokens) if policy.max_line_tokens else line
 
 
-def format_line(payload: Mapping[str, object]) -> str:
-    """One memory as a context line: its source, its day, its text on one line (tools' and the web's
-    quoted as data). A superseded memory says so, with the day it was replaced: it is history, not
-    the current rule. Text that addresses the agent is marked; hidden characters are dropped."""
-    when = _day(payload.get("created_at"))
-    if payload.get("state") == "superseded":
-        when += f", superseded {_day(payload.get('superseded_at'))}"
-    raw = str(payload.get("text", ""))
-    text = " ".join(visible(raw).split())
-    source = source_of(payload)
-    if is_data(source):
-        text = f"“{text}”"
-    flagged = flags(raw)
-    mark = f" [flagged: {', '.join(flagged)}]" if flagged else ""
-    return f"- [{source}, {when}]{mark} {text}"
+def _shape(line: str) -> str:
+    """A line's text with its numbers as ``#``: lines of one shape say the same thing again."""
+    return _DIGITS.sub("#", line.split("] ", 1)[-1])
 
 
 def _cut(line: str, tokens: int) -> str:
@@ -207,15 +193,18 @@ def pack(
     leave_out: frozenset[str] = frozenset(),
 ) -> SessionContext:
     """The context block for ranked hits within ``budget_tokens`` (header and markers included);
-    ``leave_out``: memories the session was already given (``gateway.givencontext``)."""
+    ``leave_out``: memories the session was already given (``gateway.givencontext``): they count
+    for the session's summaries, the insights' lines and the lines' shapes as if packed here."""
     overhead = estimate_tokens(f"{INJECTED_OPEN}\n{_HEADER}\n{INJECTED_CLOSE}")
     lines: list[str] = []
     ids: list[str] = []
-    seen: set[str] = set()
     used = overhead
-    summaries = 0
-    packed: set[str] = set()  # packed memories and the restatements merged into them
-    drawn_from: set[str] = set()  # what packed insights were drawn from
+    given = [hit for hit in hits if hit.memory_id in leave_out]  # in the session's view already
+    summaries = sum(1 for hit in given if hit.payload.get("type") == "summary")
+    # packed (or given) memories and the restatements merged into them; what their insights were drawn from
+    packed = {i for hit in given for i in stands_for(hit.memory_id, hit.payload)}
+    drawn_from = {i for hit in given for i in evidence_of(hit.payload)}
+    seen = {_shape(_line(hit, policy)) for hit in given} if policy.dedupe else set()
     for hit in _ranked(hits, policy, session_id):
         if hit.memory_id in leave_out:
             continue
@@ -226,11 +215,9 @@ def pack(
         evidence, covers = evidence_of(hit.payload), stands_for(hit.memory_id, hit.payload)
         if policy.one_line_per_insight and (evidence & packed or covers & drawn_from):
             continue
-        line = format_line(hit.payload)
-        if policy.max_line_tokens:
-            line = _cut(line, policy.max_line_tokens)
+        line = _line(hit, policy)
         if policy.dedupe:
-            shape = _DIGITS.sub("#", line.split("] ", 1)[-1])
+            shape = _shape(line)
             if shape in seen:  # the same run or read again, differing only in numbers
                 continue
             seen.add(shape)

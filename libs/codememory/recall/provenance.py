@@ -13,6 +13,9 @@ to address the agent is flagged and ranked down:
 - hidden Unicode (zero-width characters, bidirectional controls, tag characters), which is also
   removed from the injected text, so what the agent reads is what a person reading it sees.
 
+``format_line`` is a memory as session context shows it: source, day (and the day it was superseded),
+the text on one line, quoted when it is data, marked when flagged.
+
 Stdlib only and linear: each pattern is a fixed alternation without nested quantifiers.
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import UTC, datetime
 
 # a memory's type as the source an agent should weigh it by
 _SOURCES = {
@@ -80,3 +84,26 @@ def flags(text: str) -> tuple[str, ...]:
 def visible(text: str) -> str:
     """``text`` without hidden characters."""
     return HIDDEN.sub("", text)
+
+
+def _day(value: object) -> str:
+    return datetime.fromtimestamp(float(value) if isinstance(value, int | float) else 0.0, UTC).strftime(
+        "%Y-%m-%d"
+    )
+
+
+def format_line(payload: Mapping[str, object]) -> str:
+    """One memory as a context line: its source, its day, its text on one line (tools' and the web's
+    quoted as data). A superseded memory says so, with the day it was replaced: it is history, not
+    the current rule. Text that addresses the agent is marked; hidden characters are dropped."""
+    when = _day(payload.get("created_at"))
+    if payload.get("state") == "superseded":
+        when += f", superseded {_day(payload.get('superseded_at'))}"
+    raw = str(payload.get("text", ""))
+    text = " ".join(visible(raw).split())
+    source = source_of(payload)
+    if is_data(source):
+        text = f"“{text}”"
+    flagged = flags(raw)
+    mark = f" [flagged: {', '.join(flagged)}]" if flagged else ""
+    return f"- [{source}, {when}]{mark} {text}"

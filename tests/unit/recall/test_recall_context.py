@@ -7,13 +7,8 @@ import random
 import msgspec
 import pytest
 
-from codememory.recall.context import (
-    ContextPolicy,
-    build_context,
-    estimate_tokens,
-    format_line,
-    pack,
-)
+from codememory.recall.context import ContextPolicy, build_context, estimate_tokens, pack
+from codememory.recall.provenance import format_line
 from codememory.recall.query import RecallQuery
 from codememory.recall.recaller import RecallHit
 from codememory.recall.scoring import ScoreParts
@@ -276,3 +271,35 @@ def test_an_insight_and_a_memory_it_was_drawn_from_take_one_line() -> None:
     unrelated = _with(lesson, metadata={"evidence": "m8"})
     assert pack([rule, unrelated, other], 500, policy).memory_ids == ("m1", "m2", "m3")
     assert pack([rule, lesson, other], 500, ContextPolicy.legacy()).memory_ids == ("m1", "m2", "m3")
+
+
+def test_what_the_session_was_given_is_left_out_and_counts_as_packed() -> None:
+    rule = _hit(1, "we use pytest with -x and the tests live in tests/, never unittest", 0.9)
+    lesson = _with(
+        _hit(2, f"{rule.payload['text']}\nSituation: stated in 2 sessions", 0.8, kind="insight"),
+        metadata={"evidence": "m1"},
+    )
+    summary = _hit(3, "Session in api: asked: bump the retry budget to 30 seconds", 0.7, kind="summary")
+    other_summary = _hit(4, "Session in api: asked: move the cache to redis", 0.6, kind="summary")
+    fact = _hit(5, "the API retries failed calls 5 times with exponential backoff", 0.5)
+    hits = [rule, lesson, summary, other_summary, fact]
+    policy = ContextPolicy()
+    assert pack(hits, 500, policy).memory_ids == ("m1", "m3", "m5")
+    # given the rule and one summary at its start: the lesson drawn from the rule and a second
+    # summary are no news either
+    assert pack(hits, 500, policy, leave_out=frozenset({"m1", "m3"})).memory_ids == ("m5",)
+    assert pack(hits, 500, policy, leave_out=frozenset({"m1", "m3", "m5"})) == pack([], 500, policy)
+
+
+def test_a_line_the_session_was_given_is_not_given_again_under_another_id() -> None:
+    asked = _hit(1, "how many retries does the API do?", 0.9, session="s5")
+    again = _hit(2, "how many retries does the API do?", 0.8, session="s6")  # the same words, not merged
+    fact = _hit(3, "the API retries failed calls 5 times with exponential backoff", 0.5)
+    policy = ContextPolicy()
+    assert pack([asked, again, fact], 500, policy, leave_out=frozenset({"m1"})).memory_ids == ("m3",)
+    assert pack(
+        [asked, again, fact], 500, ContextPolicy(dedupe=False), leave_out=frozenset({"m1"})
+    ).memory_ids == (
+        "m2",
+        "m3",
+    )

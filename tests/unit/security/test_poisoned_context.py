@@ -9,8 +9,8 @@ import time
 import pytest
 
 from codememory.recall import RecallHit
-from codememory.recall.context import ContextPolicy, format_line, pack
-from codememory.recall.provenance import flags, source_of, visible
+from codememory.recall.context import ContextPolicy, pack
+from codememory.recall.provenance import flags, format_line, source_of, visible
 from codememory.recall.scoring import ScoreParts
 
 DAY = 1_700_000_000.0
