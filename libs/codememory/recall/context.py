@@ -28,10 +28,10 @@ tokens). ``ContextPolicy`` is how session context resists that, each part a gene
 - ``summaries``: at most this many session summaries (1): a first cycle summarises every finished
   session, and a summary repeats its session's prompts in a long line, so a day of them can fill a
   500-token budget before any decision;
-- ``one_line_per_insight``: an insight and a memory it was drawn from (``metadata.evidence``, or a
-  restatement merged into the memory) say one thing, so whichever ranks first is packed and the
-  other left out: a convention the user restated came back twice, as the rule and as the lesson
-  "<the rule> Situation: stated in 2 sessions", each taking its share of the budget;
+- ``one_line_per_insight``: an insight that repeats a memory it was drawn from (``repeats``: the
+  lesson's words hold the memory's, or the other way round) says one thing with it, so whichever
+  ranks first is packed and the other left out: a convention the user restated came back twice,
+  as the rule and as the lesson "<the rule> Situation: stated in 2 sessions";
 - ``flagged_weight``: a multiplier on the rank of a memory whose text tries to address the agent
   (``provenance.flags``: orders to the model, tool-call look-alikes, hidden Unicode), which is also
   marked ``[flagged: ...]`` in its line.
@@ -57,7 +57,7 @@ import msgspec
 from codememory.recall.provenance import flags, format_line
 from codememory.recall.query import RecallQuery
 from codememory.recall.recaller import RecallHit
-from codememory.recall.restated import evidence_of, stands_for
+from codememory.recall.repeats import SaidOnce
 from codememory.redaction import INJECTED_CLOSE, INJECTED_OPEN
 
 CHARS_PER_TOKEN = 4
@@ -201,9 +201,9 @@ def pack(
     used = overhead
     given = [hit for hit in hits if hit.memory_id in leave_out]  # in the session's view already
     summaries = sum(1 for hit in given if hit.payload.get("type") == "summary")
-    # packed (or given) memories and the restatements merged into them; what their insights were drawn from
-    packed = {i for hit in given for i in stands_for(hit.memory_id, hit.payload)}
-    drawn_from = {i for hit in given for i in evidence_of(hit.payload)}
+    said = SaidOnce()  # packed (or given) memories and insights: one line for an insight and what it repeats
+    for hit in given:
+        said.add(hit.memory_id, hit.payload)
     seen = {_shape(_line(hit, policy)) for hit in given} if policy.dedupe else set()
     for hit in _ranked(hits, policy, session_id):
         if hit.memory_id in leave_out:
@@ -212,8 +212,7 @@ def pack(
             summaries += 1
             if summaries > policy.summaries:
                 continue
-        evidence, covers = evidence_of(hit.payload), stands_for(hit.memory_id, hit.payload)
-        if policy.one_line_per_insight and (evidence & packed or covers & drawn_from):
+        if policy.one_line_per_insight and said.repeats(hit.memory_id, hit.payload):
             continue
         line = _line(hit, policy)
         if policy.dedupe:
@@ -234,8 +233,7 @@ def pack(
         lines.append(line)
         ids.append(hit.memory_id)
         used += cost
-        packed |= covers
-        drawn_from |= evidence
+        said.add(hit.memory_id, hit.payload)
     if not lines:
         return SessionContext(text="", tokens=0, memory_ids=())
     body = "\n".join([INJECTED_OPEN, _HEADER, *lines, INJECTED_CLOSE])

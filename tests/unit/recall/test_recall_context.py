@@ -303,3 +303,19 @@ def test_a_line_the_session_was_given_is_not_given_again_under_another_id() -> N
         "m2",
         "m3",
     )
+
+
+def test_an_insight_that_does_not_repeat_what_it_was_drawn_from_leaves_it_in() -> None:
+    failure = _hit(
+        1, "Bash: pytest tests/test_webhooks.py failed: counted the first delivery as a retry", 0.9
+    )
+    lesson = _with(
+        _hit(
+            2,
+            "`pytest tests/test_webhooks.py` failed, then passed after changing retries.py",
+            0.95,
+            kind="insight",
+        ),
+        metadata={"evidence": "m1,m9", "kind": "fix"},
+    )
+    assert pack([lesson, failure], 500, ContextPolicy()).memory_ids == ("m2", "m1")
