@@ -25,6 +25,9 @@ MAX_GIVEN = 2_000  # memory ids remembered per session (the oldest are forgotten
 
 
 class GivenContext:
+    """What each agent session was already given as context, per tenant and session id: what a
+    prompt's context leaves out, forgotten when the session starts again (see the module)."""
+
     def __init__(self, max_sessions: int = MAX_SESSIONS, max_given: int = MAX_GIVEN) -> None:
         self._sessions: OrderedDict[tuple[str, str], dict[str, None]] = OrderedDict()
         self._max_sessions = max_sessions
