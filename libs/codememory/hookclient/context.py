@@ -70,6 +70,9 @@ def context_request(body: dict[str, object]) -> dict[str, object]:
     prompt = fields.get("prompt")
     if isinstance(prompt, str) and prompt:
         request["prompt"] = prompt
+    source = fields.get("source")  # a session start's: startup, resume, clear, compact
+    if isinstance(source, str) and source:
+        request["source"] = source
     request["budget_tokens"] = BUDGET_TOKENS
     return request
 

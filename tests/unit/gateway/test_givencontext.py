@@ -49,3 +49,8 @@ async def test_a_prompts_context_leaves_out_what_the_session_was_given(core: Gat
     assert set(other.memory_ids) == {*ids, added}  # another session was given nothing yet
     compacted = await core.context("t", repo="api", session_id="s1")  # its start again (after a compaction)
     assert set(compacted.memory_ids) == {*ids, added}
+    resumed = await core.context("t", repo="api", session_id="s1", resumed=True)  # the conversation kept
+    assert resumed.memory_ids == ()
+    await core.store("t", NewMemory(text="the api retries are logged at warning level", scope=scope))
+    resumed = await core.context("t", repo="api", session_id="s1", resumed=True)
+    assert len(resumed.memory_ids) == 1  # only what it was not given

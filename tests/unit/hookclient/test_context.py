@@ -91,6 +91,9 @@ def test_request_fields() -> None:
     claude = {"agent": "claude", "event": "SessionStart", "payload": {"session_id": "s", "cwd": "/w"}}
     request = context_request(claude)
     assert request["session_id"] == "s" and request["cwd"] == "/w" and "prompt" not in request
+    assert "source" not in request
+    claude["payload"] = {"session_id": "s", "cwd": "/w", "source": "resume"}
+    assert context_request(claude)["source"] == "resume"  # the gateway keeps what a resumed session had
 
 
 async def test_fetch_context_from_a_responder(

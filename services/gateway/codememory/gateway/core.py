@@ -116,10 +116,11 @@ class GatewayCore:
         session_id: str = "",
         prompt: str = "",
         budget_tokens: int = 1500,
+        resumed: bool = False,
     ) -> SessionContext:
-        """Session context; with a prompt, without what the session was already given (``givencontext``)."""
-        at_prompt = bool(prompt.strip())
-        given = self.given.given(tenant, session_id) if at_prompt else frozenset()
+        """Session context; at a prompt or a resumed start, without what the session had (givencontext)."""
+        kept = bool(prompt.strip()) or resumed
+        given = self.given.given(tenant, session_id) if kept else frozenset()
 
         def build(projection: MemoryProjection) -> SessionContext:
             return build_context(
@@ -135,7 +136,7 @@ class GatewayCore:
             )
 
         found = await self.live.read_held(build)
-        self.given.note(tenant, session_id, found.memory_ids, restart=not at_prompt)
+        self.given.note(tenant, session_id, found.memory_ids, restart=not kept)
         if self.accesses is not None:
             self.accesses.note(tenant, found.memory_ids, session_id=session_id, purpose="context")
         return found
@@ -244,10 +245,8 @@ class GatewayCore:
 
     async def supersede(self, tenant: str, memory_id: str, superseded_by: str, reason: str) -> Written:
         """Mark ``memory_id`` as replaced by the later ``superseded_by`` (both the caller's, both current)."""
-        memory_id, superseded_by = (
-            await self._named(tenant, memory_id),
-            await self._named(tenant, superseded_by),
-        )
+        memory_id = await self._named(tenant, memory_id)
+        superseded_by = await self._named(tenant, superseded_by)
         if memory_id == superseded_by:
             raise InvalidArgument("a memory cannot supersede itself")
         old, later = await self._owned(tenant, memory_id), await self._owned(tenant, superseded_by)

@@ -6,7 +6,9 @@ the transcript: in a walkthrough, every prompt of a session got the same three m
 had already given, up to the 1,500-token budget each time. So a prompt's context leaves out what
 this session was already given, and is empty when nothing new is relevant. A context without a
 prompt starts the session's record again: it is a session start, or the start after the agent
-compacted its conversation, when what was given before may no longer be in view.
+compacted or cleared its conversation, when what was given before may no longer be in view; but not
+a start whose source is ``resume`` (Claude Code, Codex, Gemini CLI), where the agent goes on with
+the conversation it kept, what it was given included.
 
 Kept by the gateway replica that served the request, in memory, for the ``MAX_SESSIONS`` latest
 sessions: with several replicas, one that did not serve a session's earlier requests may give a

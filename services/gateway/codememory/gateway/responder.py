@@ -24,6 +24,7 @@ from codememory.topology import GATEWAY
 log = structlog.get_logger(__name__)
 
 MIN_BUDGET, MAX_BUDGET = 100, 20_000
+RESUMED = "resume"  # a session start's source when the agent resumed a conversation it kept
 
 
 def reply(text: str) -> bytes:
@@ -60,6 +61,7 @@ def context_router(core: Callable[[], GatewayCore | None], *, default_budget: in
                 session_id=str(request.get("session_id", "")),
                 prompt=str(request.get("prompt", "")),
                 budget_tokens=max(MIN_BUDGET, min(budget, MAX_BUDGET)),
+                resumed=request.get("source") == RESUMED,
             )
             return reply(found.text)
         except Exception:
