@@ -53,3 +53,11 @@ async def test_an_ambiguous_unknown_or_too_short_start_is_a_clear_error(core: Ga
             await core.history("t1", bad)
     with pytest.raises(InvalidArgument, match="the start of one"):
         await core.merge("t1", "0c0ffe", ["zzzzzz"], "")
+
+
+async def test_a_memory_stored_with_an_upper_case_id_keeps_one_spelling(core: GatewayCore) -> None:
+    written = await core.store("t1", NewMemory(text="retries: 3", memory_id=FIRST.upper()))
+    assert written.memory_id == FIRST  # the spelling every id is kept in, as Import keeps it
+    again = await core.store("t1", NewMemory(text="retries: 3", memory_id=FIRST))
+    assert again == written  # the same memory, stored once
+    assert (await core.history("t1", "e98b4a")).payload["memory_id"] == FIRST  # its start names it

@@ -31,7 +31,7 @@ from codememory.gateway.errors import InvalidArgument, NotFound, NotReady
 from codememory.gateway.exporting import exported
 from codememory.gateway.givencontext import GivenContext
 from codememory.gateway.histories import MemoryHistory, history_of
-from codememory.gateway.shortids import memory_id_named
+from codememory.gateway.shortids import canonical_memory_id, memory_id_named
 from codememory.gateway.writes import MAX_TEXT, NewMemory, Written
 from codememory.lexical import SparseEncoder
 from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection, point_id
@@ -157,7 +157,7 @@ class GatewayCore:
             raise InvalidArgument(f"text is longer than {MAX_TEXT} characters")
         if not 0.0 <= memory.importance <= 1.0:
             raise InvalidArgument("importance must be between 0 and 1")
-        memory_id = memory.memory_id or str(uuid.uuid4())
+        memory_id = canonical_memory_id(memory.memory_id) if memory.memory_id else str(uuid.uuid4())
         # the tenant's own point only: another tenant's memory of this id is another point, unseen here
         existing = await self._point(tenant, memory_id)
         if existing is not None and existing.payload.get("state") in (ACTIVE, DEPRECATED):
@@ -171,11 +171,8 @@ class GatewayCore:
 
     async def _point(self, tenant: str, memory_id: str) -> StoredPoint | None:
         """The tenant's memory's point; every id a caller sends passes through here, so it is checked here."""
-        try:
-            uuid.UUID(memory_id)
-        except ValueError as exc:
-            raise InvalidArgument("memory_id must be a UUID") from exc
-        found = await asyncio.to_thread(self.live.projection.index.get, [point_id(tenant, memory_id)])
+        pid = point_id(tenant, canonical_memory_id(memory_id))
+        found = await asyncio.to_thread(self.live.projection.index.get, [pid])
         return found[0] if found and found[0].payload.get("tenant") == tenant else None
 
     async def _named(self, tenant: str, given: str) -> str:

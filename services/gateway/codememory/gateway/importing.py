@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import pickle
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -38,6 +37,7 @@ from codememory.gateway.embedwait import wait_embedded_vectors
 from codememory.gateway.errors import InvalidArgument, NotReady
 from codememory.gateway.importlinks import ImportLinks, check_state, untouched
 from codememory.gateway.importwork import Cleaned, clean_chunk
+from codememory.gateway.shortids import canonical_memory_id
 from codememory.gateway.writes import MAX_TEXT, NewMemory
 from codememory.memory import LIVE_STATES, MemoryProjection, memory_id_of, point_ids
 from codememory.memorylines import StateOf
@@ -77,10 +77,7 @@ class ImportTally:
 def imported_id(tenant: str, memory: NewMemory) -> str:
     """The memory's own id (canonical form), or one derived from what it says."""
     if memory.memory_id:
-        try:
-            return str(uuid.UUID(memory.memory_id))
-        except ValueError as exc:
-            raise InvalidArgument("memory_id must be a UUID") from exc
+        return canonical_memory_id(memory.memory_id)
     s = memory.scope
     # keyed (the tenant's id key): an id made from the text must not confirm a guess of an erased text
     return text_id(

@@ -26,6 +26,15 @@ _PREFIX = re.compile(r"[0-9a-f][0-9a-f-]*")
 SHOWN = 3  # candidates named when a prefix is ambiguous
 
 
+def canonical_memory_id(given: str) -> str:
+    """A memory id a caller gives for a memory it creates (``Store``, ``Import``), in the one spelling
+    every id is kept in; ``InvalidArgument`` if it is not a UUID."""
+    try:
+        return str(uuid.UUID(given.strip()))
+    except (ValueError, AttributeError) as exc:
+        raise InvalidArgument("memory_id must be a UUID") from exc
+
+
 def memory_id_named(index: VectorIndex, tenant: str, given: str) -> str:
     """The whole id of the caller's memory that ``given`` names: itself when it is a UUID (in its
     canonical form), else the one memory whose id starts with it."""
@@ -55,4 +64,4 @@ def memory_id_named(index: VectorIndex, tenant: str, given: str) -> str:
     return found[0]
 
 
-__all__ = ["MIN_PREFIX", "memory_id_named"]
+__all__ = ["MIN_PREFIX", "canonical_memory_id", "memory_id_named"]
