@@ -51,6 +51,13 @@ async def test_the_tenant_comes_from_the_subject_and_the_budget_is_bounded() -> 
     assert scope["budget_tokens"] == 20_000
 
 
+async def test_only_a_resumed_start_asks_for_the_session_record_to_be_kept() -> None:
+    core = FakeCore()
+    for source in ("resume", "startup", "compact", ""):
+        await _ask(core, json.dumps({"session_id": "s1", "source": source}).encode())
+    assert [scope["resumed"] for _, scope in core.asked] == [True, False, False, False]
+
+
 async def test_every_failure_answers_an_empty_context() -> None:
     deep = b"[" * 100_000 + b"]" * 100_000
     for core, body in (
