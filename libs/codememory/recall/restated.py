@@ -118,8 +118,10 @@ class _Window:
     def place_of(self, candidate: Candidate, threshold: float, observed: float) -> int | None:
         """The position of the first kept hit that ``candidate`` restates, if any."""
         evidence = evidence_of(candidate.payload)
-        covers = stands_for(candidate.memory_id, candidate.payload)
-        alike: set[int] = {p for p in self.insights if covers & evidence_of(self.kept[p][0].payload)}
+        alike: set[int] = set()
+        if self.insights:  # most windows hold none: the candidate's merged sources are not read then
+            covers = stands_for(candidate.memory_id, candidate.payload)
+            alike = {p for p in self.insights if covers & evidence_of(self.kept[p][0].payload)}
         if evidence:
             kept = enumerate(self.kept)
             alike |= {p for p, (k, _) in kept if stands_for(k.memory_id, k.payload) & evidence}

@@ -13,6 +13,7 @@ reads the tenant's payloads for the prefix, which is a person's command, not a h
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import uuid
@@ -39,10 +40,8 @@ def memory_id_named(index: VectorIndex, tenant: str, given: str) -> str:
     """The whole id of the caller's memory that ``given`` names: itself when it is a UUID (in its
     canonical form), else the one memory whose id starts with it."""
     text = given.strip().lower()
-    try:
-        return str(uuid.UUID(text))
-    except ValueError:
-        pass
+    with contextlib.suppress(InvalidArgument):
+        return canonical_memory_id(text)
     digits = text.replace("-", "")
     if len(digits) < MIN_PREFIX or len(text) >= 36 or not _PREFIX.fullmatch(text):
         raise InvalidArgument(
