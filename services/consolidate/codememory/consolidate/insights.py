@@ -4,7 +4,8 @@ A session is finished when it ended (``session.ended``) or has been idle ``sessi
 From each, once:
 
 - a **fix**: a command failed, files were edited, and the same command then passed; the lesson
-  names the command, the failure and the edits that made it pass;
+  names the command, what went wrong (``failurelines``: the line of the failure that names an
+  error, not its exit status or a banner) and the edits that made it pass;
 - a **correction**: the user's prompt pushed back on what the agent had just done (``correction_cues``:
   "no,", "don't", "instead" ...); the lesson is what the user asked for instead;
 - a **summary** of the session: what was asked, which files changed, which commands failed and
@@ -21,6 +22,7 @@ import itertools
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from codememory.consolidate.failurelines import what_went_wrong
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.sessions import SessionLog, Step
 from codememory.events import InsightKind
@@ -50,8 +52,9 @@ def finished(session: SessionLog, now: float, policy: ConsolidationPolicy) -> bo
     )
 
 
-def fixes(steps: list[Step]) -> list[Lesson]:
-    """Each failing command followed by edits and then the same command passing."""
+def fixes(steps: list[Step], policy: ConsolidationPolicy) -> list[Lesson]:
+    """Each failing command followed by edits and then the same command passing; the situation is
+    the line of the failure that says what went wrong (``failurelines``)."""
     out = []
     for i, failed in enumerate(steps):
         if failed.kind != "run_failed" or not failed.command:
@@ -68,7 +71,8 @@ def fixes(steps: list[Step]) -> list[Lesson]:
                         Lesson(
                             kind="fix",
                             title=f"`{failed.command}` failed, then passed after changing {changed}",
-                            situation=_first_line(failed.text) or f"`{failed.command}` failed",
+                            situation=what_went_wrong(failed.output or failed.text, policy.error_cues)
+                            or f"`{failed.command}` failed",
                             what_worked="; ".join(_first_line(e.text, 120) for e in edits[:4] if e.text),
                             evidence=(failed.event_id, *(e.event_id for e in edits), later.event_id),
                             paths=paths,

@@ -33,6 +33,27 @@ CORRECTION_CUES = (
     "you should",
     "please don't",
 )
+# how a failed command's output names what went wrong (``failurelines``: the line a fix lesson quotes);
+# matched in lower case, as part of a word too ("importerror", "ioexception")
+ERROR_CUES = (
+    "error",
+    "exception",
+    "failed",
+    "failure",
+    "fatal",
+    "panic",
+    "cannot",
+    "can't",
+    "could not",
+    "not found",
+    "no such",
+    "denied",
+    "undefined",
+    "unresolved",
+    "refused",
+    "timed out",
+    "invalid",
+)
 # how a rule reads (a convention is a restated rule, not a restated task such as "fix the type errors")
 CONVENTION_CUES = (
     "always",
@@ -94,6 +115,7 @@ class ConsolidationPolicy:
     change_cues: tuple[str, ...] = CHANGE_CUES
     not_change_cues: tuple[str, ...] = NOT_CHANGE_CUES
     correction_cues: tuple[str, ...] = CORRECTION_CUES
+    error_cues: tuple[str, ...] = ERROR_CUES  # the line of a failure a fix lesson quotes (``failurelines``)
     convention_cues: tuple[str, ...] = CONVENTION_CUES
     # how a rule may be addressed to the listener first ("reminder: "): left out of a convention's title
     address_cues: tuple[str, ...] = ADDRESS_CUES

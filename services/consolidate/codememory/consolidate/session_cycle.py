@@ -24,7 +24,7 @@ def session_events(
         summary_id = deterministic_id(tenant, "summary", session.session_id)
         if summary_id in view.derived or not finished(session, now, policy):
             continue
-        for lesson in (*fixes(session.steps), *corrections(session.steps, policy)):
+        for lesson in (*fixes(session.steps, policy), *corrections(session.steps, policy)):
             insight_id, insight = lesson_event(tenant, session.session_id, session.repo, lesson, out.cycle_id)
             if insight_id not in view.derived:
                 out.add(insight_id, insight, "insights")

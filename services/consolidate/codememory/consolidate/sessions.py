@@ -14,6 +14,7 @@ from codememory.events import Envelope, PromptSubmitted, ToolFailed, ToolObserve
 
 StepKind = Literal["prompt", "edit", "run_ok", "run_failed", "action"]
 _EXCERPT = 400
+_OUTPUT = 2000  # of a failed run's output: its cause may follow a banner and a traceback
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,6 +26,7 @@ class Step:
     event_id: str  # the memory id of what the step became (memories take their event's id)
     at: float
     text: str = ""
+    output: str = ""  # a failed run's output or error (``failurelines`` finds its cause in it)
     command: str = ""
     paths: tuple[str, ...] = ()
 
@@ -56,6 +58,7 @@ def step_of(seq: int, envelope: Envelope) -> Step | None:
     event = envelope.payload
     kind: StepKind
     paths: tuple[str, ...]
+    output = ""
     match event:
         case PromptSubmitted() if event.prompt.strip():
             kind, text, command, paths = "prompt", event.prompt, "", ()
@@ -66,8 +69,10 @@ def step_of(seq: int, envelope: Envelope) -> Step | None:
             elif event.kind == "shell":
                 kind = "run_ok" if event.succeeded else "run_failed"
             text, command, paths = event.summary or event.output_excerpt, event.command, event.paths
+            output = event.output_excerpt if kind == "run_failed" else ""
         case ToolFailed():
             kind, text, command, paths = "run_failed", event.error, event.command, event.paths
+            output = event.error
         case _:
             return None
     return Step(
@@ -78,6 +83,7 @@ def step_of(seq: int, envelope: Envelope) -> Step | None:
         event_id=envelope.event_id,
         at=envelope.occurred_at.timestamp(),
         text=text[:_EXCERPT],
+        output=output[:_OUTPUT],
         command=normalise_command(command),
         paths=tuple(paths),
     )
