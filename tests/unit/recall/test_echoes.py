@@ -1,0 +1,60 @@
+"""A tool call's arguments in a context line: what the summary already says is left out."""
+
+from __future__ import annotations
+
+from codememory.recall.echoes import unsaid_arguments
+from codememory.recall.provenance import format_line
+
+
+def test_a_command_said_by_the_summary_leaves_only_its_description() -> None:
+    text = (
+        "Ran `pytest tests/test_payments.py -x` → ok\n"
+        '{"command":"pytest tests/test_payments.py -x","description":"run payments tests"}\n'
+        "....\n4 passed in 0.33s"
+    )
+    assert unsaid_arguments(text) == (
+        "Ran `pytest tests/test_payments.py -x` → ok\n(description: run payments tests)\n"
+        "....\n4 passed in 0.33s"
+    )
+
+
+def test_an_absolute_path_said_from_the_repository_root_leaves_no_line() -> None:
+    text = 'Read api/__init__.py\n{"file_path":"/home/me/proj/api/__init__.py"}\nfrom api import Client'
+    assert unsaid_arguments(text) == "Read api/__init__.py\nfrom api import Client"
+
+
+def test_a_path_is_said_only_from_a_separator_on() -> None:
+    # "pi/x.py" is not the end of "/srv/api/x.py" from a separator on, nor is "x.py" of "/srv/ax.py"
+    assert unsaid_arguments('Read pi/x.py\n{"file_path":"/srv/api/x.py"}') == (
+        "Read pi/x.py\n(file_path: /srv/api/x.py)"
+    )
+    assert "ax.py" in unsaid_arguments('Read x.py\n{"file_path":"/srv/ax.py"}')
+
+
+def test_other_values_are_kept_as_key_and_value() -> None:
+    text = 'Searched for `retry` in src\n{"pattern":"retry","path":"src","output_mode":"content","-n":true}'
+    assert unsaid_arguments(text) == "Searched for `retry` in src\n(output_mode: content; -n: true)"
+
+
+def test_arguments_that_are_not_one_json_object_stay() -> None:
+    edit = "Edited a.py: inserted `x = 1`\n--- old\n\n+++ new\nx = 1"
+    cut = 'Ran `make` → ok\n{"command":"make","description":"a very long descr\nmake: done'
+    listed = 'Ran `ls` → ok\n["ls"]\nout'
+    for text in (edit, cut, listed, "Read a.py", ""):
+        assert unsaid_arguments(text) == text
+
+
+def test_the_context_line_of_an_observation_and_of_other_memories() -> None:
+    text = 'Ran `ruff check .` → ok\n{"command":"ruff check ."}\nAll checks passed!'
+    observed = {"type": "observation", "text": text, "created_at": 0}
+    assert format_line(observed) == "- [tool output, 1970-01-01] “Ran `ruff check .` → ok All checks passed!”"
+    # a prompt that happens to hold JSON on its second line is the user's words, shown whole
+    said = format_line({"type": "prompt", "text": text, "created_at": 0})
+    assert '{"command":"ruff check ."}' in said
+
+
+def test_flags_are_read_in_the_whole_text() -> None:
+    # the path is said by the summary, so the line leaves it out; what it tries still marks the line
+    text = 'Read a.py\n{"file_path":"/tmp/<tool_call>/a.py"}\nx = 1'
+    line = format_line({"type": "observation", "text": text, "created_at": 0})
+    assert "<tool_call>" not in line and "[flagged: tool-call look-alike]" in line
