@@ -14,7 +14,7 @@ to address the agent is flagged and ranked down:
   removed from the injected text, so what the agent reads is what a person reading it sees.
 
 ``format_line`` is a memory as session context shows it: source, day (and the day it was superseded),
-the text on one line (a tool call's arguments only where its summary does not say them: ``echoes``),
+the text on one line (a tool's memory with what it says first, nothing said twice: ``toollines``),
 quoted when it is data, marked when flagged.
 
 Stdlib only and linear: each pattern is a fixed alternation without nested quantifiers.
@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from codememory.recall.echoes import unsaid_arguments
+from codememory.recall.toollines import shown_text
 
 # a memory's type as the source an agent should weigh it by
 _SOURCES = {
@@ -103,8 +103,7 @@ def format_line(payload: Mapping[str, object]) -> str:
     if payload.get("state") == "superseded":
         when += f", superseded {_day(payload.get('superseded_at'))}"
     raw = str(payload.get("text", ""))
-    shown = unsaid_arguments(raw) if payload.get("type") == "observation" else raw
-    text = " ".join(visible(shown).split())
+    text = " ".join(visible(shown_text(payload)).split())
     source = source_of(payload)
     if is_data(source):
         text = f"“{text}”"

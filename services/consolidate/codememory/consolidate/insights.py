@@ -22,11 +22,11 @@ import itertools
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from codememory.consolidate.failurelines import what_went_wrong
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.sessions import SessionLog, Step
 from codememory.events import InsightKind
 from codememory.memory.cues import has_cue
+from codememory.memory.failurelines import what_went_wrong
 
 _SAYS_SOMETHING = 20  # characters a prompt needs to be worth naming in a summary (as session context)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codememory.memory.cues import ADDRESS_CUES, CHANGE_CUES, NOT_CHANGE_CUES
+from codememory.memory.failurelines import ERROR_CUES
 from codememory.memory.kinds import OBSERVED_TYPES, STATED_TYPES
 from codememory.memory.statements import PARALLEL_RATIO
 
@@ -32,27 +33,6 @@ CORRECTION_CUES = (
     "that's not",
     "you should",
     "please don't",
-)
-# how a failed command's output names what went wrong (``failurelines``: the line a fix lesson quotes);
-# matched in lower case, as part of a word too ("importerror", "ioexception")
-ERROR_CUES = (
-    "error",
-    "exception",
-    "failed",
-    "failure",
-    "fatal",
-    "panic",
-    "cannot",
-    "can't",
-    "could not",
-    "not found",
-    "no such",
-    "denied",
-    "undefined",
-    "unresolved",
-    "refused",
-    "timed out",
-    "invalid",
 )
 # how a rule reads (a convention is a restated rule, not a restated task such as "fix the type errors")
 CONVENTION_CUES = (

@@ -1,4 +1,15 @@
-"""A tool call's arguments in a context line: only what the call's summary does not already say.
+"""How a tool's memory reads in a context line: what it says first, nothing said twice.
+
+A context line is cut at ``max_line_tokens``, so what a tool's memory leads with is what the agent
+reads. ``shown_text`` gives a line the text of a memory as follows (its stored text is unchanged,
+and what a line is flagged for is read in the whole text):
+
+- a tool error (type ``failure``): its first line ("Bash failed: pytest -q"), then the line of its
+  output that names the error (``memory.failurelines``), then the rest without boilerplate (the
+  exit status, banners and rules): "Exit code 1" and pytest's session banner used to fill the line
+  before the cause;
+- a tool's output (type ``observation``): its arguments only where its summary does not say them
+  (``unsaid_arguments``).
 
 An observation's text is ingest's one-line summary of the call ("Ran `pytest -x` → ok", "Read
 api/client.py"), then the call's arguments as JSON, then its output. In session context the
@@ -10,13 +21,15 @@ in parentheses, and drops the line when none is left. A value is said when the s
 or, for a path, its end from a separator on (the summary names a path from the repository's root).
 
 Arguments that are not one JSON object (an edit's old and new text, a written file's content, an
-input cut short by the excerpt's limit) stay as they are. The memory's text is unchanged: this is
-how a line shows it, and what the line is flagged for is read in the whole text.
+input cut short by the excerpt's limit) stay as they are.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+
+from codememory.memory.failurelines import cause_first
 
 _QUOTES = "`'\".,:;()"
 
@@ -52,4 +65,16 @@ def unsaid_arguments(text: str) -> str:
     return "\n".join(part for part in (summary, shown, output) if part)
 
 
-__all__ = ["unsaid_arguments"]
+def shown_text(payload: Mapping[str, object]) -> str:
+    """A memory's text as its context line shows it (see the module's docstring)."""
+    text = str(payload.get("text", ""))
+    kind = payload.get("type")
+    if kind == "observation":
+        return unsaid_arguments(text)
+    if kind == "failure":
+        head, _, output = text.partition("\n")
+        return "\n".join([head, *cause_first(output)]) if output else text
+    return text
+
+
+__all__ = ["shown_text", "unsaid_arguments"]

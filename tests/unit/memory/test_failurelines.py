@@ -1,16 +1,13 @@
-"""The line of a failure that a fix lesson quotes: the cause, not the exit status or a banner."""
+"""The line of a failure that names its error: the cause, not the exit status or a banner."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from codememory.consolidate.failurelines import LINE_LIMIT, boilerplate, what_went_wrong
-from codememory.consolidate.policy import ERROR_CUES
-
-PAYLOADS = Path(__file__).resolve().parents[4] / "shared" / "data" / "hooks"
+from codememory.memory.failurelines import ERROR_CUES, LINE_LIMIT, boilerplate, cause_first, what_went_wrong
+from shared_data import HOOKS_DATA  # type: ignore[import-not-found]
 
 PYTEST = """============================= test session starts ==============================
 platform linux -- Python 3.12.3, pytest-8.3.4, pluggy-1.5.0
@@ -58,7 +55,7 @@ def test_the_situation_is_the_line_that_names_the_error(output: str, expected: s
 
 def test_without_an_error_word_the_first_line_that_is_not_boilerplate() -> None:
     # the real PostToolUseFailure payload of the shared set: `ls` of a symlink with extended attributes
-    payload = json.loads((PAYLOADS / "claude_PostToolUseFailure_Bash.json").read_text())
+    payload = json.loads((HOOKS_DATA / "claude_PostToolUseFailure_Bash.json").read_text())
     line = what_went_wrong(payload["error"], ERROR_CUES)
     assert line.startswith("lrwxr-xr-x@ 1 tomkwon") and "Exit code" not in line
 
@@ -106,3 +103,15 @@ def test_boilerplate_by_its_shape(line: str) -> None:
 )
 def test_not_boilerplate(line: str) -> None:
     assert not boilerplate(line)
+
+
+def test_cause_first_lifts_the_error_and_leaves_boilerplate_out() -> None:
+    output = "Exit code 1\n" + PYTEST + "\nE   AttributeError: no attribute '_post'"
+    lines = cause_first(output)
+    assert lines[0] == "ImportError while importing test module '/home/dev/shop/tests/test_payments.py'."
+    assert lines[1].startswith("platform linux") and "Exit code 1" not in lines
+    assert (
+        not any(boilerplate(line) for line in lines) and lines[-1] == "AttributeError: no attribute '_post'"
+    )
+    assert cause_first("Exit code 1\nall good") == ["all good"]
+    assert cause_first("Exit code 1") == ["Exit code 1"]

@@ -1,9 +1,9 @@
-"""A tool call's arguments in a context line: what the summary already says is left out."""
+"""A tool's memory in a context line: an error's cause first, arguments the summary says left out."""
 
 from __future__ import annotations
 
-from codememory.recall.echoes import unsaid_arguments
 from codememory.recall.provenance import format_line
+from codememory.recall.toollines import shown_text, unsaid_arguments
 
 
 def test_a_command_said_by_the_summary_leaves_only_its_description() -> None:
@@ -58,3 +58,24 @@ def test_flags_are_read_in_the_whole_text() -> None:
     text = 'Read a.py\n{"file_path":"/tmp/<tool_call>/a.py"}\nx = 1'
     line = format_line({"type": "observation", "text": text, "created_at": 0})
     assert "<tool_call>" not in line and "[flagged: tool-call look-alike]" in line
+
+
+def test_a_tool_error_shows_its_cause_first() -> None:
+    text = (
+        "Bash failed: pytest -q tests/test_client.py\nExit code 1\n"
+        "============================= test session starts ==============================\n"
+        "collected 3 items\ntests/test_client.py ..F\n"
+        "E       AttributeError: 'Client' object has no attribute '_post'\n"
+        "=========================== 1 failed, 2 passed in 0.12s ==========================="
+    )
+    line = format_line({"type": "failure", "text": text, "created_at": 0})
+    assert line == (
+        "- [tool error, 1970-01-01] “Bash failed: pytest -q tests/test_client.py "
+        "AttributeError: 'Client' object has no attribute '_post' tests/test_client.py ..F”"
+    )
+
+
+def test_what_other_memories_show_is_their_text() -> None:
+    assert shown_text({"type": "failure", "text": "Bash failed: make"}) == "Bash failed: make"
+    assert shown_text({"type": "prompt", "text": "Exit code 1\nnope"}) == "Exit code 1\nnope"
+    assert shown_text({"type": "note"}) == ""
