@@ -17,8 +17,10 @@ the subject, so within the top ``window`` a hit that says what a higher hit says
   statement keeps the place whichever ranked higher: what someone stated outranks what a tool
   observed of the same fact;
 - an insight drawn from a memory (``metadata.evidence``, or a restatement merged into the memory:
-  its ``sources``) shares that memory's place, and the stated memory keeps it (the insight repeats
-  its words);
+  its ``sources``) shares that memory's place: a stated memory keeps it (a convention repeats its
+  words), and an insight keeps it from what tools observed (a fix lesson holds the failure, the
+  command and the edit that made it pass: what was learnt from them, where a raw failure or diff is
+  one part of it);
 - only what someone stated, what a tool observed and insights: conversation turns (``dialog``),
   commits and session summaries keep their order, and only active hits (a superseded hit is already
   ranked as history).
@@ -147,23 +149,30 @@ class _Window:
     def keep(self, item: tuple[Candidate, ScoreParts], position: int | None = None) -> None:
         candidate = item[0]
         row = self.row.get(candidate.memory_id, -1) if eligible(candidate) else -1
-        if position is not None:  # a statement in the place of the insight drawn from it
+        lesson = candidate.payload.get("type") == "insight" and bool(evidence_of(candidate.payload))
+        if position is not None:  # a statement in the place of the insight drawn from it, or the other way
             self.kept[position], self.rows[position] = item, row
-            self.insights = [p for p in self.insights if p != position]
+            self.insights = [p for p in self.insights if p != position] + ([position] if lesson else [])
             return
-        if candidate.payload.get("type") == "insight" and evidence_of(candidate.payload):
+        if lesson:
             self.insights.append(len(self.kept))
         self.kept.append(item)
         self.rows.append(row)
 
 
 def _represents(lower: Candidate, higher: Candidate) -> bool:
-    """Whether ``lower`` takes ``higher``'s place rather than giving way: a statement over the insight
-    drawn from it, and over an observation of the same fact (what someone stated outranks it)."""
-    kind = higher.payload.get("type")
+    """Whether ``lower`` takes ``higher``'s place rather than giving way: of an insight and a memory
+    it was drawn from, the memory when someone stated it and the insight when a tool observed it;
+    a statement over an observation of the same fact (what someone stated outranks it)."""
+    kind, lower_kind = higher.payload.get("type"), lower.payload.get("type")
     if kind == "insight":
-        return bool(stands_for(lower.memory_id, lower.payload) & evidence_of(higher.payload))
-    return kind in _OBSERVED and lower.payload.get("type") in _STATED
+        drawn = stands_for(lower.memory_id, lower.payload) & evidence_of(higher.payload)
+        return bool(drawn) and lower_kind in _STATED
+    if lower_kind == "insight":
+        return kind in _OBSERVED and bool(
+            stands_for(higher.memory_id, higher.payload) & evidence_of(lower.payload)
+        )
+    return kind in _OBSERVED and lower_kind in _STATED
 
 
 def one_per_fact(

@@ -45,6 +45,33 @@ def test_the_statement_takes_the_place_of_the_insight_drawn_from_it() -> None:
     assert out[0][1].total == 0.9  # in the insight's place
 
 
+def test_a_fix_lesson_keeps_its_place_from_the_failure_and_the_edit_it_was_drawn_from() -> None:
+    lesson = hit(
+        "lesson",
+        "`pytest -q` failed, then passed after changing api/client.py\n"
+        "Situation: AttributeError: 'Client' object has no attribute '_post'",
+        0.7,
+        kind="insight",
+        evidence="fail,e1,run",
+    )
+    edit = hit(
+        "edit", "Edited api/client.py: replaced `self._post(` with `self.http.post(`", 0.8, kind="observation"
+    )
+    edit[0].payload["sources"] = [{"memory_id": "e1"}]  # the edit was merged with a restatement of it
+    failure = hit("fail", "Bash failed: pytest -q\nAttributeError: no attribute '_post'", 0.6, kind="failure")
+    other = hit("other", "seed everything with 42", 0.5)
+    vectors = plane_vectors(lesson=0.0, edit=1.0, fail=2.0, other=3.0)  # apart: only the evidence links them
+    out = one_per_fact([edit, lesson, failure, other], vectors, 0.9, 20)
+    assert order(out) == ["lesson", "other", "edit", "fail"]
+    assert out[0][1].total == 0.8  # in the edit's place, the best of them
+    # what someone stated keeps its place from the lesson drawn from it, as before; the failure, no
+    # restatement of the statement, keeps its own
+    said = hit("edit", "always go through self.http, never a private _post", 0.8)
+    said[0].payload["sources"] = [{"memory_id": "e1"}]
+    out = one_per_fact([said, lesson, failure, other], vectors, 0.9, 20)
+    assert order(out) == ["edit", "fail", "other", "lesson"]
+
+
 def test_an_insight_drawn_from_a_restatement_merged_into_a_hit_gives_that_hit_its_place() -> None:
     lesson = hit("lesson", "use pnpm, not npm\nSituation: 2 sessions", 0.9, kind="insight", evidence="r1,r2")
     canonical = hit("c", "it's pnpm in this repo", 0.7)
