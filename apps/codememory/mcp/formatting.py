@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from codememory.recall.context import CHARS_PER_TOKEN, estimate_tokens
+from codememory.recall.toollines import shown_text
 from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import memory_pb2 as pb
 
@@ -67,7 +68,8 @@ def day(seconds: float) -> str:
 
 
 def memory_line(memory: pb.Memory, score: float | None = None, suspect: str = "") -> str:
-    """``- <id> [type, day, repo, 0.812] text``: the id first, so it is easy to copy."""
+    """``- <id> [type, day, repo, 0.812] text``: the id first, so it is easy to copy; a tool's memory
+    says its cause first and no argument twice (``toollines``)."""
     facts = [memory.type or "note", day(memory.created_at)]
     if memory.scope.repo:
         facts.append(memory.scope.repo)
@@ -75,7 +77,8 @@ def memory_line(memory: pb.Memory, score: float | None = None, suspect: str = ""
     if score is not None:
         facts.append(f"{score:.3f}")
     flag = f" (SUSPECT: {one_line(suspect, 160)})" if suspect else ""
-    return f"- {memory.id} [{', '.join(facts)}]{flag} {one_line(memory.text)}"
+    text = shown_text({"type": memory.type, "text": memory.text})  # as session context shows it
+    return f"- {memory.id} [{', '.join(facts)}]{flag} {one_line(text)}"
 
 
 def _state_facts(memory: pb.Memory) -> list[str]:

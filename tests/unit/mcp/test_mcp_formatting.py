@@ -35,6 +35,13 @@ def test_memory_line_puts_the_id_first_and_flags_suspects() -> None:
     )
 
 
+def test_memory_line_shows_a_tools_memory_as_session_context_does() -> None:
+    failure = pb.Memory(id="m-9", type="failure", text="Bash failed: make\nExit code 2\nerror: boom\n1 error")
+    assert memory_line(failure).endswith("[failure, ?] Bash failed: make error: boom")
+    ran = pb.Memory(id="m-8", type="observation", text='Ran `make` → ok\n{"command":"make"}\nbuilt')
+    assert memory_line(ran).endswith("[observation, ?] Ran `make` → ok built")
+
+
 def test_memory_line_names_what_consolidation_made_of_it() -> None:
     old = pb.Memory(id="m-1", text="a", state="superseded", superseded_by="m-2", superseded_at=86400 * 365)
     assert "[note, ?, superseded 1971-01-01 by m-2]" in memory_line(old)
