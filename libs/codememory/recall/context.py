@@ -32,6 +32,8 @@ tokens). ``ContextPolicy`` is how session context resists that, each part a gene
   lesson's words hold the memory's, or the other way round) says one thing with it, so whichever
   ranks first is packed and the other left out: a convention the user restated came back twice,
   as the rule and as the lesson "<the rule> Situation: stated in 2 sessions";
+- ``quoted``: a memory whose whole text a packed line already holds is left out (``repeats``): a
+  session summary quotes the session's prompts, which then came again as lines of their own;
 - ``flagged_weight``: a multiplier on the rank of a memory whose text tries to address the agent
   (``provenance.flags``: orders to the model, tool-call look-alikes, hidden Unicode), which is also
   marked ``[flagged: ...]`` in its line.
@@ -95,6 +97,7 @@ class ContextPolicy:
     flagged_weight: float = 0.2  # rank multiplier of text that tries to address the agent
     summaries: int = 1  # session summaries packed at most (the best ranked)
     one_line_per_insight: bool = True  # an insight or a memory it was drawn from, not both
+    quoted: bool = True  # a memory a packed line quotes whole (a summary its prompts) is left out
 
     def __post_init__(self) -> None:
         if not 1 <= self.candidates <= 500:
@@ -121,6 +124,7 @@ class ContextPolicy:
             flagged_weight=1.0,
             summaries=500,
             one_line_per_insight=False,
+            quoted=False,
         )
 
 
@@ -214,6 +218,8 @@ def pack(
                 continue
         if policy.one_line_per_insight and said.repeats(hit.memory_id, hit.payload):
             continue
+        if policy.quoted and said.quoted(hit.payload):
+            continue
         line = _line(hit, policy)
         if policy.dedupe:
             shape = _shape(line)
@@ -234,6 +240,7 @@ def pack(
         ids.append(hit.memory_id)
         used += cost
         said.add(hit.memory_id, hit.payload)
+        said.add_line(line)
     if not lines:
         return SessionContext(text="", tokens=0, memory_ids=())
     body = "\n".join([INJECTED_OPEN, _HEADER, *lines, INJECTED_CLOSE])

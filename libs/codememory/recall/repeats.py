@@ -1,4 +1,4 @@
-"""An insight that repeats a memory it was drawn from: one line of session context for the two.
+"""What session context has already said: an insight and a memory it repeats, a memory a line quotes.
 
 A convention the user restated becomes an insight whose lesson is the rule itself ("we use pytest
 with -x ... Situation: stated in 2 sessions"), drawn from the memories that state it; a session's
@@ -9,6 +9,11 @@ leaving those memories out lost known facts (``bench_context.py``: 41 against 44
 tokens when every memory an insight was drawn from was left out). So the two share one line only when
 one's words hold the other's: the lesson (the insight's first line) and the memory's text, in lower
 case with spaces collapsed. A memory stands for the restatements merged into it (``stands_for``).
+
+A line can also quote another memory whole: a session's summary names what was asked ("asked: the
+payments tests fail since yesterday, can you fix them? | ..."), and the prompts it names came next as
+lines of their own. ``quoted`` tells a memory whose text (its words, as above) a packed line already
+holds; what the line was cut to counts, so a prompt past the cut still gets its own line.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ class SaidOnce:
     def __init__(self) -> None:
         self._memories: dict[str, str] = {}  # a memory's id, and its sources', to its words
         self._lessons: dict[str, list[str]] = {}  # a memory's id to the lessons drawn from it
+        self._lines: list[str] = []  # the packed lines' words
 
     def repeats(self, memory_id: str, payload: Mapping[str, object]) -> bool:
         if payload.get("type") == "insight":
@@ -52,6 +58,14 @@ class SaidOnce:
         text = _words(str(payload.get("text", "")))
         for c in stands_for(memory_id, payload):
             self._memories[c] = text
+
+    def quoted(self, payload: Mapping[str, object]) -> bool:
+        """Whether a packed line already holds this memory's whole text."""
+        text = _words(str(payload.get("text", "")))
+        return bool(text) and any(text in line for line in self._lines)
+
+    def add_line(self, line: str) -> None:
+        self._lines.append(_words(line))
 
 
 __all__ = ["SaidOnce"]

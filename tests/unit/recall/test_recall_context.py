@@ -239,6 +239,27 @@ def test_one_session_summary_then_the_facts() -> None:
     assert pack([*summaries, fact], 200, ContextPolicy(summaries=5)).memory_ids[:2] == ("m1", "m2")
 
 
+def test_a_memory_a_packed_line_quotes_whole_is_left_out() -> None:
+    asked = "the payments tests fail since yesterday, can you fix them?"
+    rule = "from now on every new class in api/ must be exported from api/__init__.py"
+    summary = _hit(1, f"Session of 2026-12-07 in proj:\nasked: {asked} | thanks. {rule}", 0.9, kind="summary")
+    prompts = [_hit(2, asked.upper(), 0.8), _hit(3, "thanks. " + rule, 0.7)]
+    fact = _hit(4, "money amounts are integer minor units (cents), never floats", 0.6, kind="decision")
+    assert pack([summary, *prompts, fact], 500, ContextPolicy()).memory_ids == ("m1", "m4")
+    assert pack([summary, *prompts, fact], 500, ContextPolicy(quoted=False)).memory_ids == (
+        "m1",
+        "m2",
+        "m3",
+        "m4",
+    )
+    # what the line was cut to counts: a prompt past the cut gets its own line
+    cut = ContextPolicy(max_line_tokens=40)  # the line holds the first prompt, not the second
+    assert pack([summary, *prompts, fact], 500, cut).memory_ids == ("m1", "m3", "m4")
+    # a memory quoted only in part is not quoted
+    partly = _hit(5, asked + " and the refunds too", 0.8)
+    assert pack([summary, partly], 500, ContextPolicy()).memory_ids == ("m1", "m5")
+
+
 def _with(hit: RecallHit, **payload: object) -> RecallHit:
     return RecallHit(hit.memory_id, {**hit.payload, **payload}, hit.parts)
 
