@@ -13,9 +13,10 @@ its session banner and platform first, a build the command it ran. The line is:
 - failing that, the first line.
 
 Boilerplate is told by its shape, whatever the tool: an exit status alone ("Exit code 1", "exit
-status 2"), a rule or a heading framed by rule characters ("===== test session starts =====",
-"____ ERROR collecting tests/x.py ____": it names where, not what), and a line of counts alone
-("1 failed, 3 passed in 0.2s", "collected 0 items / 1 error").
+status 2"), a field a tool prints empty (Gemini CLI's "Error: (none)"), a rule or a heading framed
+by rule characters ("===== test session starts =====", "____ ERROR collecting tests/x.py ____": it
+names where, not what), and a line of counts alone ("1 failed, 3 passed in 0.2s", "collected 0
+items / 1 error").
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ _EXIT_STATUS = re.compile(
     r"command failed with exit code|returned non-zero exit status)\s*:?\s*-?\d+\.?$",
     re.IGNORECASE,
 )
+_EMPTY_FIELD = re.compile(r"^[\w ]{1,40}:\s*\((?:none|empty|null)\)$", re.IGNORECASE)  # "Error: (none)"
 _RULE = r"[=\-_*#~+]"
 _FRAMED = re.compile(rf"^{_RULE}{{3,}}(?:.*{_RULE}{{3,}})?$")
 _COUNT = r"\d+ [a-z]+"
@@ -61,8 +63,10 @@ _COUNTS = re.compile(
 
 
 def boilerplate(line: str) -> bool:
-    """An exit status, a rule or framed heading, or a count of results: no cause in it."""
-    return bool(_EXIT_STATUS.match(line) or _FRAMED.match(line) or _COUNTS.match(line))
+    """An exit status, a field with no value, a rule or framed heading, or a count of results."""
+    return bool(
+        _EXIT_STATUS.match(line) or _EMPTY_FIELD.match(line) or _FRAMED.match(line) or _COUNTS.match(line)
+    )
 
 
 def _lines(output: str) -> list[str]:

@@ -47,6 +47,11 @@ ERROR tests/test_payments.py
         ),
         ("npm ERR! code ENOENT\nnpm ERR! path /app/package.json", "npm ERR! code ENOENT"),
         ("exit status 2\nmake: *** [Makefile:12: build] Error 2", "make: *** [Makefile:12: build] Error 2"),
+        (  # Gemini CLI's shell result: its empty fields name no error
+            "Command: pytest -q\nDirectory: (root)\nOutput: FAILED tests/test_cart.py::test_totals\n"
+            "Error: (none)\nExit Code: 1\nSignal: (none)",
+            "Output: FAILED tests/test_cart.py::test_totals",
+        ),
     ],
 )
 def test_the_situation_is_the_line_that_names_the_error(output: str, expected: str) -> None:
@@ -82,6 +87,7 @@ def test_a_long_line_is_cut() -> None:
         "Exit code 1",
         "exit status 2",
         "Process exited with code 137",
+        "Error: (none)",
         "returned non-zero exit status 1.",
         "==================== 1 failed, 3 passed in 0.20s ====================",
         "____ test_totals ____",
