@@ -62,11 +62,19 @@ _COUNTS = re.compile(
 )
 
 
+def framing(line: str) -> bool:
+    """An exit status, a field with no value, a rule or framed heading: what frames an output."""
+    return bool(_EXIT_STATUS.match(line) or _EMPTY_FIELD.match(line) or _FRAMED.match(line))
+
+
+def counts(line: str) -> bool:
+    """A line of counts alone: "1 failed, 3 passed in 0.2s"."""
+    return bool(_COUNTS.match(line))
+
+
 def boilerplate(line: str) -> bool:
-    """An exit status, a field with no value, a rule or framed heading, or a count of results."""
-    return bool(
-        _EXIT_STATUS.match(line) or _EMPTY_FIELD.match(line) or _FRAMED.match(line) or _COUNTS.match(line)
-    )
+    """Framing (``framing``), or a count of results: no cause in it."""
+    return framing(line) or counts(line)
 
 
 def _lines(output: str) -> list[str]:
@@ -103,4 +111,4 @@ def cause_first(output: str, error_cues: Iterable[str] = ERROR_CUES) -> list[str
     return [said[named], *said[:named], *said[named + 1 :]]
 
 
-__all__ = ["ERROR_CUES", "LINE_LIMIT", "boilerplate", "cause_first", "what_went_wrong"]
+__all__ = ["ERROR_CUES", "LINE_LIMIT", "boilerplate", "cause_first", "counts", "framing", "what_went_wrong"]

@@ -9,7 +9,8 @@ and what a line is flagged for is read in the whole text):
   exit status, banners and rules): "Exit code 1" and pytest's session banner used to fill the line
   before the cause;
 - a tool's output (type ``observation``): its arguments only where its summary does not say them
-  (``unsaid_arguments``).
+  (``unsaid_arguments``), its output without what frames it (an exit status, rules and banners;
+  its counts stay: "3 passed" is what a passing run says).
 
 An observation's text is ingest's one-line summary of the call ("Ran `pytest -x` → ok", "Read
 api/client.py"), then the call's arguments as JSON, then its output. In session context the
@@ -29,7 +30,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from codememory.memory.failurelines import cause_first
+from codememory.memory.failurelines import cause_first, counts, framing
 
 _QUOTES = "`'\".,:;()"
 
@@ -65,12 +66,25 @@ def unsaid_arguments(text: str) -> str:
     return "\n".join(part for part in (summary, shown, output) if part)
 
 
+_FRAME = "=-_*#~+ "
+
+
+def _unframed(line: str) -> str:
+    """An output's line without its frame: "" for a rule, a banner or an exit status, the count
+    inside a framed one ("===== 3 passed in 0.10s =====": "3 passed in 0.10s")."""
+    if not framing(line.strip()):
+        return line
+    inner = line.strip(_FRAME)
+    return inner if counts(inner) else ""
+
+
 def shown_text(payload: Mapping[str, object]) -> str:
     """A memory's text as its context line shows it (see the module's docstring)."""
     text = str(payload.get("text", ""))
     kind = payload.get("type")
     if kind == "observation":
-        return unsaid_arguments(text)
+        head, *rest = unsaid_arguments(text).split("\n")
+        return "\n".join([head, *(shown for line in rest if (shown := _unframed(line)))])
     if kind == "failure":
         head, _, output = text.partition("\n")
         return "\n".join([head, *cause_first(output)]) if output else text

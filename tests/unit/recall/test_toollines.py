@@ -79,3 +79,17 @@ def test_what_other_memories_show_is_their_text() -> None:
     assert shown_text({"type": "failure", "text": "Bash failed: make"}) == "Bash failed: make"
     assert shown_text({"type": "prompt", "text": "Exit code 1\nnope"}) == "Exit code 1\nnope"
     assert shown_text({"type": "note"}) == ""
+
+
+def test_a_tool_output_leaves_out_its_banners_and_keeps_its_counts() -> None:
+    text = (
+        'Ran `pytest` → ok\n{"command":"pytest"}\n'
+        "============================= test session starts ==============================\n"
+        "collected 3 items\ntests/test_client.py ...\n"
+        "============================== 3 passed in 0.10s ==============================="
+    )
+    assert shown_text({"type": "observation", "text": text}) == (
+        "Ran `pytest` → ok\ncollected 3 items\ntests/test_client.py ...\n3 passed in 0.10s"
+    )
+    diff = "Edited a.py: replaced `x` with `y`\n--- old\nx\n+++ new\ny"
+    assert shown_text({"type": "observation", "text": diff}) == diff
