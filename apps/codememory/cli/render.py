@@ -14,6 +14,7 @@ from google.protobuf.message import Message
 from rich.console import Console
 from rich.table import Table
 
+from codememory.recall.provenance import visible
 from codememory.recall.toollines import shown_text
 
 Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -32,7 +33,7 @@ def hits_table(hits: Iterable[dict[str, Any]]) -> Table:
     for hit in hits:
         memory, score = hit["memory"], hit["score"]
         when = datetime.fromtimestamp(float(memory.get("created_at", 0)), UTC).strftime("%Y-%m-%d %H:%M")
-        text = " ".join(shown_text(memory).split())  # a tool error's cause first, as in session context
+        text = " ".join(visible(shown_text(memory)).split())  # as session context shows it
         table.add_row(
             f"{float(score.get('total', 0)):.3f}", memory.get("type", ""), when, text[:120], memory["id"][:8]
         )

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from codememory.recall.context import CHARS_PER_TOKEN, estimate_tokens
+from codememory.recall.provenance import visible
 from codememory.recall.toollines import shown_text
 from codememory.v1 import code_pb2 as cpb
 from codememory.v1 import memory_pb2 as pb
@@ -77,7 +78,7 @@ def memory_line(memory: pb.Memory, score: float | None = None, suspect: str = ""
     if score is not None:
         facts.append(f"{score:.3f}")
     flag = f" (SUSPECT: {one_line(suspect, 160)})" if suspect else ""
-    text = shown_text({"type": memory.type, "text": memory.text})  # as session context shows it
+    text = visible(shown_text({"type": memory.type, "text": memory.text}))  # as session context shows it
     return f"- {memory.id} [{', '.join(facts)}]{flag} {one_line(text)}"
 
 

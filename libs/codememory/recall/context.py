@@ -32,10 +32,11 @@ tokens). ``ContextPolicy`` is how session context resists that, each part a gene
   lesson's words hold the memory's, or the other way round) says one thing with it, so whichever
   ranks first is packed and the other left out: a convention the user restated came back twice,
   as the rule and as the lesson "<the rule> Situation: stated in 2 sessions";
-- ``quoted``: a memory whose whole text a packed line already holds is left out (``repeats``): a
-  session summary quotes the session's prompts, which then came again as lines of their own;
+- ``quoted``: a memory whose whole text a packed (or given) summary's line holds as one of its
+  items is left out (``repeats``): a summary quotes its session's prompts, which then came again
+  as lines of their own;
 - ``flagged_weight``: a multiplier on the rank of a memory whose text tries to address the agent
-  (``provenance.flags``: orders to the model, tool-call look-alikes, hidden Unicode), which is also
+  (``provenance.flags_of``: orders to the model, tool-call look-alikes, hidden Unicode), which is also
   marked ``[flagged: ...]`` in its line.
 
 Every line names its source and day (``provenance.source_of``: user prompt, decision, tool output,
@@ -56,7 +57,7 @@ from typing import Protocol
 
 import msgspec
 
-from codememory.recall.provenance import flags, format_line
+from codememory.recall.provenance import flags_of, format_line
 from codememory.recall.query import RecallQuery
 from codememory.recall.recaller import RecallHit
 from codememory.recall.repeats import SaidOnce
@@ -97,7 +98,7 @@ class ContextPolicy:
     flagged_weight: float = 0.2  # rank multiplier of text that tries to address the agent
     summaries: int = 1  # session summaries packed at most (the best ranked)
     one_line_per_insight: bool = True  # an insight or a memory it was drawn from, not both
-    quoted: bool = True  # a memory a packed line quotes whole (a summary its prompts) is left out
+    quoted: bool = True  # a memory a packed summary's line quotes whole (its prompts) is left out
 
     def __post_init__(self) -> None:
         if not 1 <= self.candidates <= 500:
@@ -171,7 +172,7 @@ def _ranked(hits: list[RecallHit], policy: ContextPolicy, session_id: str) -> li
     weight = policy.type_weights.get
 
     def score(hit: RecallHit) -> float:
-        flagged = policy.flagged_weight if flags(str(hit.payload.get("text", ""))) else 1.0
+        flagged = policy.flagged_weight if flags_of(hit.payload) else 1.0
         return hit.parts.total * weight(str(hit.payload.get("type", "")), 1.0) * flagged
 
     if policy.type_weights or policy.flagged_weight != 1.0:
@@ -208,6 +209,7 @@ def pack(
     said = SaidOnce()  # packed (or given) memories and insights: one line for an insight and what it repeats
     for hit in given:
         said.add(hit.memory_id, hit.payload)
+        said.add_line(hit.payload, _line(hit, policy))
     seen = {_shape(_line(hit, policy)) for hit in given} if policy.dedupe else set()
     for hit in _ranked(hits, policy, session_id):
         if hit.memory_id in leave_out:
@@ -240,7 +242,7 @@ def pack(
         ids.append(hit.memory_id)
         used += cost
         said.add(hit.memory_id, hit.payload)
-        said.add_line(line)
+        said.add_line(hit.payload, line)
     if not lines:
         return SessionContext(text="", tokens=0, memory_ids=())
     body = "\n".join([INJECTED_OPEN, _HEADER, *lines, INJECTED_CLOSE])

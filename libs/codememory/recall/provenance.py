@@ -84,6 +84,14 @@ def flags(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def flags_of(payload: Mapping[str, object]) -> tuple[str, ...]:
+    """A memory's flags, read in its stored text and in the text its line shows (``toollines``):
+    a decoded argument or two lines joined by a line left out must not hide what the text tries."""
+    raw = str(payload.get("text", ""))
+    shown = shown_text(payload)
+    return tuple(dict.fromkeys((*flags(raw), *flags(shown)))) if shown != raw else flags(raw)
+
+
 def visible(text: str) -> str:
     """``text`` without hidden characters."""
     return HIDDEN.sub("", text)
@@ -102,11 +110,10 @@ def format_line(payload: Mapping[str, object]) -> str:
     when = _day(payload.get("created_at"))
     if payload.get("state") == "superseded":
         when += f", superseded {_day(payload.get('superseded_at'))}"
-    raw = str(payload.get("text", ""))
     text = " ".join(visible(shown_text(payload)).split())
     source = source_of(payload)
     if is_data(source):
         text = f"“{text}”"
-    flagged = flags(raw)
+    flagged = flags_of(payload)
     mark = f" [flagged: {', '.join(flagged)}]" if flagged else ""
     return f"- [{source}, {when}]{mark} {text}"

@@ -10,14 +10,17 @@ tokens when every memory an insight was drawn from was left out). So the two sha
 one's words hold the other's: the lesson (the insight's first line) and the memory's text, in lower
 case with spaces collapsed. A memory stands for the restatements merged into it (``stands_for``).
 
-A line can also quote another memory whole: a session's summary names what was asked ("asked: the
-payments tests fail since yesterday, can you fix them? | ..."), and the prompts it names came next as
-lines of their own. ``quoted`` tells a memory whose text (its words, as above) a packed line already
-holds; what the line was cut to counts, so a prompt past the cut still gets its own line.
+A summary's line also quotes other memories whole: it names what was asked ("asked: the payments
+tests fail since yesterday, can you fix them? | ..."), and the prompts it names came next as lines of
+their own. ``quoted`` tells a memory whose text (its words, as above) a packed summary's line holds
+as one of its items (after "asked: " or " | ", up to the end of a word: "use floats for money" is
+not quoted by "asked: never use floats for money"); what the line was cut to counts, so a prompt
+past the cut still gets its own line.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from codememory.recall.restated import evidence_of, stands_for, statement
@@ -39,7 +42,7 @@ class SaidOnce:
     def __init__(self) -> None:
         self._memories: dict[str, str] = {}  # a memory's id, and its sources', to its words
         self._lessons: dict[str, list[str]] = {}  # a memory's id to the lessons drawn from it
-        self._lines: list[str] = []  # the packed lines' words
+        self._lines: list[str] = []  # the packed summaries' lines, as words
 
     def repeats(self, memory_id: str, payload: Mapping[str, object]) -> bool:
         if payload.get("type") == "insight":
@@ -60,12 +63,17 @@ class SaidOnce:
             self._memories[c] = text
 
     def quoted(self, payload: Mapping[str, object]) -> bool:
-        """Whether a packed line already holds this memory's whole text."""
+        """Whether a packed summary's line already holds this memory's whole text as an item."""
         text = _words(str(payload.get("text", "")))
-        return bool(text) and any(text in line for line in self._lines)
+        if not text or not self._lines:
+            return False
+        item = re.compile(rf"(?:^|: |\| ){re.escape(text)}(?!\w)")
+        return any(item.search(line) for line in self._lines)
 
-    def add_line(self, line: str) -> None:
-        self._lines.append(_words(line))
+    def add_line(self, payload: Mapping[str, object], line: str) -> None:
+        """A packed (or given) line: a summary's is kept, what it quotes is said."""
+        if payload.get("type") == "summary":
+            self._lines.append(_words(line))
 
 
 __all__ = ["SaidOnce"]

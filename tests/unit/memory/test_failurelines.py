@@ -31,7 +31,12 @@ ERROR tests/test_payments.py
             "Exit code 1\nE   ImportError: cannot import name 'Client' from 'api'\n1 error in 0.21s",
             "ImportError: cannot import name 'Client' from 'api'",
         ),
-        (PYTEST, "ImportError while importing test module '/home/dev/shop/tests/test_payments.py'."),
+        (PYTEST, "ImportError: cannot import name 'Client' from 'api' (/home/dev/shop/api/__init__.py)"),
+        (
+            "ImportError while importing test module 'tests/x.py'.\nHint: make sure",
+            "ImportError while importing test module 'tests/x.py'.",
+        ),
+        ("##### ERROR: disk full #####", "ERROR: disk full"),
         (
             'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\n'
             "KeyError: 'DATABASE_URL'",
@@ -114,10 +119,25 @@ def test_not_boilerplate(line: str) -> None:
 def test_cause_first_lifts_the_error_and_leaves_boilerplate_out() -> None:
     output = "Exit code 1\n" + PYTEST + "\nE   AttributeError: no attribute '_post'"
     lines = cause_first(output)
-    assert lines[0] == "ImportError while importing test module '/home/dev/shop/tests/test_payments.py'."
+    assert lines[0] == "ImportError: cannot import name 'Client' from 'api' (/home/dev/shop/api/__init__.py)"
     assert lines[1].startswith("platform linux") and "Exit code 1" not in lines
     assert (
         not any(boilerplate(line) for line in lines) and lines[-1] == "AttributeError: no attribute '_post'"
     )
     assert cause_first("Exit code 1\nall good") == ["all good"]
     assert cause_first("Exit code 1") == ["Exit code 1"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["tests/test_invalid_input.py ..F", "rootdir: /home/me/error-tracker", "cc -Wall -Werror -c cart.c"],
+)
+def test_a_cue_inside_a_path_or_a_word_names_no_error(line: str) -> None:
+    # were the cue found in the second line, it would be quoted instead of the first
+    assert what_went_wrong(f"something broke\n{line}") == "something broke"
+    assert what_went_wrong(f"something broke\n{line}\nKeyError: 'x'") == "KeyError: 'x'"
+
+
+@pytest.mark.parametrize("line", ["expected 3 columns", "found 3 vulnerabilities", "missing 2 files"])
+def test_a_line_that_only_looks_like_counts_is_no_boilerplate(line: str) -> None:
+    assert not boilerplate(line) and cause_first(f"Exit code 1\n{line}") == [line]

@@ -258,6 +258,21 @@ def test_a_memory_a_packed_line_quotes_whole_is_left_out() -> None:
     # a memory quoted only in part is not quoted
     partly = _hit(5, asked + " and the refunds too", 0.8)
     assert pack([summary, partly], 500, ContextPolicy()).memory_ids == ("m1", "m5")
+    # the summary a session was given at its start counts for the prompts at its next prompt
+    given = frozenset({"m1"})
+    assert pack([summary, *prompts, fact], 500, ContextPolicy(), leave_out=given).memory_ids == ("m4",)
+
+
+def test_only_a_summarys_whole_items_are_quoted() -> None:
+    items = "never use floats for money amounts | fix the flaky ci job on main"
+    summary = _hit(1, f"Session in api: asked: {items}", 0.9, kind="summary")
+    note = _hit(2, "use floats for money amounts", 0.8, kind="note")  # inside an item, not one
+    ci = _hit(3, "fix the flaky ci job on main", 0.7)
+    ci_more = _hit(4, "fix the flaky ci job on mai", 0.6)  # an item's start, not up to the end of a word
+    assert pack([summary, note, ci, ci_more], 500, ContextPolicy()).memory_ids == ("m1", "m2", "m4")
+    # a line that is not a summary's quotes nothing
+    rule = _hit(5, f"asked: {items}", 0.9, kind="decision")
+    assert pack([rule, ci], 500, ContextPolicy()).memory_ids == ("m5", "m3")
 
 
 def _with(hit: RecallHit, **payload: object) -> RecallHit:
