@@ -71,7 +71,7 @@ class GatewayCore:
         self._clean = clean_text
         self._consolidation = consolidation
         self.accesses = accesses
-        self.given = GivenContext()
+        self.sessions_given = GivenContext()
 
     @property
     def event_log(self) -> EventLog:
@@ -120,7 +120,7 @@ class GatewayCore:
     ) -> SessionContext:
         """Session context; at a prompt or a resumed start, without what the session had (givencontext)."""
         kept = bool(prompt.strip()) or resumed
-        given = self.given.given(tenant, session_id) if kept else frozenset()
+        given = self.sessions_given.given(tenant, session_id) if kept else frozenset()
 
         def build(projection: MemoryProjection) -> SessionContext:
             return build_context(
@@ -136,7 +136,7 @@ class GatewayCore:
             )
 
         found = await self.live.read_held(build)
-        self.given.note(tenant, session_id, found.memory_ids, restart=not kept)
+        self.sessions_given.note(tenant, session_id, found.memory_ids, restart=not kept)
         if self.accesses is not None:
             self.accesses.note(tenant, found.memory_ids, session_id=session_id, purpose="context")
         return found
