@@ -129,7 +129,8 @@ def _clipped(line: str) -> str:
     return line if len(line) <= LINE_LIMIT else line[: LINE_LIMIT - 1].rstrip() + "…"
 
 
-def _unframed(line: str) -> str:
+def unframed(line: str) -> str:
+    """``line`` without the rule characters framing it ("===== 3 passed =====": "3 passed")."""
     return line.strip(_FRAME).strip() if _FRAMED.match(line) else line
 
 
@@ -139,7 +140,7 @@ def what_went_wrong(output: str, error_cues: Iterable[str] = ERROR_CUES) -> str:
     cause = _cause(lines, error_cues)
     said = [line for line in lines if not boilerplate(line)]
     chosen = lines[cause] if cause is not None else said[0] if said else lines[0] if lines else ""
-    return _clipped(_unframed(chosen))
+    return _clipped(unframed(chosen))
 
 
 def cause_first(output: str, error_cues: Iterable[str] = ERROR_CUES) -> list[str]:
@@ -150,7 +151,16 @@ def cause_first(output: str, error_cues: Iterable[str] = ERROR_CUES) -> list[str
     rest = [line for n, line in enumerate(lines) if n != cause and not boilerplate(line)]
     if cause is None:
         return rest or lines
-    return [_unframed(lines[cause]), *rest]
+    return [unframed(lines[cause]), *rest]
 
 
-__all__ = ["ERROR_CUES", "LINE_LIMIT", "boilerplate", "cause_first", "counts", "framing", "what_went_wrong"]
+__all__ = [
+    "ERROR_CUES",
+    "LINE_LIMIT",
+    "boilerplate",
+    "cause_first",
+    "counts",
+    "framing",
+    "unframed",
+    "what_went_wrong",
+]

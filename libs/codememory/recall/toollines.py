@@ -33,7 +33,7 @@ import json
 import unicodedata
 from collections.abc import Iterator, Mapping
 
-from codememory.memory.failurelines import cause_first, counts, framing
+from codememory.memory.failurelines import cause_first, counts, framing, unframed
 
 _QUOTES = "`'\".,:;()"
 
@@ -92,15 +92,12 @@ def unsaid_arguments(text: str) -> str:
     return "\n".join(part for part in (summary, shown, output) if part)
 
 
-_FRAME = "=-_*#~+ "
-
-
 def _unframed(line: str) -> str:
     """An output's line without its frame: "" for a rule, a banner or an exit status, the count
     inside a framed one ("===== 3 passed in 0.10s =====": "3 passed in 0.10s")."""
     if not framing(line.strip()):
         return line
-    inner = line.strip(_FRAME)
+    inner = unframed(line.strip())
     return inner if counts(inner) else ""
 
 
