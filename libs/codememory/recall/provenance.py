@@ -84,11 +84,12 @@ def flags(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def flags_of(payload: Mapping[str, object]) -> tuple[str, ...]:
-    """A memory's flags, read in its stored text and in the text its line shows (``toollines``):
-    a decoded argument or two lines joined by a line left out must not hide what the text tries."""
+def flags_of(payload: Mapping[str, object], shown: str | None = None) -> tuple[str, ...]:
+    """A memory's flags, read in its stored text and in the text its line shows (``toollines``;
+    ``shown`` when the caller has it): a decoded argument or two lines joined by a line left out must
+    not hide what the text tries."""
     raw = str(payload.get("text", ""))
-    shown = shown_text(payload)
+    shown = shown_text(payload) if shown is None else shown
     return tuple(dict.fromkeys((*flags(raw), *flags(shown)))) if shown != raw else flags(raw)
 
 
@@ -110,10 +111,11 @@ def format_line(payload: Mapping[str, object]) -> str:
     when = _day(payload.get("created_at"))
     if payload.get("state") == "superseded":
         when += f", superseded {_day(payload.get('superseded_at'))}"
-    text = " ".join(visible(shown_text(payload)).split())
+    shown = shown_text(payload)
+    text = " ".join(visible(shown).split())
     source = source_of(payload)
     if is_data(source):
         text = f"“{text}”"
-    flagged = flags_of(payload)
+    flagged = flags_of(payload, shown)
     mark = f" [flagged: {', '.join(flagged)}]" if flagged else ""
     return f"- [{source}, {when}]{mark} {text}"
