@@ -28,8 +28,8 @@ SHOWN = 3  # candidates named when a prefix is ambiguous
 
 
 def canonical_memory_id(given: str) -> str:
-    """A memory id a caller gives for a memory it creates (``Store``, ``Import``), in the one spelling
-    every id is kept in; ``InvalidArgument`` if it is not a UUID."""
+    """A whole memory id in the one spelling every id is kept in (a memory ``Store`` and ``Import``
+    create, and every id a lookup is given); ``InvalidArgument`` if it is not a UUID."""
     try:
         return str(uuid.UUID(given.strip()))
     except (ValueError, AttributeError) as exc:
