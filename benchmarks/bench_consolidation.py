@@ -511,6 +511,7 @@ def measure_duplicates(stack: Stack, view: View, data: dict[str, Any]) -> Duplic
                             "claim": claims.get(m.id),
                             "text": m.text[:120],
                         }
+                        | {part: round(getattr(view.scores[m.id], part), 3) for part in SCORE_PARTS}
                         for m in top
                     ],
                 }
