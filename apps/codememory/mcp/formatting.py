@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+from codememory.clip import clip
 from codememory.recall.context import CHARS_PER_TOKEN, estimate_tokens
 from codememory.recall.provenance import visible
 from codememory.recall.toollines import shown_text
@@ -60,8 +61,7 @@ class Page:
 
 def one_line(text: str, limit: int = _MAX_TEXT) -> str:
     """``text`` with its whitespace collapsed, cut to ``limit`` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    return clip(" ".join(text.split()), limit)
 
 
 def day(seconds: float) -> str:

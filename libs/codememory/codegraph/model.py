@@ -14,6 +14,8 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Literal
 
+from codememory.clip import clip
+
 __all__ = [
     "CODE_EDGES",
     "EDGE_KINDS",
@@ -75,7 +77,7 @@ def symbol_doc(docstring: str) -> str:
     """What the graph keeps of a docstring: its first paragraph, whitespace folded, at most ``DOC_CHARS``
     (the full text is code search's; the graph holds every symbol in memory)."""
     first = " ".join(docstring.strip().split("\n\n", 1)[0].split())
-    return first if len(first) <= DOC_CHARS else first[: DOC_CHARS - 1].rstrip() + "…"
+    return clip(first, DOC_CHARS)
 
 
 def alive_now(life: Life) -> bool:

@@ -29,6 +29,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from codememory.clip import clip
+
 LINE_LIMIT = 160  # characters of the line a lesson quotes
 # how a failed command's output names what went wrong; matched in lower case at the start of a word
 ERROR_CUES = (
@@ -125,10 +127,6 @@ def _cause(lines: list[str], error_cues: Iterable[str]) -> int | None:
     )
 
 
-def _clipped(line: str) -> str:
-    return line if len(line) <= LINE_LIMIT else line[: LINE_LIMIT - 1].rstrip() + "…"
-
-
 def unframed(line: str) -> str:
     """``line`` without the rule characters framing it ("===== 3 passed =====": "3 passed")."""
     return line.strip(_FRAME).strip() if _FRAMED.match(line) else line
@@ -140,7 +138,7 @@ def what_went_wrong(output: str, error_cues: Iterable[str] = ERROR_CUES) -> str:
     cause = _cause(lines, error_cues)
     said = [line for line in lines if not boilerplate(line)]
     chosen = lines[cause] if cause is not None else said[0] if said else lines[0] if lines else ""
-    return _clipped(unframed(chosen))
+    return clip(unframed(chosen), LINE_LIMIT)
 
 
 def cause_first(output: str, error_cues: Iterable[str] = ERROR_CUES) -> list[str]:

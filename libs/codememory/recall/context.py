@@ -57,6 +57,7 @@ from typing import Protocol
 
 import msgspec
 
+from codememory.clip import clip
 from codememory.recall.provenance import flags_of, format_line
 from codememory.recall.query import RecallQuery
 from codememory.recall.recaller import RecallHit
@@ -151,8 +152,7 @@ def _shape(line: str) -> str:
 
 
 def _cut(line: str, tokens: int) -> str:
-    chars = tokens * CHARS_PER_TOKEN
-    return line if len(line) <= chars else line[: chars - 1].rstrip() + "…"
+    return clip(line, tokens * CHARS_PER_TOKEN)
 
 
 def _importance(payload: Mapping[str, object]) -> float:

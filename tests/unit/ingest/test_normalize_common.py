@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from codememory.ingest.normalize.common import Context, cap, clean, first_text, line, observation, sanitize
+from codememory.ingest.normalize.common import Context, clean, first_text, line, observation, sanitize
 
 CTX = Context(hook_event="Odd", session_id="s", agent="claude", trimmed=("tool_response.content",))
-
-
-def test_cap_marks_what_was_cut():
-    assert cap("abcdef", 10) == "abcdef"
-    assert cap("abcdef", 4) == "abc…"
 
 
 def test_clean_and_line():

@@ -22,6 +22,7 @@ import itertools
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from codememory.clip import clip
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.sessions import SessionLog, Step
 from codememory.events import InsightKind
@@ -43,7 +44,7 @@ class Lesson:
 
 def _first_line(text: str, limit: int = 160) -> str:
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return clip(line, limit)
 
 
 def finished(session: SessionLog, now: float, policy: ConsolidationPolicy) -> bool:

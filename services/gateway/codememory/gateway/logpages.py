@@ -19,6 +19,7 @@ from nats.js.client import JetStreamContext
 
 from codememory import subjects
 from codememory.bus.pending import read_pending
+from codememory.clip import clip
 from codememory.events import decode_envelope, event_tag
 from codememory.topology import LOG
 
@@ -54,8 +55,7 @@ def entry(seq: int, subject: str, data: bytes, tenant: str) -> LogEntry | None:
     if envelope.tenant != tenant:
         return None
     summary = msgspec.json.encode(_brief(msgspec.to_builtins(envelope.payload))).decode("utf-8", "replace")
-    if len(summary) > SUMMARY_CHARS:
-        summary = summary[: SUMMARY_CHARS - 1] + "…"
+    summary = clip(summary, SUMMARY_CHARS)
     return LogEntry(
         seq=seq,
         event=event_tag(type(envelope.payload)),

@@ -24,6 +24,7 @@ from typing import Any
 import msgspec
 
 from codememory import subjects
+from codememory.clip import clip
 from codememory.events import Envelope, deterministic_id, new_envelope
 from codememory.ingest.errors import ForeignTenantError, MalformedHookMessageError
 from codememory.ingest.normalize import normalize_message
@@ -170,5 +171,4 @@ def _trimmed(raw: dict[str, Any]) -> tuple[str, ...]:
 
 def _short(value: object) -> str:
     """A repr short enough for a DLQ reason, whatever the sender put there."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:79] + "…"
+    return clip(repr(value), 80)

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from codememory.clip import clip
 from codememory.reviews.units import Shape, Unit, shape_of, tokens
 
 __all__ = ["Edit", "Finding", "Turn", "detect", "message"]
@@ -112,10 +113,6 @@ def _ratio(a: str, b: str) -> float:
     return difflib.SequenceMatcher(a=tokens(a), b=tokens(b), autojunk=False).ratio()
 
 
-def _short(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _undone(earlier: _Change, edit: _Change, later_added: set[str]) -> list[str]:
     found: list[str] = []
     old_count, new_count = edit.old.identifiers.count, edit.new.identifiers.count
@@ -131,7 +128,7 @@ def _undone(earlier: _Change, edit: _Change, later_added: set[str]) -> list[str]
     for unit in sorted(added, key=lambda u: u.text):
         restored = unit.kind in _RESTORED and unit in earlier_removed and unit not in earlier_after
         if restored and owners.get((unit.kind, unit.text), unit.owner) == unit.owner:  # the same function's
-            found.append(f"put back `{_short(unit.text)}`")
+            found.append(f"put back `{clip(unit.text, 80)}`")
     if len(earlier_added) > _FOCUSED:
         return found  # an earlier turn that wrote a whole block: later removals in it are refactoring
     for unit in sorted(removed & earlier_added, key=lambda u: u.text):
@@ -146,7 +143,7 @@ def _undone(earlier: _Change, edit: _Change, later_added: set[str]) -> list[str]
             for other in added
         )
         if not replaced:
-            found.append(f"removed `{_short(unit.text)}`")
+            found.append(f"removed `{clip(unit.text, 80)}`")
     return found
 
 
@@ -179,7 +176,7 @@ def detect(history: Sequence[Turn], prompt: str, edit: Edit, since: Sequence[Edi
 def message(finding: Finding) -> str:
     """What the agent reads: the instruction, and what this edit took back."""
     what = "; ".join(finding.undone[:4])
-    instruction = _short(" ".join(finding.instruction.split()), 240)
+    instruction = clip(" ".join(finding.instruction.split()), 240)
     return (
         f"codememory: this edit to {finding.path} undoes part of an earlier instructed change. "
         f'The user asked (turn {finding.turn}): "{instruction}". This edit {what}. '

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from codememory.clip import clip
 from codememory.events import Event, ObservationRecorded, SessionEnded, SessionStarted
 from codememory.redaction import clean_text, redact
 
@@ -23,7 +24,6 @@ __all__ = [
     "EXCERPT_CAP",
     "LINE_CAP",
     "Context",
-    "cap",
     "clean",
     "dict_of",
     "first_text",
@@ -100,17 +100,12 @@ class Context:
         }
 
 
-def cap(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, with an ellipsis when something was cut."""
-    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
-
-
 def clean(value: object, limit: int = EXCERPT_CAP) -> str:
     """Any value as redacted, private-free text of at most ``limit`` characters (non-strings as JSON)."""
     if value is None:
         return ""
     text = value if isinstance(value, str) else _json(value)
-    return cap(clean_text(text[:_PRE_CAP]).strip(), limit)
+    return clip(clean_text(text[:_PRE_CAP]).strip(), limit)
 
 
 def line(value: object, limit: int = LINE_CAP) -> str:
@@ -118,7 +113,7 @@ def line(value: object, limit: int = LINE_CAP) -> str:
     if value is None:
         return ""
     text = value if isinstance(value, str) else _json(value)
-    return cap(" ".join(clean_text(text[:_PRE_CAP]).split()), limit)
+    return clip(" ".join(clean_text(text[:_PRE_CAP]).split()), limit)
 
 
 def squash(text: str, limit: int = LINE_CAP) -> str:
@@ -127,7 +122,7 @@ def squash(text: str, limit: int = LINE_CAP) -> str:
     Not cleaned again on purpose: redaction would misread codememory's own template text around the
     parts (``"auth.py: replaced ..."``) as a secret assignment.
     """
-    return cap(" ".join(text.split()), limit)
+    return clip(" ".join(text.split()), limit)
 
 
 def text_of(mapping: object, key: str) -> str:
