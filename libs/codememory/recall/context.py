@@ -12,8 +12,8 @@ test runs outnumbers the few decisions and fixes a new session needs (measured i
 tokens). ``ContextPolicy`` is how session context resists that, each part a general rule:
 
 - ``stated_types``: a second recall of the same query restricted to what someone stated (prompts,
-  notes, decisions, summaries, subagent results, insights), merged in, so that observations cannot push every
-  stated memory out of the candidates;
+  notes, decisions, summaries, subagent results, insights), merged in, so that observations cannot
+  push every stated memory out of the candidates;
 - ``type_weights``: a multiplier on the rank score per memory type, favouring what was stated over
   what was merely observed (observations 0.3, failures 0.6, others 1.0);
 - ``min_importance``: memories below it (reads and searches are drafted at 0.2) are left out;
@@ -21,10 +21,9 @@ tokens). ``ContextPolicy`` is how session context resists that, each part a gene
 - ``max_line_tokens``: one memory's line is cut to this, so a long file excerpt cannot eat the budget;
 - ``dedupe``: a line that differs from one already packed only in its numbers (the same test run or
   status check again) is left out;
-- ``per_session``: (off by default: it measured worse) at most this many memories from one earlier
-  session before the others' turn; the rest follow if the budget allows;
-- ``candidates``: how many recalled memories packing chooses from, per recall.
-
+- ``per_session``: at most this many memories from one earlier session before the others' turn (off
+  by default: it measured worse);
+- ``candidates``: how many recalled memories packing chooses from, per recall;
 - ``summaries``: at most this many session summaries (1): a first cycle summarises every finished
   session, and a summary repeats its session's prompts in a long line, so a day of them can fill a
   500-token budget before any decision;
@@ -35,16 +34,16 @@ tokens). ``ContextPolicy`` is how session context resists that, each part a gene
 - ``quoted``: a memory whose whole text a packed (or given) summary's line holds as one of its
   items is left out (``repeats``): a summary quotes its session's prompts, which then came again
   as lines of their own;
+- ``question_weight``: a multiplier on the rank of a memory that asks something ("how many retries
+  does the API do?"): it says what someone wanted to know, not what is known;
 - ``flagged_weight``: a multiplier on the rank of a memory whose text tries to address the agent
   (``provenance.flags_of``: orders to the model, tool-call look-alikes, hidden Unicode), which is also
   marked ``[flagged: ...]`` in its line.
 
-Every line names its source and day (``provenance.source_of``: user prompt, decision, tool output,
-web page, ...); what tools, the web and subagents returned is quoted as data, and the header says
-so; hidden characters never reach the agent.
+Every line names its source and day (``provenance.source_of``); what tools, the web and subagents
+returned is quoted as data, and the header says so; hidden characters never reach the agent.
 
-``ContextPolicy.legacy()`` is the packing before these rules (greedy by rank over 50 candidates, whole
-lines), kept for comparison.
+``ContextPolicy.legacy()``, kept for comparison, packs as before these rules (greedy, whole lines).
 """
 
 from __future__ import annotations
@@ -58,6 +57,7 @@ from typing import Protocol
 import msgspec
 
 from codememory.clip import clip
+from codememory.memory.statements import is_question
 from codememory.recall.provenance import flags_of, format_line
 from codememory.recall.query import RecallQuery
 from codememory.recall.recaller import RecallHit
@@ -97,6 +97,7 @@ class ContextPolicy:
     min_chars: int = 20
     stated_types: tuple[str, ...] = _STATED_TYPES
     flagged_weight: float = 0.2  # rank multiplier of text that tries to address the agent
+    question_weight: float = 0.5  # rank multiplier of a memory that asks something
     summaries: int = 1  # session summaries packed at most (the best ranked)
     one_line_per_insight: bool = True  # an insight or a memory it was drawn from, not both
     quoted: bool = True  # a memory a packed summary's line quotes whole (its prompts) is left out
@@ -104,12 +105,12 @@ class ContextPolicy:
     def __post_init__(self) -> None:
         if not 1 <= self.candidates <= 500:
             raise ValueError("candidates must be between 1 and 500")
-        if self.max_line_tokens < 0 or self.per_session < 0 or self.min_chars < 0:
-            raise ValueError("max_line_tokens, per_session and min_chars must be >= 0 (0: no limit)")
-        if self.summaries < 0:
-            raise ValueError("summaries must be >= 0")
-        if any(weight < 0 for weight in self.type_weights.values()):
-            raise ValueError("type weights must be >= 0")
+        counts = (self.max_line_tokens, self.per_session, self.min_chars, self.summaries)
+        if min(counts) < 0:
+            raise ValueError("max_line_tokens, per_session, min_chars and summaries must be >= 0")
+        weights = (*self.type_weights.values(), self.question_weight, self.flagged_weight)
+        if any(weight < 0 for weight in weights):
+            raise ValueError("type weights, question_weight and flagged_weight must be >= 0")
 
     @classmethod
     def legacy(cls) -> ContextPolicy:
@@ -124,6 +125,7 @@ class ContextPolicy:
             min_chars=0,
             stated_types=(),
             flagged_weight=1.0,
+            question_weight=1.0,
             summaries=500,
             one_line_per_insight=False,
             quoted=False,
@@ -173,9 +175,10 @@ def _ranked(hits: list[RecallHit], policy: ContextPolicy, session_id: str) -> li
 
     def score(hit: RecallHit) -> float:
         flagged = policy.flagged_weight if flags_of(hit.payload) else 1.0
-        return hit.parts.total * weight(str(hit.payload.get("type", "")), 1.0) * flagged
+        asks = policy.question_weight if is_question(str(hit.payload.get("text", ""))) else 1.0
+        return hit.parts.total * weight(str(hit.payload.get("type", "")), 1.0) * flagged * asks
 
-    if policy.type_weights or policy.flagged_weight != 1.0:
+    if policy.type_weights or policy.flagged_weight != 1.0 or policy.question_weight != 1.0:
         kept.sort(key=lambda h: -score(h))
     if not policy.per_session:
         return kept

@@ -97,6 +97,16 @@ def test_type_weights_reorder_what_was_stated_ahead_of_what_was_observed() -> No
     assert pack([shell, prompt], 1500, equal).memory_ids == ("m1", "m2")
 
 
+def test_a_question_goes_after_what_is_known() -> None:
+    asked = _hit(1, "how many retries does the API client do?", 0.60)
+    known = _hit(2, "the API client retries 3 times with jittered backoff", 0.45)
+    ctx = pack([asked, known], 1500, ContextPolicy())
+    assert ctx.memory_ids == ("m2", "m1")
+    assert pack([asked, known], 1500, ContextPolicy(question_weight=1.0)).memory_ids == ("m1", "m2")
+    tight = estimate_tokens(ctx.text) - estimate_tokens(format_line(asked.payload))
+    assert pack([asked, known], tight, ContextPolicy()).memory_ids == ("m2",)  # the budget goes to the fact
+
+
 def test_per_session_lets_other_sessions_go_first_then_fills() -> None:
     busy = [
         _hit(i, f"edit {chr(97 + i)} in the busy session", 0.9 - i / 100, session="busy") for i in range(10)
@@ -143,6 +153,8 @@ def test_long_memories_are_cut_so_more_of_them_fit() -> None:
         {"max_line_tokens": -1},
         {"per_session": -2},
         {"type_weights": {"x": -1.0}},
+        {"question_weight": -0.5},
+        {"flagged_weight": -1.0},
     ],
 )
 def test_a_bad_policy_is_a_clear_error(kwargs: dict[str, object]) -> None:
@@ -246,7 +258,9 @@ def test_a_memory_a_packed_line_quotes_whole_is_left_out() -> None:
     prompts = [_hit(2, asked.upper(), 0.8), _hit(3, "thanks. " + rule, 0.7)]
     fact = _hit(4, "money amounts are integer minor units (cents), never floats", 0.6, kind="decision")
     assert pack([summary, *prompts, fact], 500, ContextPolicy()).memory_ids == ("m1", "m4")
-    assert pack([summary, *prompts, fact], 500, ContextPolicy(quoted=False)).memory_ids == (
+    assert pack(
+        [summary, *prompts, fact], 500, ContextPolicy(quoted=False, question_weight=1.0)
+    ).memory_ids == (
         "m1",
         "m2",
         "m3",
@@ -334,7 +348,10 @@ def test_a_line_the_session_was_given_is_not_given_again_under_another_id() -> N
     policy = ContextPolicy()
     assert pack([asked, again, fact], 500, policy, leave_out=frozenset({"m1"})).memory_ids == ("m3",)
     assert pack(
-        [asked, again, fact], 500, ContextPolicy(dedupe=False), leave_out=frozenset({"m1"})
+        [asked, again, fact],
+        500,
+        ContextPolicy(dedupe=False, question_weight=1.0),
+        leave_out=frozenset({"m1"}),
     ).memory_ids == (
         "m2",
         "m3",
