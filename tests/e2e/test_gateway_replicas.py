@@ -9,21 +9,19 @@ same ids in the same order, and both processes answer some of them.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
+from gatewaykit import META, gateways  # type: ignore[import-not-found]
 
-from codememory.runtime.natsd import NatsServer, free_port
+from codememory.runtime.natsd import free_port
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc
 
-META = (("authorization", "Bearer tok"),)
 FRESH = [("grpc.use_local_subchannel_pool", 1)]  # a new connection per channel, never a shared one
 FACTS = [
     "tokens are validated in the auth middleware, never in handlers",
@@ -41,43 +39,8 @@ def _stub(channel: grpc.Channel) -> memory_pb2_grpc.MemoryServiceStub:
 @pytest.fixture
 def replicas(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
     address = f"127.0.0.1:{free_port()}"
-    with NatsServer(tmp_path / "nats") as server:
-        env = {
-            **os.environ,
-            "CODEMEMORY_HOME": str(tmp_path / "home"),
-            "CODEMEMORY_NATS_URL": server.url,
-            "CODEMEMORY_GATEWAY_LISTEN": address,
-            "CODEMEMORY_GATEWAY_TOKENS": "tok=alpha",
-            "CODEMEMORY_GATEWAY_ADMIN_TOKENS": "tok",  # Status below
-            "CODEMEMORY_GATEWAY_MODEL_CACHE": str(tmp_path / "models"),
-            "HF_HUB_OFFLINE": "1",
-        }
-        logs = [tmp_path / f"gateway-{i}.log" for i in range(2)]
-        processes = [
-            subprocess.Popen(
-                [sys.executable, "-m", "codememory.gateway.main"],
-                env={**env, "CODEMEMORY_GATEWAY_DATA_DIR": str(tmp_path / f"gateway-{i}")},
-                stdout=log.open("wb"),
-                stderr=subprocess.STDOUT,
-            )
-            for i, log in enumerate(logs)
-        ]
-        try:
-            deadline = time.monotonic() + 45
-            while not all("gateway_serving" in log.read_text(errors="replace") for log in logs):
-                if time.monotonic() > deadline or any(p.poll() is not None for p in processes):
-                    tails = "\n".join(log.read_text(errors="replace")[-2000:] for log in logs)
-                    raise AssertionError(f"the gateways did not both start:\n{tails}")
-                time.sleep(0.2)
-            yield address, processes
-        finally:
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+    with gateways(tmp_path, [address, address]) as (_, processes):
+        yield address, processes
 
 
 def test_two_replicas_on_one_address_answer_the_same_recall(

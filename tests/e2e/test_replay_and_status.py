@@ -48,7 +48,7 @@ def test_status_reports_health_counts_and_lag(stack) -> None:  # type: ignore[no
     )
     assert int(status["dlq_messages"]) == int(status["stream_messages"]["DLQ"])
     projections = {p["name"]: p for p in status["projections"]}
-    assert set(projections) == {"memory", "code"}
+    assert set(projections) == {"memory", "code", "given"}
     assert all(p["caught_up"] and p["following"] and not p["stalled"] for p in projections.values())
     assert int(projections["memory"]["seq"]) == int(status["log_last_seq"])
     assert status["serving"] is True and status["pid"] > 0

@@ -61,6 +61,9 @@ class MemoryAccess(msgspec.Struct, frozen=True, kw_only=True):
     session_id: str = ""
     purpose: Literal["recall", "context"] = "recall"
     at: float = 0.0
+    # a session context that started its session's record again (a session start, or the start after a
+    # compaction): what the session was given before ``at`` no longer counts as in its view
+    starts: bool = False
 
 
 class MemoriesRecalled(_Event, frozen=True, kw_only=True, tag="memories.recalled"):

@@ -646,7 +646,7 @@ class ProjectionStatus(_message.Message):
     STALLED_FIELD_NUMBER: _builtins.int
     RESTARTS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """"memory" or "code" """
+    """"memory", "code" or "given" (what session contexts gave)"""
     seq: _builtins.int
     """the last LOG sequence applied or passed"""
     caught_up: _builtins.bool

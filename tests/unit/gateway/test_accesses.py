@@ -24,14 +24,17 @@ class FailsOnce(InMemoryEventLog):
 async def test_a_failed_append_keeps_the_accesses_for_the_next_flush() -> None:
     log = FailsOnce()
     recorder = AccessRecorder(log)
-    recorder.note("t", ["a", "b"], session_id="s", purpose="context")
+    recorder.note("t", ["a", "b"], session_id="s", purpose="context", starts=True, at=5.0)
     recorder.note("u", ["c"])
     assert await recorder.flush() == 0 and recorder.pending == 3
     assert await recorder.flush() == 3 and recorder.pending == 0
     events = [decode_envelope(r.data) for r in log.records]
     by_tenant = {e.tenant: e.payload for e in events}
     assert isinstance(by_tenant["t"], MemoriesRecalled) and isinstance(by_tenant["u"], MemoriesRecalled)
-    assert [(a.memory_id, a.purpose) for a in by_tenant["t"].accesses] == [("a", "context"), ("b", "context")]
+    assert [(a.memory_id, a.purpose, a.starts, a.at) for a in by_tenant["t"].accesses] == [
+        ("a", "context", True, 5.0),
+        ("b", "context", True, 5.0),
+    ]
     assert [a.memory_id for a in by_tenant["u"].accesses] == ["c"]  # one event per tenant
     assert await recorder.flush() == 0  # nothing noted since: nothing written
 

@@ -61,7 +61,7 @@ async def test_a_killed_follower_turns_health_off_until_it_is_restarted(
     running, _ = gateway
     watched = Watched(running)
     await watched.now(SERVING)
-    follower = running.app.follower  # one follower feeds both projections
+    follower = running.app.follower  # one follower feeds every projection
     follower._task.cancel()  # type: ignore[union-attr]
     await watched.now(NOT_SERVING)
     await watched.now(SERVING)
@@ -69,6 +69,7 @@ async def test_a_killed_follower_turns_health_off_until_it_is_restarted(
     assert [(p.name, p.alive, p.restarts) for p in running.app.followers] == [
         ("memory", True, 1),
         ("code", True, 1),
+        ("given", True, 1),
     ]
     await running.store("stored after the follower came back")  # read-your-writes: it follows again
     watched.stop()

@@ -97,7 +97,8 @@ async def test_a_restart_does_not_park_the_same_poison_twice(
     async with running_gateway(server.url, tmp_path / "gw") as gateway:
         await gateway.store("one more memory after a restart")
         status = await until(lambda: _caught_up(gateway))
-        assert {p.name: p.poison for p in status.projections} == {"memory": 3, "code": 2}
+        # the given record, also folded from the start, passes what does not decode without parking it
+        assert {p.name: p.poison for p in status.projections} == {"memory": 3, "code": 2, "given": 2}
         assert gateway.app.dead_letters.parked == 0
     after = len([letter async for letter in dead_letters(nc.jetstream(), service="gateway")])
     assert after == before

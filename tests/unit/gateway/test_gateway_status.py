@@ -48,6 +48,7 @@ async def test_status_names_every_consumer_and_projection(tmp_path: Path) -> Non
     assert [(p.name, p.seq, p.caught_up, p.poison, p.following) for p in status.projections] == [
         ("memory", 1, True, 0, True),
         ("code", 1, True, 0, True),
+        ("given", 1, True, 0, True),
     ]
     assert status.serving and status.caught_up and status.pid == os.getpid() and status.host
 

@@ -5,6 +5,8 @@ The record itself, then through the gateway core over an in-memory log and a rea
 
 from __future__ import annotations
 
+import itertools
+
 from codememory.events import MemoryScope
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.givencontext import GivenContext
@@ -26,6 +28,23 @@ def test_a_session_start_restarts_the_record_and_prompts_add_to_it() -> None:
     assert given.given("t", "s1") == frozenset() and given.given("t", "s3") == {"y"}
     given.note("t", "", ["z"], restart=True)  # no session id: nothing to remember it by
     assert given.given("t", "") == frozenset()
+
+
+def test_the_record_is_the_same_whatever_order_its_notes_arrive_in() -> None:
+    notes = [  # (ids, restart, at): a start on one replica, a prompt there, a start again on another ...
+        (["a", "b"], True, 10.0),
+        (["c"], False, 11.0),
+        (["b", "d"], True, 20.0),
+        (["e"], False, 21.0),
+        (["a"], False, 15.0),  # a prompt between the two starts: before the second, so forgotten
+    ]
+    records = set()
+    for order in itertools.permutations(notes):
+        given = GivenContext()
+        for ids, restart, at in order:
+            given.note("t", "s1", ids, restart=restart, at=at)
+        records.add(given.given("t", "s1"))
+    assert records == {frozenset({"b", "d", "e"})}
 
 
 async def test_a_prompts_context_leaves_out_what_the_session_was_given(core: GatewayCore) -> None:

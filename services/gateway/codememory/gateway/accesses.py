@@ -39,14 +39,23 @@ class AccessRecorder:
         self._flushing = asyncio.Lock()
 
     def note(
-        self, tenant: str, memory_ids: Iterable[str], *, session_id: str = "", purpose: str = "recall"
+        self,
+        tenant: str,
+        memory_ids: Iterable[str],
+        *,
+        session_id: str = "",
+        purpose: str = "recall",
+        starts: bool = False,
+        at: float | None = None,
     ) -> None:
-        at = time.time()
+        """``starts``: a session context that started its session's record again (``givencontext``)."""
+        at = time.time() if at is None else at
         kind: Literal["recall", "context"] = "context" if purpose == "context" else "recall"
         for memory_id in memory_ids:
-            self._pending.append(
-                (tenant, MemoryAccess(memory_id=memory_id, session_id=session_id, purpose=kind, at=at))
+            access = MemoryAccess(
+                memory_id=memory_id, session_id=session_id, purpose=kind, at=at, starts=starts
             )
+            self._pending.append((tenant, access))
 
     @property
     def pending(self) -> int:

@@ -32,6 +32,7 @@ from codememory.gateway.core import Consolidation, GatewayCore
 from codememory.gateway.deadletters import LogDeadLetters
 from codememory.gateway.erasure import erasure_servicer
 from codememory.gateway.errors import NotReady
+from codememory.gateway.givenfold import GivenFromLog
 from codememory.gateway.hooksdrain import HooksDrain
 from codememory.gateway.indexes import IndexGenerations, code_projection, drop_unscoped_points
 from codememory.gateway.logpages import TenantLog
@@ -118,7 +119,9 @@ class GatewayApp:
             code_weights=settings.code_weights,
             prepared=prepared,
         )
-        self.follower = Follower(js, self.live, self.code_live)  # one read of LOG feeds both
+        # what other replicas gave each session as context (``givenfold``), folded into the core's record
+        self.given_live = LiveProjection(GivenFromLog(self.core.sessions_given), name="given")
+        self.follower = Follower(js, self.live, self.code_live, self.given_live)  # one read of LOG feeds all
         self.followers = self.follower.views()  # the watchdog's view: health per projection
         self.replayer = Replayer(
             self.event_log,

@@ -10,6 +10,7 @@ caller's next recall already honours it. Every record read is checked against th
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol, TypeVar
@@ -136,9 +137,12 @@ class GatewayCore:
             )
 
         found = await self.live.read_held(build)
-        self.sessions_given.note(tenant, session_id, found.memory_ids, restart=not kept)
+        at = time.time()  # one time for this replica's record and every replica's (through LOG)
+        self.sessions_given.note(tenant, session_id, found.memory_ids, restart=not kept, at=at)
         if self.accesses is not None:
-            self.accesses.note(tenant, found.memory_ids, session_id=session_id, purpose="context")
+            self.accesses.note(
+                tenant, found.memory_ids, session_id=session_id, purpose="context", starts=not kept, at=at
+            )
         return found
 
     async def _write(self, tenant: str, event: Event, event_id: str) -> int:

@@ -10,20 +10,33 @@ compacted or cleared its conversation, when what was given before may no longer 
 a start whose source is ``resume`` (Claude Code, Codex, Gemini CLI), where the agent goes on with
 the conversation it kept, what it was given included.
 
-Kept by the gateway replica that served the request, in memory, for the ``MAX_SESSIONS`` latest
-sessions: with several replicas, one that did not serve a session's earlier requests may give a
-memory again (what was given is also in LOG, as ``memories.recalled`` events, for the consolidate
-service's decay). Thread-safe: contexts are packed in worker threads.
+One record for every replica: a hook's request lands on any of them. The replica that serves a
+context notes it here at once, and its ``memories.recalled`` events (``accesses``, appended every
+two seconds, each access with its time and whether it started the record again) reach every
+replica through LOG, where ``GivenFromLog`` folds them into the same record. Each memory keeps the
+time it was given and each session the time its record last started, so the record comes out the
+same whatever order the notes arrive in (a replica's own, then another's older ones). Until another
+replica's events arrive (about two seconds), a replica may give a memory again. Kept in memory for
+the ``MAX_SESSIONS`` latest sessions; a restarted replica folds LOG again. Thread-safe: contexts are
+packed, and LOG folded, in worker threads.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 MAX_SESSIONS = 10_000
 MAX_GIVEN = 2_000  # memory ids remembered per session (the oldest are forgotten first)
+
+
+@dataclass
+class _Session:
+    started_at: float = 0.0  # what was given before this no longer counts
+    given: dict[str, float] = field(default_factory=dict)  # memory id -> when it was last given
 
 
 class GivenContext:
@@ -31,7 +44,7 @@ class GivenContext:
     prompt's context leaves out, forgotten when the session starts again (see the module)."""
 
     def __init__(self, max_sessions: int = MAX_SESSIONS, max_given: int = MAX_GIVEN) -> None:
-        self._sessions: OrderedDict[tuple[str, str], dict[str, None]] = OrderedDict()
+        self._sessions: OrderedDict[tuple[str, str], _Session] = OrderedDict()
         self._max_sessions = max_sessions
         self._max_given = max_given
         self._lock = threading.Lock()
@@ -41,20 +54,35 @@ class GivenContext:
         if not session_id:
             return frozenset()
         with self._lock:
-            ids = self._sessions.get((tenant, session_id))
-            return frozenset(ids) if ids else frozenset()
+            session = self._sessions.get((tenant, session_id))
+            return frozenset(session.given) if session else frozenset()
 
-    def note(self, tenant: str, session_id: str, memory_ids: Iterable[str], *, restart: bool) -> None:
-        """``memory_ids`` were given to the session; ``restart``: forget what it was given before."""
+    def note(
+        self,
+        tenant: str,
+        session_id: str,
+        memory_ids: Iterable[str],
+        *,
+        restart: bool,
+        at: float | None = None,
+    ) -> None:
+        """``memory_ids`` were given to the session at ``at`` (default: now); ``restart``: that context
+        started its record again, so what it was given before ``at`` is forgotten. A note older than
+        the session's last start changes nothing."""
         if not session_id:
             return
+        at = time.time() if at is None else at
         key = (tenant, session_id)
         with self._lock:
-            ids = {} if restart else self._sessions.get(key, {})
-            ids.update(dict.fromkeys(memory_ids))
-            while len(ids) > self._max_given:
-                del ids[next(iter(ids))]
-            self._sessions[key] = ids
+            session = self._sessions.setdefault(key, _Session())
+            if restart and at > session.started_at:
+                session.started_at = at
+                session.given = {m: t for m, t in session.given.items() if t >= at}
+            if at >= session.started_at:
+                for memory_id in memory_ids:
+                    session.given[memory_id] = max(at, session.given.pop(memory_id, at))
+            while len(session.given) > self._max_given:
+                del session.given[next(iter(session.given))]
             self._sessions.move_to_end(key)
             while len(self._sessions) > self._max_sessions:
                 self._sessions.popitem(last=False)
