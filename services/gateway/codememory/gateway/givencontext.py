@@ -16,7 +16,8 @@ two seconds, each access with its time and whether it started the record again) 
 replica through LOG, where ``GivenFromLog`` folds them into the same record. Each memory keeps the
 time it was given and each session the time its record last started, so the record comes out the
 same whatever order the notes arrive in (a replica's own, then another's older ones). Until another
-replica's events arrive (about two seconds), a replica may give a memory again. Kept in memory for
+replica's events arrive (about two seconds), a replica may give a memory again; and a start that gave
+nothing leaves no access behind, so the other replicas keep the record from before it. Kept in memory for
 the ``MAX_SESSIONS`` latest sessions; a restarted replica folds LOG again. Thread-safe: contexts are
 packed, and LOG folded, in worker threads.
 """
