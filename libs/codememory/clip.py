@@ -2,8 +2,9 @@
 
 One rule wherever a line is shortened (session context, MCP lines, lessons, review findings, DLQ
 reasons, the log's pages, a symbol's doc): at most ``limit`` characters in all, the ellipsis
-included, trailing whitespace before it dropped, so a reader always sees that something was left
-out and no line grows past what its budget allowed. Stdlib only, so any package can use it.
+included (for any ``limit`` of 1 or more), trailing whitespace before it dropped, so a reader always
+sees that something was left out and no line grows past what its budget allowed. Stdlib only, so
+any package can use it.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import nats
 import pytest
 from gatewaykit import META, gateways  # type: ignore[import-not-found]
 
-from codememory import subjects
+from codememory.events import MemoriesRecalled, decode_envelope
 from codememory.runtime.natsd import free_port
 from codememory.topology import LOG
 from codememory.v1 import memory_pb2 as pb
@@ -51,32 +51,38 @@ def _stored(text: str) -> pb.StoreRequest:
     return pb.StoreRequest(text=text, type="decision", scope=pb.Scope(repo="pay", session_id="s0"))
 
 
-def _context(stub: Stub, session: str, prompt: str = "") -> list[str]:
-    request = pb.SessionContextRequest(repo="pay", session_id=session, prompt=prompt, budget_tokens=1500)
+def _context(stub: Stub, session: str, prompt: str = "", budget: int = 1500) -> list[str]:
+    request = pb.SessionContextRequest(repo="pay", session_id=session, prompt=prompt, budget_tokens=budget)
     return list(stub.SessionContext(request, metadata=META, timeout=20).memory_ids)
 
 
-def _recorded(url: str, after: int) -> int:
-    """The LOG sequence of the first ``memories.recalled`` event after ``after``, waited for."""
+def _recorded(url: str, session: str, started_with: set[str]) -> int:
+    """The LOG sequence of the ``memories.recalled`` event that says ``session`` started its record
+    with just ``started_with`` (one replica's start), waited for."""
 
-    async def first() -> int:
+    def matches(event: object) -> bool:
+        if not isinstance(event, MemoriesRecalled):
+            return False
+        ids = {a.memory_id for a in event.accesses if a.session_id == session and a.starts}
+        return ids == started_with
+
+    async def find() -> int:
         client = await nats.connect(url)
         try:
             js = client.jetstream()
-            deadline = time.monotonic() + 20
+            deadline, after = time.monotonic() + 20, 0
             while time.monotonic() < deadline:
-                try:
-                    msg = await js.get_last_msg(LOG, subjects.log("alpha", "memories.recalled"))
-                except nats.js.errors.NotFoundError:
-                    msg = None
-                if msg is not None and msg.seq > after:
-                    return int(msg.seq)
+                last = (await js.stream_info(LOG)).state.last_seq
+                for seq in range(after + 1, last + 1):
+                    if matches(decode_envelope((await js.get_msg(LOG, seq)).data).payload):
+                        return seq
+                after = last
                 await asyncio.sleep(0.2)
-            raise AssertionError("no memories.recalled event reached LOG")
+            raise AssertionError(f"no start of {session} with {started_with} reached LOG")
         finally:
             await client.close()
 
-    return asyncio.run(first())
+    return asyncio.run(find())
 
 
 def _level(stub: Stub, seq: int) -> None:
@@ -94,12 +100,13 @@ def test_a_prompt_on_one_replica_leaves_out_what_another_gave(replicas: tuple[st
 
     started = _context(a, "s1")  # the session starts on replica a
     assert set(started) == stored
-    _level(b, _recorded(url, 0))
+    _level(b, _recorded(url, "s1", stored))
     assert _context(b, "s1", PROMPT) == []  # b knows what a gave: nothing new is relevant
     assert set(_context(b, "s2", PROMPT)) == stored  # another session is given everything
 
-    seen = _recorded(url, 0)
-    again = _context(b, "s1")  # a start again (after a compaction) on b starts the record over there
-    assert set(again) == stored
-    _level(a, _recorded(url, seen))
-    assert _context(a, "s1", PROMPT) == []  # and a knows: b gave them since the restart
+    # the session starts again on b (after a compaction), in a budget that holds only some of them
+    small = set(_context(b, "s1", budget=110))
+    assert 1 <= len(small) < len(stored)
+    _level(a, _recorded(url, "s1", small))
+    # a forgets what it gave before that start: its prompt gives the rest again, and only the rest
+    assert set(_context(a, "s1", PROMPT)) == stored - small

@@ -1,10 +1,11 @@
 """A task that follows LOG into one or more live projections, and can be restarted by a watchdog.
 
 One ordered consumer per follower, whatever the number of projections it feeds: the gateway follows
-LOG once for its memory and code projections (``Follower(js, memory, code)``). Two consumers of the
-same LOG on one connection had read every event twice and could each hold a flow-control window in
-flight (the server cut the gateway off as a slow consumer while it caught up). The read starts after
-the lowest of the projections' positions, and each projection skips what it holds already.
+LOG once for its memory, code and given projections (``Follower(js, memory, code, given)``). Two
+consumers of the same LOG on one connection had read every event twice and could each hold a
+flow-control window in flight (the server cut the gateway off as a slow consumer while it caught
+up). The read starts after the lowest of the projections' positions, and each projection skips what
+it holds already.
 
 An error while following (a transient store failure, a connection lost mid-batch) is logged and the
 follower starts again from the lowest position; what it cannot survive (its task cancelled or ended by

@@ -62,7 +62,8 @@ class MemoryAccess(msgspec.Struct, frozen=True, kw_only=True):
     purpose: Literal["recall", "context"] = "recall"
     at: float = 0.0
     # a session context that started its session's record again (a session start, or the start after a
-    # compaction): what the session was given before ``at`` no longer counts as in its view
+    # compaction): what the session was given before ``at`` no longer counts as in its view; a start
+    # that gave nothing is one such access with an empty ``memory_id``
     starts: bool = False
 
 

@@ -47,6 +47,29 @@ def test_the_record_is_the_same_whatever_order_its_notes_arrive_in() -> None:
     assert records == {frozenset({"b", "d", "e"})}
 
 
+def test_over_its_cap_a_session_forgets_the_earliest_given_whatever_the_order() -> None:
+    notes = [(["a"], True, 1.0), (["b"], False, 2.0), (["c"], False, 3.0), (["d"], False, 4.0)]
+    records = set()
+    for order in itertools.permutations(notes):
+        given = GivenContext(max_given=2)
+        for ids, restart, at in order:
+            given.note("t", "s1", ids, restart=restart, at=at)
+        records.add(given.given("t", "s1"))
+    assert records == {frozenset({"c", "d"})}
+
+
+def test_a_context_is_stamped_after_what_the_record_knows_of_its_session() -> None:
+    given = GivenContext()
+    assert given.stamp("t", "s1", now=50.0) == 50.0
+    given.note("t", "s1", ["a"], restart=True, at=100.0)  # another replica's start, its clock ahead
+    later = given.stamp("t", "s1", now=98.0)  # this replica's clock says 98
+    assert later > 100.0
+    given.note("t", "s1", ["b"], restart=False, at=later)
+    assert given.given("t", "s1") == {"a", "b"}  # the prompt counts: it came after the start
+    given.note("t", "s1", [], restart=True, at=given.stamp("t", "s1", now=99.0))  # a start that gave nothing
+    assert given.given("t", "s1") == frozenset()
+
+
 async def test_a_prompts_context_leaves_out_what_the_session_was_given(core: GatewayCore) -> None:
     scope = MemoryScope(repo="api")
     texts = (

@@ -24,7 +24,7 @@ def _context(memory_id: str, session: str, at: float, *, starts: bool = False) -
 
 def test_context_accesses_become_the_record_and_recalls_do_not() -> None:
     given = GivenContext()
-    fold = GivenFromLog(given)
+    fold = GivenFromLog(given, clock=lambda: 30.0)
     note = MemoryStored(memory_id="m0", text="x", memory_type="note", scope=MemoryScope())
     stored = new_envelope(note, event_id="e0", tenant="t")
     start = (_context("a", "s1", 10.0, starts=True), _context("b", "s1", 10.0, starts=True))
@@ -46,7 +46,9 @@ def test_a_replicas_own_note_then_its_event_change_nothing_more() -> None:
     given = GivenContext()
     given.note("t", "s1", ["a"], restart=True, at=10.0)  # served here, noted at once
     given.note("t", "s1", ["b"], restart=False, at=11.0)
-    GivenFromLog(given).apply_batch([(1, _recalled("t", 1, _context("a", "s1", 10.0, starts=True)))])
+    GivenFromLog(given, clock=lambda: 30.0).apply_batch(
+        [(1, _recalled("t", 1, _context("a", "s1", 10.0, starts=True)))]
+    )
     assert given.given("t", "s1") == {"a", "b"}  # the older start, arriving late, forgets nothing newer
 
 
@@ -55,3 +57,18 @@ def test_poison_and_positions_move_it_on() -> None:
     fold.skip(3)
     fold.save_position(2)
     assert (fold.last_seq, fold.poisoned) == (3, 1)
+
+
+def test_a_start_that_gave_nothing_starts_the_record_and_old_contexts_are_left_in_log() -> None:
+    given = GivenContext()
+    fold = GivenFromLog(given, max_age_s=100.0, clock=lambda: 1_000.0)
+    fold.apply_batch(
+        [
+            (1, _recalled("t", 1, _context("old", "s0", 850.0, starts=True))),  # older than 100 s: over
+            (2, _recalled("t", 2, _context("a", "s1", 950.0, starts=True))),
+            (3, _recalled("t", 3, _context("", "s1", 960.0, starts=True))),  # a start that gave nothing
+        ]
+    )
+    assert given.given("t", "s0") == frozenset()
+    assert given.given("t", "s1") == frozenset()
+    assert fold.last_seq == 3

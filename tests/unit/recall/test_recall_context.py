@@ -105,6 +105,9 @@ def test_a_question_goes_after_what_is_known() -> None:
     assert pack([asked, known], 1500, ContextPolicy(question_weight=1.0)).memory_ids == ("m1", "m2")
     tight = estimate_tokens(ctx.text) - estimate_tokens(format_line(asked.payload))
     assert pack([asked, known], tight, ContextPolicy()).memory_ids == ("m2",)  # the budget goes to the fact
+    summary = _hit(3, "Session of 2026-12-07 in api: asked: how many retries does the client do?", 0.60)
+    summary = _with(summary, type="summary")  # it quotes a question; it asks nothing itself
+    assert pack([summary, known], 1500, ContextPolicy()).memory_ids == ("m3", "m2")
 
 
 def test_per_session_lets_other_sessions_go_first_then_fills() -> None:

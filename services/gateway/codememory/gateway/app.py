@@ -58,7 +58,7 @@ log = structlog.get_logger(__name__)
 
 def _projections(app: object) -> list[tuple[str, LiveProjection[Any]]]:
     assert isinstance(app, GatewayApp)
-    return [(app.live.name, app.live), (app.code_live.name, app.code_live)]
+    return [(live.name, live) for live in (app.live, app.code_live, app.given_live)]
 
 
 def _log_last_seq(app: object) -> int:

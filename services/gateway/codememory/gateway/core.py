@@ -10,7 +10,6 @@ caller's next recall already honours it. Every record read is checked against th
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol, TypeVar
@@ -137,12 +136,13 @@ class GatewayCore:
             )
 
         found = await self.live.read_held(build)
-        at = time.time()  # one time for this replica's record and every replica's (through LOG)
+        at = self.sessions_given.stamp(tenant, session_id)  # one time for every replica's record
         self.sessions_given.note(tenant, session_id, found.memory_ids, restart=not kept, at=at)
         if self.accesses is not None:
-            self.accesses.note(
-                tenant, found.memory_ids, session_id=session_id, purpose="context", starts=not kept, at=at
-            )
+            # a start that gave nothing still starts the record on the other replicas: one access
+            # without a memory (``MemoryAccess.starts``)
+            ids = found.memory_ids or (("",) if not kept and session_id else ())
+            self.accesses.note(tenant, ids, session_id=session_id, purpose="context", starts=not kept, at=at)
         return found
 
     async def _write(self, tenant: str, event: Event, event_id: str) -> int:

@@ -12,14 +12,16 @@ the conversation it kept, what it was given included.
 
 One record for every replica: a hook's request lands on any of them. The replica that serves a
 context notes it here at once, and its ``memories.recalled`` events (``accesses``, appended every
-two seconds, each access with its time and whether it started the record again) reach every
-replica through LOG, where ``GivenFromLog`` folds them into the same record. Each memory keeps the
-time it was given and each session the time its record last started, so the record comes out the
-same whatever order the notes arrive in (a replica's own, then another's older ones). Until another
-replica's events arrive (about two seconds), a replica may give a memory again; and a start that gave
-nothing leaves no access behind, so the other replicas keep the record from before it. Kept in memory for
-the ``MAX_SESSIONS`` latest sessions; a restarted replica folds LOG again. Thread-safe: contexts are
-packed, and LOG folded, in worker threads.
+two seconds, each access with its time and whether it started the record again; a start that gave
+nothing leaves one access without a memory) reach every replica through LOG, where ``GivenFromLog``
+folds them into the same record. Each memory keeps the time it was given and each session the time
+its record last started, so the record comes out the same whatever order the notes arrive in (a
+replica's own, then another's older ones), as long as a session stays under ``MAX_GIVEN`` memories
+(beyond it the earliest given are forgotten first). A context is stamped after everything its
+replica knows of the session (``stamp``), so a replica whose clock is behind another's still orders
+a prompt after the start it follows. Until another replica's events arrive (about two seconds), a
+replica may give a memory again. Kept in memory for the ``MAX_SESSIONS`` sessions last noted.
+Thread-safe: contexts are packed, and LOG folded, in worker threads.
 """
 
 from __future__ import annotations
@@ -31,13 +33,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 MAX_SESSIONS = 10_000
-MAX_GIVEN = 2_000  # memory ids remembered per session (the oldest are forgotten first)
+MAX_GIVEN = 2_000  # memory ids remembered per session (the earliest given are forgotten first)
+_AFTER = 1e-3  # how far past the latest time a session's record knows a new context is stamped
 
 
 @dataclass
 class _Session:
     started_at: float = 0.0  # what was given before this no longer counts
     given: dict[str, float] = field(default_factory=dict)  # memory id -> when it was last given
+
+    def latest(self) -> float:
+        return max(self.started_at, max(self.given.values(), default=0.0))
 
 
 class GivenContext:
@@ -58,6 +64,14 @@ class GivenContext:
             session = self._sessions.get((tenant, session_id))
             return frozenset(session.given) if session else frozenset()
 
+    def stamp(self, tenant: str, session_id: str, now: float | None = None) -> float:
+        """The time to note a new context of the session at: ``now`` (default: the clock), or just
+        after the latest time the record holds, when another replica's clock ran ahead of this one's."""
+        now = time.time() if now is None else now
+        with self._lock:
+            session = self._sessions.get((tenant, session_id))
+            return now if session is None else max(now, session.latest() + _AFTER)
+
     def note(
         self,
         tenant: str,
@@ -67,12 +81,12 @@ class GivenContext:
         restart: bool,
         at: float | None = None,
     ) -> None:
-        """``memory_ids`` were given to the session at ``at`` (default: now); ``restart``: that context
-        started its record again, so what it was given before ``at`` is forgotten. A note older than
-        the session's last start changes nothing."""
+        """``memory_ids`` were given to the session at ``at`` (default: ``stamp``); ``restart``: that
+        context started its record again, so what it was given before ``at`` is forgotten. A note
+        older than the session's last start changes nothing."""
         if not session_id:
             return
-        at = time.time() if at is None else at
+        at = self.stamp(tenant, session_id) if at is None else at
         key = (tenant, session_id)
         with self._lock:
             session = self._sessions.setdefault(key, _Session())
@@ -81,9 +95,9 @@ class GivenContext:
                 session.given = {m: t for m, t in session.given.items() if t >= at}
             if at >= session.started_at:
                 for memory_id in memory_ids:
-                    session.given[memory_id] = max(at, session.given.pop(memory_id, at))
-            while len(session.given) > self._max_given:
-                del session.given[next(iter(session.given))]
+                    session.given[memory_id] = max(at, session.given.get(memory_id, at))
+            while len(session.given) > self._max_given:  # the earliest given go first
+                del session.given[min(session.given, key=session.given.__getitem__)]
             self._sessions.move_to_end(key)
             while len(self._sessions) > self._max_sessions:
                 self._sessions.popitem(last=False)
