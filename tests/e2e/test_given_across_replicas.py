@@ -3,7 +3,7 @@
 A hook's context request lands on any replica (a queue group over NATS, or a load balancer over
 gRPC), and the agents keep what they were given in the conversation. So a prompt's context on one
 replica leaves out what another replica gave the same session, once that replica's record of it
-(``memories.recalled``, appended every two seconds) has reached LOG; and a session start on one
+(``memories.recalled``, appended at once after a context) has reached LOG; and a session start on one
 replica starts the record again on all of them. Two real gateway processes on one nats-server,
 each on its own port, so each request goes where the test sends it.
 """

@@ -69,3 +69,18 @@ async def test_a_flush_returns_only_when_one_in_flight_has_appended_too() -> Non
     assert await second == 1 and await first == 1
     events = [decode_envelope(r.data).payload for r in log.records]
     assert [a.memory_id for e in events if isinstance(e, MemoriesRecalled) for a in e.accesses] == ["a", "b"]
+
+
+async def test_a_wake_brings_the_next_flush_forward() -> None:
+    recorder = AccessRecorder(InMemoryEventLog())
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    waiting = asyncio.create_task(recorder.due(30.0))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    recorder.wake()  # a session context was noted
+    await asyncio.wait_for(waiting, 5.0)
+    assert loop.time() - started < 5.0
+    again = loop.time()
+    await recorder.due(0.2)  # woken once: the next wait is a whole tick again
+    assert loop.time() - again >= 0.15

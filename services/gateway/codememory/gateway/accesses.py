@@ -3,7 +3,9 @@
 Importance decays unless a memory keeps being used (the consolidate service reads these), so every
 hit a caller received is noted here: from the recall worker threads (a deque append is thread-safe)
 and appended to LOG by ``flush`` every few seconds, one event per tenant, never on the query path.
-A failed append keeps the accesses for the next flush (bounded: the oldest go first).
+A session context wakes the flush at once (``wake``): the other replicas read from LOG what each
+session was given (``givencontext``), and a prompt can follow its start within a second. A failed
+append keeps the accesses for the next flush (bounded: the oldest go first).
 
 A cycle asked for through the gateway flushes first (``GatewayCore.consolidate``): what was returned
 in the last two seconds is then in LOG before the consolidate service reads up to its end, so a
@@ -16,6 +18,7 @@ was called is in LOG (or kept, after a failed append).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections import deque
@@ -37,6 +40,19 @@ class AccessRecorder:
         self._log = event_log
         self._pending: deque[tuple[str, MemoryAccess]] = deque(maxlen=MAX_PENDING)
         self._flushing = asyncio.Lock()
+        self._woken = asyncio.Event()
+
+    def wake(self) -> None:
+        """Flush at once rather than at the next tick (``due``): a session context was noted, and the
+        other replicas leave out what it gave only once its accesses are in LOG (``givencontext``).
+        Call it on the event loop."""
+        self._woken.set()
+
+    async def due(self, seconds: float) -> None:
+        """Until ``seconds`` have passed, or sooner when ``wake`` was called."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._woken.wait(), seconds)
+        self._woken.clear()
 
     def note(
         self,

@@ -61,7 +61,7 @@ class BackgroundLoops:
         self._spawn(self._watch(), "gateway-watchdog")
         self._spawn(self._every(self._centrality_every_s, self._refresh_centrality), "gateway-centrality")
         self._spawn(self._every(self._optimize_every_s, self._optimize), "gateway-optimize")
-        self._spawn(self._every(ACCESS_FLUSH_S, self._record_accesses), "gateway-accesses")
+        self._spawn(self._record_accesses(), "gateway-accesses")
         if self._collector is not None and self._collector.active and self._gc_thaw_s > 0:
             self._spawn(self._every(self._gc_thaw_s, self._thaw), "gateway-gc-thaw")
 
@@ -117,7 +117,15 @@ class BackgroundLoops:
         log.info("heap_walked", unreachable=found, seconds=round(time.perf_counter() - t0, 3))
 
     async def _record_accesses(self) -> None:
-        await self.accesses.flush()
+        """Every ``ACCESS_FLUSH_S``, or at once after a session context (``AccessRecorder.wake``)."""
+        while True:
+            await self.accesses.due(ACCESS_FLUSH_S)
+            try:
+                await self.accesses.flush()
+            except Exception:
+                if cancelling():
+                    raise asyncio.CancelledError from None
+                log.exception("background_failed", task="record_accesses")
 
     async def _optimize(self) -> None:
         """Off the query path: Qdrant Edge builds HNSW only when asked (``optimizing``)."""

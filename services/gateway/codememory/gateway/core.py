@@ -139,10 +139,10 @@ class GatewayCore:
         at = self.sessions_given.stamp(tenant, session_id)  # one time for every replica's record
         self.sessions_given.note(tenant, session_id, found.memory_ids, restart=not kept, at=at)
         if self.accesses is not None:
-            # a start that gave nothing still starts the record on the other replicas: one access
-            # without a memory (``MemoryAccess.starts``)
+            # a start that gave nothing is still one access, without a memory (``MemoryAccess.starts``)
             ids = found.memory_ids or (("",) if not kept and session_id else ())
             self.accesses.note(tenant, ids, session_id=session_id, purpose="context", starts=not kept, at=at)
+            self.accesses.wake()  # into LOG at once, for the other replicas
         return found
 
     async def _write(self, tenant: str, event: Event, event_id: str) -> int:

@@ -11,16 +11,16 @@ a start whose source is ``resume`` (Claude Code, Codex, Gemini CLI), where the a
 the conversation it kept, what it was given included.
 
 One record for every replica: a hook's request lands on any of them. The replica that serves a
-context notes it here at once, and its ``memories.recalled`` events (``accesses``, appended every
-two seconds, each access with its time and whether it started the record again; a start that gave
-nothing leaves one access without a memory) reach every replica through LOG, where ``GivenFromLog``
-folds them into the same record. Each memory keeps the time it was given and each session the time
-its record last started, so the record comes out the same whatever order the notes arrive in (a
-replica's own, then another's older ones), as long as a session stays under ``MAX_GIVEN`` memories
-(beyond it the earliest given are forgotten first). A context is stamped after everything its
-replica knows of the session (``stamp``), so a replica whose clock is behind another's still orders
-a prompt after the start it follows. Until another replica's events arrive (about two seconds), a
-replica may give a memory again. Kept in memory for the ``MAX_SESSIONS`` sessions last noted.
+context notes it here at once, and its ``memories.recalled`` events (``accesses``, appended at once
+after a context, each access with its time and whether it started the record again; a start that
+gave nothing leaves one access without a memory) reach every replica through LOG, where
+``GivenFromLog`` folds them into the same record. Each memory keeps the time it was given and each
+session the time its record last started, so the record comes out the same whatever order the notes
+arrive in (a replica's own, then another's older ones; over ``MAX_GIVEN`` the earliest given go
+first). A context is stamped after everything its replica knows of the session (``stamp``), so a
+replica whose clock is behind another's still orders a prompt after the start it follows. Until
+another replica's events arrive (the append and the fold: milliseconds), a replica may give a
+memory again. Kept in memory for the ``MAX_SESSIONS`` sessions last noted.
 Thread-safe: contexts are packed, and LOG folded, in worker threads.
 """
 
