@@ -58,6 +58,19 @@ def test_over_its_cap_a_session_forgets_the_earliest_given_whatever_the_order() 
     assert records == {frozenset({"c", "d"})}
 
 
+def test_a_tenant_that_opens_sessions_by_the_thousand_pushes_out_its_own() -> None:
+    given = GivenContext(max_sessions=3)
+    given.note("quiet", "q1", ["a"], restart=True, at=1.0)
+    for n in range(10):  # another tenant floods the record
+        given.note("loud", f"l{n}", ["x"], restart=True, at=2.0 + n)
+    assert given.given("quiet", "q1") == {"a"}
+    assert given.given("loud", "l9") == {"x"} and given.given("loud", "l0") == frozenset()
+    given.note("loud", "l8", ["y"], restart=False, at=20.0)  # the most recent of its tenant again
+    given.note("quiet", "q2", ["b"], restart=True, at=21.0)
+    assert given.given("loud", "l8") == {"x", "y"} and given.given("loud", "l9") == frozenset()
+    assert given.given("quiet", "q1") == {"a"} and given.given("quiet", "q2") == {"b"}
+
+
 def test_a_context_is_stamped_after_what_the_record_knows_of_its_session() -> None:
     given = GivenContext()
     assert given.stamp("t", "s1", now=50.0) == 50.0

@@ -20,7 +20,8 @@ arrive in (a replica's own, then another's older ones; over ``MAX_GIVEN`` the ea
 first). A context is stamped after everything its replica knows of the session (``stamp``), so a
 replica whose clock is behind another's still orders a prompt after the start it follows. Until
 another replica's events arrive (the append and the fold: milliseconds), a replica may give a
-memory again. Kept in memory for the ``MAX_SESSIONS`` sessions last noted.
+memory again. Kept in memory for the ``MAX_SESSIONS`` sessions last noted (``_session``: one
+tenant's flood of sessions pushes out its own).
 Thread-safe: contexts are packed, and LOG folded, in worker threads.
 """
 
@@ -51,7 +52,8 @@ class GivenContext:
     prompt's context leaves out, forgotten when the session starts again (see the module)."""
 
     def __init__(self, max_sessions: int = MAX_SESSIONS, max_given: int = MAX_GIVEN) -> None:
-        self._sessions: OrderedDict[tuple[str, str], _Session] = OrderedDict()
+        self._tenants: dict[str, OrderedDict[str, _Session]] = {}  # by tenant, least recent first
+        self._count = 0
         self._max_sessions = max_sessions
         self._max_given = max_given
         self._lock = threading.Lock()
@@ -61,7 +63,7 @@ class GivenContext:
         if not session_id:
             return frozenset()
         with self._lock:
-            session = self._sessions.get((tenant, session_id))
+            session = self._find(tenant, session_id)
             return frozenset(session.given) if session else frozenset()
 
     def stamp(self, tenant: str, session_id: str, now: float | None = None) -> float:
@@ -69,7 +71,7 @@ class GivenContext:
         after the latest time the record holds, when another replica's clock ran ahead of this one's."""
         now = time.time() if now is None else now
         with self._lock:
-            session = self._sessions.get((tenant, session_id))
+            session = self._find(tenant, session_id)
             return now if session is None else max(now, session.latest() + _AFTER)
 
     def note(
@@ -87,9 +89,8 @@ class GivenContext:
         if not session_id:
             return
         at = self.stamp(tenant, session_id) if at is None else at
-        key = (tenant, session_id)
         with self._lock:
-            session = self._sessions.setdefault(key, _Session())
+            session = self._session(tenant, session_id)
             if restart and at > session.started_at:
                 session.started_at = at
                 session.given = {m: t for m, t in session.given.items() if t >= at}
@@ -98,9 +99,29 @@ class GivenContext:
                     session.given[memory_id] = max(at, session.given.get(memory_id, at))
             while len(session.given) > self._max_given:  # the earliest given go first
                 del session.given[min(session.given, key=session.given.__getitem__)]
-            self._sessions.move_to_end(key)
-            while len(self._sessions) > self._max_sessions:
-                self._sessions.popitem(last=False)
+
+    def _find(self, tenant: str, session_id: str) -> _Session | None:
+        sessions = self._tenants.get(tenant)
+        return sessions.get(session_id) if sessions is not None else None
+
+    def _session(self, tenant: str, session_id: str) -> _Session:
+        """The session's record, now the most recent of its tenant's. Over ``MAX_SESSIONS`` in all, the
+        tenant holding the most sessions loses its least recent one: a tenant that opens sessions by
+        the thousand pushes out its own records, not another tenant's. Under the lock."""
+        sessions = self._tenants.setdefault(tenant, OrderedDict())
+        session = sessions.get(session_id)
+        if session is None:
+            session = sessions[session_id] = _Session()
+            self._count += 1
+        sessions.move_to_end(session_id)
+        while self._count > self._max_sessions:
+            # on a tie, another tenant than the one noting
+            largest = max(self._tenants, key=lambda t: (len(self._tenants[t]), t != tenant))
+            self._tenants[largest].popitem(last=False)
+            self._count -= 1
+            if not self._tenants[largest]:
+                del self._tenants[largest]
+        return session
 
 
 __all__ = ["MAX_GIVEN", "MAX_SESSIONS", "GivenContext"]
