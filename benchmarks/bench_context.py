@@ -37,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import grpc
+import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from results import median, write_section
@@ -46,7 +47,14 @@ from codememory.hookclient import HookSettings
 from codememory.hookclient.gitrepo import repository_identity
 from codememory.hookclient.message import build_message
 from codememory.hookclient.wire import NatsConnection
-from codememory.recall.context import ContextPolicy, SessionContext, build_context, estimate_tokens, pack
+from codememory.recall.context import (
+    ContextPolicy,
+    ContextRequest,
+    SessionContext,
+    build_context,
+    estimate_tokens,
+    pack,
+)
 from codememory.recall.query import RecallQuery
 from codememory.recall.recaller import RecallHit
 from codememory.recall.scoring import ScoreParts
@@ -335,14 +343,14 @@ def _measure(
         repo = _identity(root, situation.repo)
         recent = _recent(stub, meta, repo)
         session = f"new-{uuid.uuid4().hex}"
-        scope = {
-            "tenant": "local",
-            "repo": repo,
-            "branch": situation.branch,
-            "cwd": cwd,
-            "session_id": session,
-            "prompt": situation.prompt,
-        }
+        scope = ContextRequest(
+            tenant="local",
+            repo=repo,
+            branch=situation.branch,
+            cwd=cwd,
+            session_id=session,
+            prompt=situation.prompt,
+        )
         for budget in BUDGETS:
             tally.add(
                 "recency only (baseline)", budget, situation, pack(recent, budget, ContextPolicy.legacy())
@@ -351,7 +359,8 @@ def _measure(
                 ("legacy packing (before)", ContextPolicy.legacy()),
                 ("policy packing (after)", ContextPolicy()),
             ):
-                ctx = build_context(source, budget_tokens=budget, policy=policy, **scope)
+                asked = msgspec.structs.replace(scope, budget_tokens=budget)
+                ctx = build_context(source, asked, policy=policy)
                 tally.add(method, budget, situation, ctx)
             for _ in range(repeats):
                 # each call a new session: a session's later prompts are not given again what it
@@ -383,8 +392,7 @@ def _misses(
     out = []
     for s in history.situations:
         cwd = str(root / s.repo / s.cwd).rstrip("/")
-        ctx = build_context(
-            source(),
+        asked = ContextRequest(
             tenant="local",
             repo=_identity(root, s.repo),
             branch=s.branch,
@@ -392,6 +400,7 @@ def _misses(
             prompt=s.prompt,
             budget_tokens=4000,
         )
+        ctx = build_context(source(), asked)
         out += [f"{s.name}: “{f.marker}”" for f in s.relevant if f.marker not in ctx.text]
     return "; ".join(out)
 

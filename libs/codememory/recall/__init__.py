@@ -1,6 +1,6 @@
 """Recall: hybrid ranking of memories and the session context built from it."""
 
-from codememory.recall.context import SessionContext, build_context, estimate_tokens
+from codememory.recall.context import ContextRequest, SessionContext, build_context, estimate_tokens
 from codememory.recall.query import RecallQuery, query_filter
 from codememory.recall.recaller import Recaller, RecallHit
 from codememory.recall.scoring import (
@@ -15,6 +15,7 @@ from codememory.recall.scoring import (
 
 __all__ = [
     "Candidate",
+    "ContextRequest",
     "RecallHit",
     "RecallQuery",
     "Recaller",

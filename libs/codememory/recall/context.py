@@ -170,36 +170,49 @@ def pack(
     return SessionContext(text=body, tokens=estimate_tokens(body), memory_ids=tuple(ids))
 
 
+class ContextRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """What an agent is working on, as its hook (or the RPC) says it, and the context's budget."""
+
+    tenant: str
+    repo: str = ""
+    branch: str = ""
+    cwd: str = ""
+    session_id: str = ""
+    prompt: str = ""  # empty at a session start
+    budget_tokens: int = 1500
+
+
 def build_context(
     recaller: HitSource,
+    request: ContextRequest,
     *,
-    tenant: str,
-    repo: str = "",
-    branch: str = "",
-    cwd: str = "",
-    session_id: str = "",
-    prompt: str = "",
-    budget_tokens: int = 1500,
     policy: ContextPolicy | None = None,
     leave_out: frozenset[str] = frozenset(),
 ) -> SessionContext:
     """Recall for what the agent is working on, then pack within the budget under ``policy``, without
     the memories in ``leave_out`` (what the session was already given)."""
     policy = policy or ContextPolicy()
-    text = prompt.strip() or " ".join(p for p in (_name(repo), branch, _name(cwd)) if p)
+    repo, branch, cwd = request.repo, request.branch, request.cwd
+    text = request.prompt.strip() or " ".join(p for p in (_name(repo), branch, _name(cwd)) if p)
     # no relevance feedback: the query is the session's situation, not a question (with it,
     # benchmarks/bench_context.py included a fact fewer at 1,500 and 4,000 tokens, 6-9 ms later)
     # no topic crowding either: it drops a topic's third hit from a list of ``candidates``, and the
     # budget, not a cap, decides how much of a topic fits
     query = RecallQuery(
-        tenant=tenant, text=text, limit=policy.candidates, repo=repo, cwd=cwd, feedback=False, crowd=False
+        tenant=request.tenant,
+        text=text,
+        limit=policy.candidates,
+        repo=repo,
+        cwd=cwd,
+        feedback=False,
+        crowd=False,
     )
     hits = _recall(recaller, query, policy.stated_types)
     if not hits and repo:  # nothing matched by meaning or words yet (e.g. not embedded): its newest
         hits = _recall(recaller, msgspec.structs.replace(query, text=""), policy.stated_types)
     if not hits and repo:  # a repository with no memories: what the user said anywhere
         hits = _recall(recaller, msgspec.structs.replace(query, repo=""), policy.stated_types)
-    return pack(hits, budget_tokens, policy, session_id=session_id, leave_out=leave_out)
+    return pack(hits, request.budget_tokens, policy, session_id=request.session_id, leave_out=leave_out)
 
 
 def _name(path: str) -> str:

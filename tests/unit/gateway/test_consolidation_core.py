@@ -27,7 +27,7 @@ from codememory.gateway.writes import NewMemory
 from codememory.lexical import SparseEncoder
 from codememory.memory import MemoryProjection, Position
 from codememory.projection import LiveProjection, poll
-from codememory.recall import RecallQuery
+from codememory.recall import ContextRequest, RecallQuery
 from codememory.vectorstore import EdgeVectorIndex
 
 
@@ -205,7 +205,7 @@ async def test_what_recall_returned_is_recorded_in_batches(
     core, log = parts
     stored = (await core.store("t", NewMemory(text="cache warms at startup"))).memory_id
     await core.recall(RecallQuery(tenant="t", text="cache"))
-    await core.context("t", session_id="s9", prompt="startup cache")
+    await core.context(ContextRequest(tenant="t", session_id="s9", prompt="startup cache"))
     assert core.accesses is not None and await core.accesses.flush() == 2
     recorded = [decode_envelope(r.data).payload for r in log.records]
     (event,) = [e for e in recorded if isinstance(e, MemoriesRecalled)]

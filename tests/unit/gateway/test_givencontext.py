@@ -11,6 +11,7 @@ from codememory.events import MemoryScope
 from codememory.gateway.core import GatewayCore
 from codememory.gateway.givencontext import GivenContext
 from codememory.gateway.writes import NewMemory
+from codememory.recall import ContextRequest
 
 
 def test_a_session_start_restarts_the_record_and_prompts_add_to_it() -> None:
@@ -83,6 +84,13 @@ def test_a_context_is_stamped_after_what_the_record_knows_of_its_session() -> No
     assert given.given("t", "s1") == frozenset()
 
 
+ASKED = "how often does the api retry?"
+
+
+def _asked(session: str, prompt: str = "") -> ContextRequest:
+    return ContextRequest(tenant="t", repo="api", session_id=session, prompt=prompt)
+
+
 async def test_a_prompts_context_leaves_out_what_the_session_was_given(core: GatewayCore) -> None:
     scope = MemoryScope(repo="api")
     texts = (
@@ -91,21 +99,21 @@ async def test_a_prompts_context_leaves_out_what_the_session_was_given(core: Gat
         "the api database is postgres 15, migrations go through alembic",
     )
     ids = [(await core.store("t", NewMemory(text=text, scope=scope))).memory_id for text in texts]
-    start = await core.context("t", repo="api", session_id="s1")
+    start = await core.context(_asked("s1"))
     assert set(start.memory_ids) == set(ids)
-    asked = await core.context("t", repo="api", session_id="s1", prompt="how often does the api retry?")
+    asked = await core.context(_asked("s1", ASKED))
     assert asked.memory_ids == () and asked.text == ""  # nothing it was not given already
     added = (
         await core.store("t", NewMemory(text="the api retry budget is 30 seconds in all", scope=scope))
     ).memory_id
-    asked = await core.context("t", repo="api", session_id="s1", prompt="how often does the api retry?")
+    asked = await core.context(_asked("s1", ASKED))
     assert asked.memory_ids == (added,)  # only the news
-    other = await core.context("t", repo="api", session_id="s2", prompt="how often does the api retry?")
+    other = await core.context(_asked("s2", ASKED))
     assert set(other.memory_ids) == {*ids, added}  # another session was given nothing yet
-    compacted = await core.context("t", repo="api", session_id="s1")  # its start again (after a compaction)
+    compacted = await core.context(_asked("s1"))  # its start again (after a compaction)
     assert set(compacted.memory_ids) == {*ids, added}
-    resumed = await core.context("t", repo="api", session_id="s1", resumed=True)  # the conversation kept
+    resumed = await core.context(_asked("s1"), resumed=True)  # the conversation kept
     assert resumed.memory_ids == ()
     await core.store("t", NewMemory(text="the api retries are logged at warning level", scope=scope))
-    resumed = await core.context("t", repo="api", session_id="s1", resumed=True)
+    resumed = await core.context(_asked("s1"), resumed=True)
     assert len(resumed.memory_ids) == 1  # only what it was not given

@@ -13,6 +13,7 @@ from livegateway import running_gateway  # type: ignore[import-not-found]
 
 from codememory import subjects
 from codememory.gateway.responder import context_router
+from codememory.recall import ContextRequest
 from codememory.runtime.natsd import NatsServer
 
 
@@ -23,14 +24,14 @@ class Found:
 
 class FakeCore:
     def __init__(self, fail: bool = False) -> None:
-        self.asked: list[tuple[str, dict[str, Any]]] = []
+        self.asked: list[tuple[ContextRequest, bool]] = []
         self._fail = fail
 
-    async def context(self, tenant: str, **scope: Any) -> Found:
+    async def context(self, request: ContextRequest, *, resumed: bool = False) -> Found:
         if self._fail:
             raise RuntimeError("recall broke")
-        self.asked.append((tenant, scope))
-        return Found(f"context for {tenant}")
+        self.asked.append((request, resumed))
+        return Found(f"context for {request.tenant}")
 
 
 async def _ask(core: Any, body: bytes, tenant: str = "alpha") -> dict[str, Any]:
@@ -46,16 +47,16 @@ async def test_the_tenant_comes_from_the_subject_and_the_budget_is_bounded() -> 
     core = FakeCore()
     body = json.dumps({"repo": "api", "prompt": "fix login", "budget_tokens": 10**9, "tenant": "evil"})
     assert await _ask(core, body.encode(), tenant="beta") == {"context": "context for beta"}
-    [(tenant, scope)] = core.asked
-    assert tenant == "beta" and scope["repo"] == "api" and scope["prompt"] == "fix login"
-    assert scope["budget_tokens"] == 20_000
+    [(asked, _)] = core.asked
+    assert asked.tenant == "beta" and asked.repo == "api" and asked.prompt == "fix login"
+    assert asked.budget_tokens == 20_000
 
 
 async def test_only_a_resumed_start_asks_for_the_session_record_to_be_kept() -> None:
     core = FakeCore()
     for source in ("resume", "startup", "compact", ""):
         await _ask(core, json.dumps({"session_id": "s1", "source": source}).encode())
-    assert [scope["resumed"] for _, scope in core.asked] == [True, False, False, False]
+    assert [resumed for _, resumed in core.asked] == [True, False, False, False]
 
 
 async def test_every_failure_answers_an_empty_context() -> None:

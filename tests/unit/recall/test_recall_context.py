@@ -7,7 +7,7 @@ import random
 import msgspec
 import pytest
 
-from codememory.recall.context import ContextPolicy, build_context, estimate_tokens, pack
+from codememory.recall.context import ContextPolicy, ContextRequest, build_context, estimate_tokens, pack
 from codememory.recall.provenance import format_line
 from codememory.recall.query import RecallQuery
 from codememory.recall.recaller import RecallHit
@@ -168,9 +168,8 @@ def test_a_bad_policy_is_a_clear_error(kwargs: dict[str, object]) -> None:
 def test_build_context_asks_for_the_policys_candidates_and_falls_back_to_any_repo() -> None:
     source = ListSource({"": [_hit(1, "anywhere: we use uv, not pip", 0.5)]})
     policy = ContextPolicy(candidates=70, stated_types=())
-    ctx = build_context(
-        source, tenant="t", repo="api", branch="main", cwd="/w/api/src", budget_tokens=500, policy=policy
-    )
+    asked = ContextRequest(tenant="t", repo="api", branch="main", cwd="/w/api/src", budget_tokens=500)
+    ctx = build_context(source, asked, policy=policy)
     assert [(q.repo, q.limit, q.text) for q in source.queries] == [
         ("api", 70, "api main src"),
         ("api", 70, ""),  # the repository's memories by recency and importance, before any other repo
@@ -183,15 +182,10 @@ def test_build_context_asks_for_the_policys_candidates_and_falls_back_to_any_rep
 def test_a_repository_identity_gives_its_name_to_the_query_not_its_host_or_path() -> None:
     for identity in ("github.com/acme/payments", "/home/ana/src/payments/"):
         source = ListSource({identity: [_hit(1, "webhooks are verified with the signing secret", 0.5)]})
-        ctx = build_context(
-            source,
-            tenant="t",
-            repo=identity,
-            branch="main",
-            cwd="/home/ana/src/payments/app",
-            budget_tokens=500,
-            policy=ContextPolicy(stated_types=()),
+        asked = ContextRequest(
+            tenant="t", repo=identity, branch="main", cwd="/home/ana/src/payments/app", budget_tokens=500
         )
+        ctx = build_context(source, asked, policy=ContextPolicy(stated_types=()))
         assert [(q.repo, q.text) for q in source.queries] == [(identity, "payments main app")]
         assert ctx.memory_ids == ("m1",)
 
@@ -206,9 +200,8 @@ class NotYetEmbedded(ListSource):
 
 def test_a_repository_whose_memories_match_nothing_yet_still_gives_its_own() -> None:
     source = NotYetEmbedded({"api": [_hit(1, "run migrations with make migrate before tests", 0.5)]})
-    ctx = build_context(
-        source, tenant="t", repo="api", budget_tokens=500, policy=ContextPolicy(stated_types=())
-    )
+    asked = ContextRequest(tenant="t", repo="api", budget_tokens=500)
+    ctx = build_context(source, asked, policy=ContextPolicy(stated_types=()))
     assert ctx.memory_ids == ("m1",) and [q.repo for q in source.queries] == ["api", "api"]
 
 
@@ -220,20 +213,19 @@ def test_stated_memories_get_their_own_recall_when_observations_flood_the_candid
     decision = _hit(9, "migrations must stay backwards compatible for one release", 0.3)
     source = ListSource({"api": [*observed, decision]})
     policy = ContextPolicy(candidates=5)
-    ctx = build_context(source, tenant="t", repo="api", budget_tokens=500, policy=policy)
+    ctx = build_context(source, ContextRequest(tenant="t", repo="api", budget_tokens=500), policy=policy)
     assert [q.types for q in source.queries] == [(), policy.stated_types]
     assert ctx.memory_ids[0] == "m9"  # 0.3 beats 0.9 x 0.3: stated outranks observed
     legacy = build_context(
         ListSource({"api": [*observed, decision]}),
-        tenant="t",
-        repo="api",
+        ContextRequest(tenant="t", repo="api"),
         policy=ContextPolicy(candidates=5, stated_types=()),
     )
     assert "m9" not in legacy.memory_ids
 
 
 def test_nothing_recalled_is_an_empty_context() -> None:
-    ctx = build_context(ListSource({}), tenant="t", repo="api", prompt="why?")
+    ctx = build_context(ListSource({}), ContextRequest(tenant="t", repo="api", prompt="why?"))
     assert (ctx.text, ctx.tokens, ctx.memory_ids) == ("", 0, ())
 
 

@@ -36,7 +36,15 @@ from codememory.gateway.writes import MAX_TEXT, NewMemory, Written
 from codememory.lexical import SparseEncoder
 from codememory.memory import ACTIVE, DEPRECATED, LIVE_STATES, MERGED, MemoryProjection, point_id
 from codememory.projection import LiveProjection
-from codememory.recall import Recaller, RecallHit, RecallQuery, SessionContext, Weights, build_context
+from codememory.recall import (
+    ContextRequest,
+    Recaller,
+    RecallHit,
+    RecallQuery,
+    SessionContext,
+    Weights,
+    build_context,
+)
 from codememory.vectorstore import IndexFilter, StoredPoint
 
 T = TypeVar("T")
@@ -106,34 +114,14 @@ class GatewayCore:
 
         return await self.live.read_held(work)  # a swap closes the projection only after this read
 
-    async def context(
-        self,
-        tenant: str,
-        *,
-        repo: str = "",
-        branch: str = "",
-        cwd: str = "",
-        session_id: str = "",
-        prompt: str = "",
-        budget_tokens: int = 1500,
-        resumed: bool = False,
-    ) -> SessionContext:
+    async def context(self, request: ContextRequest, *, resumed: bool = False) -> SessionContext:
         """Session context; at a prompt or a resumed start, without what the session had (givencontext)."""
-        kept = bool(prompt.strip()) or resumed
+        tenant, session_id = request.tenant, request.session_id
+        kept = bool(request.prompt.strip()) or resumed
         given = self.sessions_given.given(tenant, session_id) if kept else frozenset()
 
         def build(projection: MemoryProjection) -> SessionContext:
-            return build_context(
-                self._recaller(projection),
-                tenant=tenant,
-                repo=repo,
-                branch=branch,
-                cwd=cwd,
-                session_id=session_id,
-                prompt=prompt,
-                budget_tokens=budget_tokens,
-                leave_out=given,
-            )
+            return build_context(self._recaller(projection), request, leave_out=given)
 
         found = await self.live.read_held(build)
         at = self.sessions_given.stamp(tenant, session_id)  # one time for every replica's record

@@ -19,6 +19,7 @@ from faststream.params import NoCast
 from codememory import subjects
 from codememory.bus.app import raw_body
 from codememory.gateway.core import GatewayCore
+from codememory.recall import ContextRequest
 from codememory.topology import GATEWAY
 
 log = structlog.get_logger(__name__)
@@ -53,16 +54,16 @@ def context_router(core: Callable[[], GatewayCore | None], *, default_budget: in
             if not isinstance(request, dict):
                 raise ValueError("the request is not a JSON object")
             budget = int(request.get("budget_tokens") or default_budget)
-            found = await gateway.context(
-                tenant,
+            asked = ContextRequest(
+                tenant=tenant,
                 repo=str(request.get("repo", "")),
                 branch=str(request.get("branch", "")),
                 cwd=str(request.get("cwd", "")),
                 session_id=str(request.get("session_id", "")),
                 prompt=str(request.get("prompt", "")),
                 budget_tokens=max(MIN_BUDGET, min(budget, MAX_BUDGET)),
-                resumed=request.get("source") == RESUMED,
             )
+            found = await gateway.context(asked, resumed=request.get("source") == RESUMED)
             return reply(found.text)
         except Exception:
             log.exception("context_request_failed", tenant=tenant)

@@ -34,7 +34,7 @@ from codememory.gateway.errors import PermissionDenied, Unauthenticated
 from codememory.gateway.importing import WORKERS_AFTER, ImportRun
 from codememory.gateway.rpccall import TRANSLATED, rpc, status_of
 from codememory.gateway.status import StatusSource
-from codememory.recall import RecallHit
+from codememory.recall import ContextRequest, RecallHit
 from codememory.recall.codeaware import CodeAwareHit
 from codememory.v1 import memory_pb2 as pb
 from codememory.v1 import memory_pb2_grpc as pb_grpc
@@ -110,8 +110,8 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
     async def SessionContext(
         self, tenant: str, request: pb.SessionContextRequest, context: grpc.aio.ServicerContext
     ) -> pb.SessionContextResponse:
-        ctx = await self.core.context(
-            tenant,
+        asked = ContextRequest(
+            tenant=tenant,
             repo=request.repo,
             branch=request.branch,
             cwd=request.cwd,
@@ -119,6 +119,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             prompt=request.prompt,
             budget_tokens=request.budget_tokens or 1500,
         )
+        ctx = await self.core.context(asked)
         return pb.SessionContextResponse(context=ctx.text, tokens=ctx.tokens, memory_ids=list(ctx.memory_ids))
 
     @rpc
