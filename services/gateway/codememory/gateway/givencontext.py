@@ -19,10 +19,10 @@ session the time its record last started, so the record comes out the same whate
 arrive in (a replica's own, then another's older ones; over ``MAX_GIVEN`` the earliest given go
 first). A context is stamped after everything its replica knows of the session (``stamp``), so a
 replica whose clock is behind another's still orders a prompt after the start it follows. Until
-another replica's events arrive (the append and the fold: milliseconds), a replica may give a
-memory again. Kept in memory for the ``MAX_SESSIONS`` sessions last noted (``_session``: one
-tenant's flood of sessions pushes out its own).
-Thread-safe: contexts are packed, and LOG folded, in worker threads.
+another replica's events arrive (an append and a fold: with a prompt 0.2 s after its start, none of
+10 repeated in a walkthrough, benchmarks/RESULTS.md), a replica may give a memory again. Kept in
+memory for the ``MAX_SESSIONS`` sessions last noted (``_session``: one tenant's flood of sessions
+pushes out its own). Thread-safe: contexts are packed, and LOG folded, in worker threads.
 """
 
 from __future__ import annotations

@@ -14,64 +14,51 @@ decay reads those).
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 
 from codememory.events import MemoriesRecalled
 from codememory.gateway.givencontext import GivenContext
 from codememory.projection.port import Decoded
+from codememory.projection.position import InMemoryPosition
 
 MAX_AGE_S = 2 * 24 * 3600.0
 
 
-class GivenFromLog:
-    """A ``projection.port.Projection`` over a ``GivenContext``."""
+class GivenFromLog(InMemoryPosition):
+    """A ``projection.port.Projection`` over a ``GivenContext`` (its position: ``InMemoryPosition``)."""
 
     def __init__(
         self, given: GivenContext, *, max_age_s: float = MAX_AGE_S, clock: Callable[[], float] = time.time
     ) -> None:
+        super().__init__()
         self.given = given
         self._max_age_s = max_age_s
         self._clock = clock
-        self._seq = 0
-        self._poisoned = 0
-
-    @property
-    def last_seq(self) -> int:
-        return self._seq
-
-    @property
-    def poisoned(self) -> int:
-        return self._poisoned
 
     def apply_batch(self, decoded: Decoded) -> int:
         applied = 0
         oldest = self._clock() - self._max_age_s
         for seq, envelope in decoded:
-            if seq <= self._seq:
+            if seq <= self.last_seq:
                 continue
-            self._seq = seq
+            self.last_seq = seq
             applied += 1
             if not isinstance(envelope.payload, MemoriesRecalled):
                 continue
-            for access in envelope.payload.accesses:
-                if access.purpose != "context" or not access.session_id or access.at < oldest:
-                    continue
-                self.given.note(
-                    envelope.tenant,
-                    access.session_id,
-                    (access.memory_id,) if access.memory_id else (),
-                    restart=access.starts,
-                    at=access.at,
-                )
+            contexts = [
+                a
+                for a in envelope.payload.accesses
+                if a.purpose == "context" and a.session_id and a.at >= oldest
+            ]
+            # one context's accesses share their session, time and start: one note each
+            for (session_id, at, starts), same in itertools.groupby(
+                contexts, key=lambda a: (a.session_id, a.at, a.starts)
+            ):
+                ids = [a.memory_id for a in same if a.memory_id]
+                self.given.note(envelope.tenant, session_id, ids, restart=starts, at=at)
         return applied
-
-    def skip(self, seq: int) -> None:
-        self._seq = max(self._seq, seq)
-        self._poisoned += 1
-
-    def save_position(self, seq: int) -> None:
-        self._seq = max(self._seq, seq)
 
 
 __all__ = ["MAX_AGE_S", "GivenFromLog"]
