@@ -35,6 +35,15 @@ def matrix(memories: Sequence[Remembered]) -> np.ndarray:
     return np.stack(vectors).astype(np.float32, copy=False)  # type: ignore[arg-type]
 
 
+def pair_similarities(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row i of ``a`` with row i of ``b``, each pair summed the same way wherever its rows lie. A block
+    product does not: BLAS takes a column at the block's edge along another path, so one vector
+    stored twice came out 4e-8 apart from itself (on one machine and not another), and the order of
+    equal neighbours, which two replicas must agree on, changed with the hardware."""
+    summed: np.ndarray = np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64))
+    return summed
+
+
 def similar_pairs(
     new: Sequence[Remembered],
     group: Sequence[Remembered],
@@ -58,7 +67,8 @@ def similar_pairs(
     count = min(top + 1, len(group))
     for start in range(0, len(new), chunk):
         rows = new[start : start + chunk]
-        sims = matrix(rows) @ others.T
+        mine = matrix(rows)
+        sims = mine @ others.T
         over = sims >= threshold
         if np.count_nonzero(over) > CROWDED * count * len(rows):  # a low threshold: rows pass whole
             best = np.argpartition(-sims, count - 1, axis=1)[:, :count]  # (equal ones at the cut: any)
@@ -68,7 +78,7 @@ def similar_pairs(
         at, of = np.nonzero(over)
         if not len(at):
             continue
-        values = sims[at, of]
+        values = pair_similarities(mine[at], others[of])
         order = np.lexsort((of, -values, at))  # by row, then best first, then by place in the group
         at, of, values = at[order], of[order], values[order]
         place = np.arange(len(at)) - np.searchsorted(at, at)  # rank within its row
