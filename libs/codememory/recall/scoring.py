@@ -137,6 +137,17 @@ def author_named(payload: Mapping[str, object], mentioned: frozenset[str]) -> fl
     return 0.0 if mentioned.isdisjoint(_name_words(user)) else 1.0
 
 
+def stated_at(payload: Mapping[str, object], now: float) -> float:
+    """When a memory's fact was last stated: its own time, or the latest restatement a cycle merged
+    into it (``sources``). A convention restated yesterday is current, however old its best wording."""
+    latest = _as_float(payload.get("created_at"), now)
+    sources = payload.get("sources")
+    for source in sources if isinstance(sources, list) else ():
+        if isinstance(source, Mapping):
+            latest = max(latest, _as_float(source.get("created_at"), latest))
+    return latest
+
+
 def recency(created_at: float, now: float, half_life_days: float) -> float:
     age_days = max(0.0, now - created_at) / 86400.0
     return math.pow(0.5, age_days / half_life_days) if half_life_days > 0 else 0.0
@@ -183,7 +194,7 @@ def score(
     for c in candidates:
         dense = max(0.0, min(1.0, c.dense or 0.0))
         lexical = (c.lexical or 0.0) / top_lexical if top_lexical > 0 else 0.0
-        rec = recency(_as_float(c.payload.get("created_at"), now), now, weights.recency_half_life_days)
+        rec = recency(stated_at(c.payload, now), now, weights.recency_half_life_days)
         imp = max(0.0, min(1.0, _as_float(c.payload.get("importance"), 0.5)))
         scope = scope_match(c.payload, hint)
         author = author_named(c.payload, hint.mentioned)

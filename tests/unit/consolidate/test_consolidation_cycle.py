@@ -3,10 +3,12 @@
 from consolidatekit import Log, at_angle, unit  # type: ignore[import-not-found]
 
 from codememory.consolidate.cycle import run_cycle
+from codememory.consolidate.decay import DAY
 from codememory.consolidate.policy import ConsolidationPolicy
 from codememory.consolidate.view import ConsolidationView
 from codememory.events import (
     ConsolidationCompleted,
+    ImportanceDecayed,
     InsightDerived,
     MemoriesMerged,
     MemoriesUnmerged,
@@ -164,3 +166,33 @@ def test_an_unmerged_pair_is_active_again_and_never_merged_again() -> None:
     again = run_cycle(tenant, "t", POLICY, now=log.clock + 60, up_to_seq=view.last_seq)
     (joined,) = [{e.canonical_id, *e.merged_ids} for _, e in again.events if isinstance(e, MemoriesMerged)]
     assert third in joined and not {gone, merged.canonical_id} <= joined
+
+
+def test_a_rule_restated_lately_does_not_decay_from_its_first_statement() -> None:
+    """Stating a fact again is using it: a canonical memory first stated 200 days ago decays from its
+    latest restatement (merged in the same cycle, then folded from LOG by the next), while a rule
+    stated as long ago and never again fades."""
+    log = Log()
+    log.clock -= 200 * DAY
+    first = log.stored("We lint with ruff, not flake8.", unit(0, 1), kind="prompt", session="a")
+    lone = log.stored("Use 4 spaces for indentation in Python files.", unit(1), session="a")
+    log.clock += 199 * DAY
+    again = log.stored("Lint with ruff and not flake8.", unit(0.15, 0.99), kind="note", session="b")
+    view = ConsolidationView()
+    view.apply_batch(log.records)
+    now = log.clock + DAY
+    cycle = run_cycle(view.tenant("t"), "t", POLICY, now=now, up_to_seq=view.last_seq)
+    (merged,) = [e for _, e in cycle.events if isinstance(e, MemoriesMerged)]
+    assert {merged.canonical_id, *merged.merged_ids} == {first, again}
+    decayed = {
+        a.memory_id for _, e in cycle.events if isinstance(e, ImportanceDecayed) for a in e.adjustments
+    }
+    assert lone in decayed and merged.canonical_id not in decayed and again not in decayed
+    for event_id, event in cycle.events:
+        log.add(event, event_id=event_id)
+    view.apply_batch(log.records)
+    later = run_cycle(view.tenant("t"), "t", POLICY, now=now + 20 * DAY, up_to_seq=view.last_seq)
+    decayed = {
+        a.memory_id for _, e in later.events if isinstance(e, ImportanceDecayed) for a in e.adjustments
+    }
+    assert merged.canonical_id not in decayed  # 21 days since its restatement: less than a step

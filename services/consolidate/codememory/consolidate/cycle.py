@@ -70,6 +70,10 @@ def _merge_events(out: CycleOutput, tenant: str, merges: list[Merge], policy: Co
         out.add(
             deterministic_id(tenant, "merged", merge.canonical.memory_id, *ids), event, "merged", len(ids)
         )
+        latest = max(m.created_at for m in merge.merged)
+        canonical_id = merge.canonical.memory_id
+        out.stated_again[canonical_id] = max(latest, out.stated_again.get(canonical_id, 0.0))
+        out.merged_now.update(ids)
 
 
 def _repo_events(
@@ -157,8 +161,8 @@ def _convention(canonical: Remembered, superseded_now: set[str], policy: Consoli
 def _decay_events(
     out: CycleOutput, view: TenantView, tenant: str, now: float, policy: ConsolidationPolicy
 ) -> None:
-    everything = list(view.memories.values())
-    moved = adjustments(everything, now, view.files, policy)
+    everything = [m for m in view.memories.values() if m.memory_id not in out.merged_now]
+    moved = adjustments(everything, now, view.files, policy, out.stated_again)
     for start in range(0, len(moved), CHUNK):
         chunk = tuple(
             ImportanceAdjustment(memory_id=k, importance=v) for k, v in moved[start : start + CHUNK]

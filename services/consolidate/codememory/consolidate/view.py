@@ -78,6 +78,7 @@ class Remembered:
     restated: int = 1  # 1 + the restatements merged into it
     accesses: int = 0
     last_access: float = 0.0
+    last_stated: float = 0.0  # the latest restatement merged into it: stating a fact again is using it
     kind: str = ""  # the tool kind of an observation (read, search, edit ...)
 
 
@@ -206,6 +207,7 @@ class ConsolidationView(InMemoryPosition):
                     m.state, m.merged_into = "merged", event.canonical_id
                 if taken and (c := memories.get(event.canonical_id)) is not None:
                     c.restated += len(fresh)
+                    c.last_stated = max([c.last_stated, *(m.created_at for m in fresh)])
                     if event.importance is not None:
                         c.importance = max(c.importance, event.importance)
             case MemoriesUnmerged():
