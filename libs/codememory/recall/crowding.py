@@ -51,7 +51,7 @@ from codememory.memory.cues import address_words
 from codememory.memory.kinds import OBSERVED_TYPES
 from codememory.memory.statements import conflicting_values
 from codememory.memory.terms import analyse, subject_words
-from codememory.recall.restated import Ranked, eligible, give_way, statement
+from codememory.recall.restated import Ranked, eligible, give_way, restated_count, statement
 from codememory.recall.scoring import Candidate, ScoreParts
 
 # words that address the listener, not a subject ("reminder: ...", "just so you know, ..."), as stems
@@ -78,12 +78,11 @@ class _Row:
     @classmethod
     def of(cls, candidate: Candidate, vector: np.ndarray) -> _Row:
         kind = candidate.payload.get("type")
-        restated = candidate.payload.get("restated")
         return cls(
             vector,
             statement(candidate.payload),
             kind in OBSERVED_TYPES or kind == "insight",
-            restated if isinstance(restated, int) else 1,
+            restated_count(candidate.payload),
         )
 
 

@@ -12,6 +12,11 @@ the subject, so within the top ``window`` a hit that says what a higher hit says
   counting the words an identifier is made of),
   so "Admin endpoints allow 20 requests a minute" never gives way to "the search endpoint allows
   100", nor "the load target is Snowflake now" to "the pipeline loads into Redshift";
+- of two statements of one fact, the one stated more often keeps the place whichever ranked higher,
+  unless the other was said after its latest restatement: a cycle's canonical memory holds the
+  restatements it merged (``restated``), and recall, with the query choosing the subject,
+  recognises wordings the cycle could not merge ("runs must be reproducible: seed_everything(42)"
+  under "seed everything with 42 so runs are comparable");
 - a statement and an observation need only ``Weights.restated_observed`` (a tool's output says what
   the user said in other words: "Read Makefile: lint: ruff check" and "we lint with ruff"), and the
   statement keeps the place whichever ranked higher: what someone stated outranks what a tool
@@ -41,7 +46,7 @@ from codememory.memory.cues import CHANGE_CUES, NOT_CHANGE_CUES, cues_of
 from codememory.memory.kinds import OBSERVED_TYPES, STATED_TYPES
 from codememory.memory.statements import PARALLEL_RATIO, same_statement
 from codememory.memory.terms import analyse, subject_overlap
-from codememory.recall.scoring import Candidate, ScoreParts
+from codememory.recall.scoring import Candidate, ScoreParts, stated_at
 
 Ranked = list[tuple[Candidate, ScoreParts]]
 MIN_OVERLAP = 0.25  # share of the smaller one's subject words two restatements without a common value share
@@ -146,6 +151,24 @@ class _Window:
                     break
         return found
 
+    def lessons_of(self, candidate: Candidate, besides: int) -> list[int]:
+        """Positions of kept insights drawn from what ``candidate`` stands for, other than ``besides``."""
+        if not self.insights or candidate.payload.get("type") not in _STATED:
+            return []
+        covers = stands_for(candidate.memory_id, candidate.payload)
+        return [p for p in self.insights if p != besides and covers & evidence_of(self.kept[p][0].payload)]
+
+    def release(self, positions: list[int]) -> Ranked:
+        """Take the kept hits at ``positions`` out (they give way after all)."""
+        gone = set(positions)
+        out = [self.kept[p] for p in sorted(gone)]
+        stay = [p for p in range(len(self.kept)) if p not in gone]
+        new_place = {old: new for new, old in enumerate(stay)}
+        self.kept = [self.kept[p] for p in stay]
+        self.rows = [self.rows[p] for p in stay]
+        self.insights = [new_place[p] for p in self.insights if p in new_place]
+        return out
+
     def keep(self, item: tuple[Candidate, ScoreParts], position: int | None = None) -> None:
         candidate = item[0]
         row = self.row.get(candidate.memory_id, -1) if eligible(candidate) else -1
@@ -160,10 +183,20 @@ class _Window:
         self.rows.append(row)
 
 
+def restated_count(payload: Mapping[str, object]) -> int:
+    """How many times a memory's fact was stated: 1 + the restatements a cycle merged into it."""
+    restated = payload.get("restated")
+    return restated if isinstance(restated, int) and restated > 0 else 1
+
+
 def _represents(lower: Candidate, higher: Candidate) -> bool:
     """Whether ``lower`` takes ``higher``'s place rather than giving way: of an insight and a memory
     it was drawn from, the memory when someone stated it and the insight when a tool observed it;
-    a statement over an observation of the same fact (what someone stated outranks it)."""
+    a statement over an observation of the same fact (what someone stated outranks it); of two
+    statements of one fact, the one stated more often (a cycle's canonical memory, holding the
+    restatements it merged, over a wording the cycle could not tell was the same fact) when its
+    latest statement is no older than the other's (a later wording may be an amendment no cycle
+    caught: which one is current is ``currency``'s to say)."""
     kind, lower_kind = higher.payload.get("type"), lower.payload.get("type")
     if kind == "insight":
         drawn = stands_for(lower.memory_id, lower.payload) & evidence_of(higher.payload)
@@ -172,6 +205,9 @@ def _represents(lower: Candidate, higher: Candidate) -> bool:
         return kind in _OBSERVED and bool(
             stands_for(higher.memory_id, higher.payload) & evidence_of(lower.payload)
         )
+    if kind in _STATED and lower_kind in _STATED:  # stated again since the other was said: current
+        stated_since = stated_at(lower.payload, 0.0) >= stated_at(higher.payload, 0.0)
+        return stated_since and restated_count(lower.payload) > restated_count(higher.payload)
     return kind in _OBSERVED and lower_kind in _STATED
 
 
@@ -200,6 +236,8 @@ def one_per_fact(
         if _represents(candidate, holder[0]):
             state.keep((candidate, msgspec.structs.replace(item[1], total=holder[1].total)), place)
             item = holder  # the statement takes the place of the insight drawn from it, or of an observation
+            # ... and a lesson drawn from it that kept another place gives way too (one fact, one place)
+            moved.extend(state.release(state.lessons_of(candidate, place)))
         moved.append(item)
     if not moved:
         return list(ranked)
@@ -220,6 +258,7 @@ __all__ = [
     "evidence_of",
     "give_way",
     "one_per_fact",
+    "restated_count",
     "same_fact",
     "stands_for",
     "statement",

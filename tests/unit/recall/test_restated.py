@@ -173,3 +173,48 @@ def test_an_insight_is_compared_by_its_lesson_not_by_where_it_was_learnt() -> No
     ]
     out = one_per_fact(ranked, plane_vectors(s=0.0, i=0.3, c=1.5), 0.5, 20)
     assert order(out) == ["s", "c", "i"]  # "5 sessions" is no value of the fact
+
+
+def test_a_canonical_statement_takes_the_place_of_a_wording_said_before_its_latest_restatement() -> None:
+    """Of two statements of one fact, the one a cycle merged restatements into leads, unless the other
+    was said after its latest restatement (an amendment no cycle caught keeps its place)."""
+    day = 86400.0
+    wording = hit("wording", "remember the seed is 42 for torch, numpy and random", 0.9)
+    other = hit("other", "commit messages follow conventional commits", 0.8)
+    canonical = hit("canonical", "use seed 42, we compare runs across people", 0.7)
+    wording[0].payload["created_at"] = 10 * day
+    canonical[0].payload.update(created_at=1 * day, restated=4, sources=[{"created_at": 20 * day}])
+    vectors = plane_vectors(wording=0.0, other=2.0, canonical=0.8)  # cos 0.70
+    out = one_per_fact([wording, other, canonical], vectors, 0.5, 20)
+    assert order(out) == ["canonical", "other", "wording"] and out[0][1].total == 0.9
+    canonical[0].payload["sources"] = [{"created_at": 5 * day}]  # restated last before the wording
+    assert order(one_per_fact([wording, other, canonical], vectors, 0.5, 20)) == [
+        "wording",
+        "other",
+        "canonical",
+    ]
+
+
+def test_a_statement_taking_an_observations_place_takes_its_lessons_out_of_theirs() -> None:
+    """A canonical memory restates both an observation and the lesson drawn from it that ranked above
+    it: it takes the observation's place, and its lesson gives way too (one fact, one place)."""
+    ranked = [
+        hit(
+            "seen",
+            "Read internal/money/amount.go\ntype Amount struct {\n\tMinor int64\n}",
+            0.9,
+            kind="observation",
+        ),
+        hit(
+            "lesson",
+            "store money in minor units as an int64, floats lose pennies\nSituation: stated in 8 sessions",
+            0.8,
+            kind="insight",
+            evidence="canon",
+        ),
+        hit("other", "commit messages follow conventional commits", 0.7),
+        hit("canon", "reminder: store money in minor units as an int64, floats lose pennies", 0.6),
+    ]
+    vectors = plane_vectors(seen=0.0, lesson=1.2, other=2.8, canon=0.9)  # canon~seen 0.62, lesson apart
+    out = one_per_fact(ranked, vectors, 0.5, 20, 0.45)
+    assert order(out) == ["canon", "other", "lesson", "seen"] and out[0][1].total == 0.9
