@@ -24,15 +24,10 @@ from collections.abc import Callable, Mapping, Sequence
 import msgspec
 
 from codememory.memory.kinds import STATED_TYPES
-from codememory.recall.scoring import Candidate, ScoreParts, Weights
+from codememory.recall.scoring import Candidate, ScoreParts, Weights, relevance
 
 Ranked = list[tuple[Candidate, ScoreParts]]
 _STATED = frozenset(STATED_TYPES)
-
-
-def relevance(parts: ScoreParts, weights: Weights) -> float:
-    """How well a memory matches the query's meaning and words (not its age, importance or scope)."""
-    return weights.dense * parts.dense + weights.lexical * parts.lexical
 
 
 def _created(payload: Mapping[str, object]) -> float:

@@ -31,6 +31,7 @@ from codememory.recall.scoring import (
     ScopeHint,
     ScoreParts,
     Weights,
+    relevance,
     score,
     top_lexical_of,
     words_of,
@@ -174,7 +175,15 @@ class Recaller:
         read = self._index.dense_vectors(list(points))  # the dense vectors alone (cached when wrapped)
         vectors = unit_vectors([(points[p], dense) for p, dense in read.items()])
         weights = self.weights
-        ranked = one_per_fact(ranked, vectors, weights.restated, window, weights.restated_observed)
+        ranked = one_per_fact(
+            ranked,
+            vectors,
+            weights.restated,
+            window,
+            weights.restated_observed,
+            weights.topic_lead_margin,
+            lambda parts: relevance(parts, weights),
+        )
         return crowd_topics(
             ranked,
             vectors,

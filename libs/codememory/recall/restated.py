@@ -12,11 +12,16 @@ the subject, so within the top ``window`` a hit that says what a higher hit says
   counting the words an identifier is made of),
   so "Admin endpoints allow 20 requests a minute" never gives way to "the search endpoint allows
   100", nor "the load target is Snowflake now" to "the pipeline loads into Redshift";
-- of two statements of one fact, the one stated more often keeps the place whichever ranked higher,
-  unless the other was said after its latest restatement: a cycle's canonical memory holds the
-  restatements it merged (``restated``), and recall, with the query choosing the subject,
+- of two statements of one fact, the one stated more often takes the place of the other when it
+  answers the query nearly as well (its relevance, meaning and words, at least
+  ``Weights.topic_lead_margin`` of the other's: as a topic's canonical wording leads it in
+  ``crowding``) and the other was not said after its latest restatement. A cycle's canonical memory
+  holds the restatements it merged (``restated``), and recall, with the query choosing the subject,
   recognises wordings the cycle could not merge ("runs must be reproducible: seed_everything(42)"
-  under "seed everything with 42 so runs are comparable");
+  under "use seed 42, we compare runs across people"). The margin keeps an exception in its place:
+  for "which timezone does the reporting export use?", "the reporting export writes local times"
+  answers far better than the rule it looks like, "timestamps go into the DB as UTC", stated five
+  times;
 - a statement and an observation need only ``Weights.restated_observed`` (a tool's output says what
   the user said in other words: "Read Makefile: lint: ruff check" and "we lint with ruff"), and the
   statement keeps the place whichever ranked higher: what someone stated outranks what a tool
@@ -37,7 +42,7 @@ for more. Pure: vectors come in as arguments.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import msgspec
 import numpy as np
@@ -192,11 +197,7 @@ def restated_count(payload: Mapping[str, object]) -> int:
 def _represents(lower: Candidate, higher: Candidate) -> bool:
     """Whether ``lower`` takes ``higher``'s place rather than giving way: of an insight and a memory
     it was drawn from, the memory when someone stated it and the insight when a tool observed it;
-    a statement over an observation of the same fact (what someone stated outranks it); of two
-    statements of one fact, the one stated more often (a cycle's canonical memory, holding the
-    restatements it merged, over a wording the cycle could not tell was the same fact) when its
-    latest statement is no older than the other's (a later wording may be an amendment no cycle
-    caught: which one is current is ``currency``'s to say)."""
+    a statement over an observation of the same fact (what someone stated outranks it)."""
     kind, lower_kind = higher.payload.get("type"), lower.payload.get("type")
     if kind == "insight":
         drawn = stands_for(lower.memory_id, lower.payload) & evidence_of(higher.payload)
@@ -205,10 +206,17 @@ def _represents(lower: Candidate, higher: Candidate) -> bool:
         return kind in _OBSERVED and bool(
             stands_for(higher.memory_id, higher.payload) & evidence_of(lower.payload)
         )
-    if kind in _STATED and lower_kind in _STATED:  # stated again since the other was said: current
-        stated_since = stated_at(lower.payload, 0.0) >= stated_at(higher.payload, 0.0)
-        return stated_since and restated_count(lower.payload) > restated_count(higher.payload)
     return kind in _OBSERVED and lower_kind in _STATED
+
+
+def _leads(lower: Candidate, higher: Candidate) -> bool:
+    """Whether ``lower``, a statement of the fact ``higher`` states too, is its canonical wording: stated
+    more often (a cycle merged restatements into it) and stated again since ``higher`` was said (a
+    later wording may be an amendment no cycle caught: which one is current is ``currency``'s)."""
+    if higher.payload.get("type") not in _STATED or lower.payload.get("type") not in _STATED:
+        return False
+    stated_since = stated_at(lower.payload, 0.0) >= stated_at(higher.payload, 0.0)
+    return stated_since and restated_count(lower.payload) > restated_count(higher.payload)
 
 
 def one_per_fact(
@@ -217,13 +225,19 @@ def one_per_fact(
     threshold: float,
     window: int,
     observed: float | None = None,
+    lead_margin: float = 0.0,
+    relevance: Callable[[ScoreParts], float] | None = None,
 ) -> Ranked:
     """The top ``window`` with each hit that restates a higher kept hit moved below the kept ones; an
-    insight's evidence takes the insight's place when it ranks below it. ``observed``: the threshold
-    for an observation under a statement (default ``threshold``). ``threshold`` 0: unchanged."""
+    insight's evidence takes the insight's place when it ranks below it, and so does a fact's
+    canonical wording when its ``relevance`` (default: its total) is at least ``lead_margin`` of the
+    higher hit's (``_leads``).
+    ``observed``: the threshold for an observation under a statement (default ``threshold``).
+    ``threshold`` 0: unchanged."""
     if threshold <= 0 or not ranked:
         return list(ranked)
     state = _Window(ranked[:window], vectors)
+    answer = relevance or (lambda parts: parts.total)
     moved: Ranked = []
     for item in ranked[:window]:
         candidate = item[0]
@@ -233,7 +247,8 @@ def one_per_fact(
             state.keep(item)
             continue
         holder = state.kept[place]
-        if _represents(candidate, holder[0]):
+        leads = _leads(candidate, holder[0]) and answer(item[1]) >= lead_margin * answer(holder[1])
+        if leads or _represents(candidate, holder[0]):
             state.keep((candidate, msgspec.structs.replace(item[1], total=holder[1].total)), place)
             item = holder  # the statement takes the place of the insight drawn from it, or of an observation
             # ... and a lesson drawn from it that kept another place gives way too (one fact, one place)

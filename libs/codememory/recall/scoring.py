@@ -54,7 +54,8 @@ class Weights:
     topic_cap: float = 2
     topic_similarity: float = 0.4
     topic_similarity_derived: float = 0.25  # the same for a pair with an observation or an insight
-    # a topic's more often stated hit leads it only when its total is at least this share of the first's
+    # a topic's (or a fact's: ``restated``) more often stated hit leads it only when its total is at
+    # least this share of the first's
     topic_lead_margin: float = 0.8
 
 
@@ -135,6 +136,11 @@ def author_named(payload: Mapping[str, object], mentioned: frozenset[str]) -> fl
     if not mentioned or not isinstance(user, str) or not user:
         return 0.0
     return 0.0 if mentioned.isdisjoint(_name_words(user)) else 1.0
+
+
+def relevance(parts: ScoreParts, weights: Weights) -> float:
+    """How well a memory matches the query's meaning and words (not its age, importance or scope)."""
+    return weights.dense * parts.dense + weights.lexical * parts.lexical
 
 
 def stated_at(payload: Mapping[str, object], now: float) -> float:
