@@ -54,8 +54,8 @@ class Weights:
     topic_cap: float = 2
     topic_similarity: float = 0.4
     topic_similarity_derived: float = 0.25  # the same for a pair with an observation or an insight
-    # a topic's (or a fact's: ``restated``) more often stated hit leads it only when its total is at
-    # least this share of the first's
+    # a topic's more often stated hit leads it only when its total is at least this share of the
+    # first's; a fact's (``restated``), when its relevance is
     topic_lead_margin: float = 0.8
 
 

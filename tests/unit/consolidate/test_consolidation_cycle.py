@@ -196,3 +196,8 @@ def test_a_rule_restated_lately_does_not_decay_from_its_first_statement() -> Non
         a.memory_id for _, e in later.events if isinstance(e, ImportanceDecayed) for a in e.adjustments
     }
     assert merged.canonical_id not in decayed  # 21 days since its restatement: less than a step
+    (restatement,) = merged.merged_ids
+    assert view.tenant("t").memories[merged.canonical_id].last_stated > 0
+    log.add(MemoriesUnmerged(canonical_id=merged.canonical_id, memory_ids=(restatement,), reason="no"))
+    view.apply_batch(log.records)
+    assert view.tenant("t").memories[merged.canonical_id].last_stated == 0.0  # stated once again

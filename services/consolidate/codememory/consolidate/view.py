@@ -82,6 +82,13 @@ class Remembered:
     kind: str = ""  # the tool kind of an observation (read, search, edit ...)
 
 
+def _last_stated(memories: dict[str, Remembered], canonical_id: str) -> float:
+    """The latest time of the restatements still merged into ``canonical_id`` (0 for none): after a
+    merge is taken back (rare: a person's), the rest of the restatements say when it was last stated."""
+    merged = (m for m in memories.values() if m.merged_into == canonical_id and m.state == "merged")
+    return max((m.created_at for m in merged), default=0.0)
+
+
 def _standing(memories: dict[str, Remembered], memory_id: str) -> Standing | None:
     m = memories.get(memory_id)
     return None if m is None else (m.state, m.merged_into)
@@ -218,6 +225,7 @@ class ConsolidationView(InMemoryPosition):
                         m.state, m.merged_into = "active", ""
                         if (c := memories.get(event.canonical_id)) is not None:
                             c.restated = max(1, c.restated - 1)
+                            c.last_stated = _last_stated(memories, c.memory_id)
             case MemorySuperseded() if m := memories.get(event.memory_id):
                 m.state = "superseded"
             case MemoriesArchived():
