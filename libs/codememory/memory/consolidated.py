@@ -10,7 +10,8 @@ a person's merge and a cycle's are both checked when they are made, and can race
 first one LOG holds keeps it, the later one leaves it out of its sources, and a replay folds them the
 same way. Each point keeps a short ``history`` of what changed it (``codememory
 history ID`` shows it) and the links both ways: ``merged_into`` / ``sources``, ``superseded_by`` /
-``supersedes``.
+``supersedes``. A canonical memory keeps when it was last stated (``last_stated``, the latest of its
+sources), so recall reads one number rather than walking its sources.
 """
 
 from __future__ import annotations
@@ -97,6 +98,13 @@ def with_history(payload: dict[str, Any], seq: int, envelope: Envelope, **detail
     payload["history"] = history[-HISTORY_LIMIT:]
 
 
+def _last_stated(sources: list[Any]) -> float:
+    """The latest time of the restatements merged into a memory (0: none): recall's recency counts
+    from it (``recall.scoring.stated_at``), as the consolidate view's decay does."""
+    times = (s.get("created_at") for s in sources if isinstance(s, dict))
+    return max((float(t) for t in times if isinstance(t, int | float)), default=0.0)
+
+
 def _takes(event: MemoriesMerged, target: str, taken: tuple[str, ...]) -> bool:
     """Whether a merge that takes ``taken`` changes ``target``: the canonical memory when it takes any."""
     return bool(taken) and (target == event.canonical_id or target in taken)
@@ -126,6 +134,8 @@ def fold_consolidation(
             ]
             out["sources"] = [*out.get("sources", ()), *added]
             out["restated"] = 1 + len(out["sources"])
+            if added:
+                out["last_stated"] = _last_stated(out["sources"])
             if event.importance is not None:
                 out["importance"] = max(float(out.get("importance", 0.5)), float(event.importance))
             with_history(out, seq, envelope, merged=len(added), reason=event.reason)
@@ -139,6 +149,7 @@ def fold_consolidation(
             ]
             out["sources"] = sources
             out["restated"] = 1 + len(sources)
+            out["last_stated"] = _last_stated(sources)
             with_history(out, seq, envelope, unmerged=len(gone), reason=event.reason)
         case MemoriesUnmerged() if out.get("merged_into") == event.canonical_id:
             out.pop("merged_into", None)

@@ -225,13 +225,13 @@ def one_per_fact(
     threshold: float,
     window: int,
     observed: float | None = None,
-    lead_margin: float = 0.0,
+    lead_margin: float | None = None,
     relevance: Callable[[ScoreParts], float] | None = None,
 ) -> Ranked:
     """The top ``window`` with each hit that restates a higher kept hit moved below the kept ones; an
     insight's evidence takes the insight's place when it ranks below it, and so does a fact's
     canonical wording when its ``relevance`` (default: its total) is at least ``lead_margin`` of the
-    higher hit's (``_leads``).
+    higher hit's (``_leads``; None: never). Hits that gave way follow in their order.
     ``observed``: the threshold for an observation under a statement (default ``threshold``).
     ``threshold`` 0: unchanged."""
     if threshold <= 0 or not ranked:
@@ -247,7 +247,8 @@ def one_per_fact(
             state.keep(item)
             continue
         holder = state.kept[place]
-        leads = _leads(candidate, holder[0]) and answer(item[1]) >= lead_margin * answer(holder[1])
+        leads = lead_margin is not None and _leads(candidate, holder[0])
+        leads = leads and answer(item[1]) >= (lead_margin or 0.0) * answer(holder[1])
         if leads or _represents(candidate, holder[0]):
             state.keep((candidate, msgspec.structs.replace(item[1], total=holder[1].total)), place)
             item = holder  # the statement takes the place of the insight drawn from it, or of an observation
@@ -256,6 +257,8 @@ def one_per_fact(
         moved.append(item)
     if not moved:
         return list(ranked)
+    rank = {c.memory_id: n for n, (c, _) in enumerate(ranked[:window])}
+    moved.sort(key=lambda one: rank[one[0].memory_id])  # a holder gave way when it lost its place
     return give_way(state.kept, moved, ranked[window:])
 
 

@@ -55,7 +55,8 @@ class Weights:
     topic_similarity: float = 0.4
     topic_similarity_derived: float = 0.25  # the same for a pair with an observation or an insight
     # a topic's more often stated hit leads it only when its total is at least this share of the
-    # first's; a fact's (``restated``), when its relevance is
+    # first's (``crowding``); a fact's canonical wording takes a restatement's place only when its
+    # relevance, dense and BM25 parts, is at least this share of the other's (``restated``)
     topic_lead_margin: float = 0.8
 
 
@@ -145,13 +146,10 @@ def relevance(parts: ScoreParts, weights: Weights) -> float:
 
 def stated_at(payload: Mapping[str, object], now: float) -> float:
     """When a memory's fact was last stated: its own time, or the latest restatement a cycle merged
-    into it (``sources``). A convention restated yesterday is current, however old its best wording."""
-    latest = _as_float(payload.get("created_at"), now)
-    sources = payload.get("sources")
-    for source in sources if isinstance(sources, list) else ():
-        if isinstance(source, Mapping):
-            latest = max(latest, _as_float(source.get("created_at"), latest))
-    return latest
+    into it (``last_stated``, kept by the projection's fold of merges). A convention restated
+    yesterday is current, however old its best wording."""
+    created = _as_float(payload.get("created_at"), now)
+    return max(created, _as_float(payload.get("last_stated"), created))
 
 
 def recency(created_at: float, now: float, half_life_days: float) -> float:

@@ -176,6 +176,7 @@ def test_a_rule_restated_lately_does_not_decay_from_its_first_statement() -> Non
     log.clock -= 200 * DAY
     first = log.stored("We lint with ruff, not flake8.", unit(0, 1), kind="prompt", session="a")
     lone = log.stored("Use 4 spaces for indentation in Python files.", unit(1), session="a")
+    early = log.stored("We lint with ruff and never flake8.", unit(0.05, 1), kind="note", session="c")
     log.clock += 199 * DAY
     again = log.stored("Lint with ruff and not flake8.", unit(0.15, 0.99), kind="note", session="b")
     view = ConsolidationView()
@@ -183,11 +184,12 @@ def test_a_rule_restated_lately_does_not_decay_from_its_first_statement() -> Non
     now = log.clock + DAY
     cycle = run_cycle(view.tenant("t"), "t", POLICY, now=now, up_to_seq=view.last_seq)
     (merged,) = [e for _, e in cycle.events if isinstance(e, MemoriesMerged)]
-    assert {merged.canonical_id, *merged.merged_ids} == {first, again}
+    assert {merged.canonical_id, *merged.merged_ids} == {first, early, again}
     decayed = {
         a.memory_id for _, e in cycle.events if isinstance(e, ImportanceDecayed) for a in e.adjustments
     }
-    assert lone in decayed and merged.canonical_id not in decayed and again not in decayed
+    assert lone in decayed and merged.canonical_id not in decayed
+    assert early not in decayed  # merged by this cycle: it leaves recall, nothing to decay
     for event_id, event in cycle.events:
         log.add(event, event_id=event_id)
     view.apply_batch(log.records)
@@ -196,8 +198,10 @@ def test_a_rule_restated_lately_does_not_decay_from_its_first_statement() -> Non
         a.memory_id for _, e in later.events if isinstance(e, ImportanceDecayed) for a in e.adjustments
     }
     assert merged.canonical_id not in decayed  # 21 days since its restatement: less than a step
-    (restatement,) = merged.merged_ids
-    assert view.tenant("t").memories[merged.canonical_id].last_stated > 0
-    log.add(MemoriesUnmerged(canonical_id=merged.canonical_id, memory_ids=(restatement,), reason="no"))
+    memories = view.tenant("t").memories
+    canonical = memories[merged.canonical_id]
+    latest, *rest = sorted(merged.merged_ids, key=lambda m: -memories[m].created_at)
+    assert latest == again and canonical.last_stated == memories[again].created_at
+    log.add(MemoriesUnmerged(canonical_id=merged.canonical_id, memory_ids=(again,), reason="no"))
     view.apply_batch(log.records)
-    assert view.tenant("t").memories[merged.canonical_id].last_stated == 0.0  # stated once again
+    assert canonical.last_stated == memories[rest[0]].created_at  # what stays merged says it

@@ -48,7 +48,7 @@ def _history() -> list[tuple[int, Envelope]]:
         MemoriesMerged(
             canonical_id=D,
             merged_ids=(C,),
-            sources=(MemorySource(memory_id=C, session_id="s"),),
+            sources=(MemorySource(memory_id=C, session_id="s", created_at=456.0),),
             importance=0.9,
         ),
         MemoriesLinked(links=(MemoryLinks(memory_id=B, neighbours=(D,), code=("setup.cfg",)),)),
@@ -69,7 +69,7 @@ def test_consolidation_events_link_memories_both_ways(tmp_path: Path) -> None:
     assert p[B]["supersedes"] == [A] and p[B]["links"] == [D] and p[B]["code_links"] == ["setup.cfg"]
     assert p[A]["superseded_by"] == B and p[A]["superseded_at"] == 123.0 and p[A]["state"] == "archived"
     assert p[C]["state"] == "merged" and p[C]["merged_into"] == D
-    assert p[D]["restated"] == 2 and p[D]["importance"] == 0.9
+    assert p[D]["restated"] == 2 and p[D]["importance"] == 0.9 and p[D]["last_stated"] == 456.0
     assert [s["memory_id"] for s in p[D]["sources"]] == [C]  # type: ignore[attr-defined]
     assert p[B]["importance"] == 0.2
     events = [e["event"] for e in p[A]["history"]]  # type: ignore[attr-defined]
@@ -95,7 +95,7 @@ def test_an_unmerge_makes_the_restatement_active_again_and_leaves_the_sources(tm
     projection.apply_batch([*history, (len(history) + 1, _env(unmerged))])
     p = _payloads(projection)
     assert p[C]["state"] == "active" and "merged_into" not in p[C]
-    assert p[D]["restated"] == 1 and p[D]["sources"] == []
+    assert p[D]["restated"] == 1 and p[D]["sources"] == [] and p[D]["last_stated"] == 0.0
     assert p[C]["history"][-1]["reason"] == "not the same rule"  # type: ignore[index]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 from rankedkit import hit, order, plane_vectors  # type: ignore[import-not-found]
 
 from codememory.recall.restated import one_per_fact, same_fact, window_ids
@@ -184,14 +185,14 @@ def test_a_canonical_statement_nearly_as_good_takes_the_place_of_a_wording_said_
     other = hit("other", "commit messages follow conventional commits", 0.8)
     canonical = hit("canonical", "use seed 42, we compare runs across people", 0.7)
     wording[0].payload["created_at"] = 10 * day
-    canonical[0].payload.update(created_at=1 * day, restated=4, sources=[{"created_at": 20 * day}])
+    canonical[0].payload.update(created_at=1 * day, restated=4, last_stated=20 * day)
     vectors = plane_vectors(wording=0.0, other=2.0, canonical=0.8)  # cos 0.70
     out = one_per_fact([wording, other, canonical], vectors, 0.5, 20, lead_margin=0.75)
     assert order(out) == ["canonical", "other", "wording"] and out[0][1].total == 0.9
     # an exception the query names answers far better than the rule it looks like: it keeps its place
     below = one_per_fact([wording, other, canonical], vectors, 0.5, 20, lead_margin=0.8)
     assert order(below) == ["wording", "other", "canonical"]
-    canonical[0].payload["sources"] = [{"created_at": 5 * day}]  # restated last before the wording
+    canonical[0].payload["last_stated"] = 5 * day  # restated last before the wording
     kept = one_per_fact([wording, other, canonical], vectors, 0.5, 20, lead_margin=0.75)
     assert order(kept) == ["wording", "other", "canonical"]
 
@@ -218,4 +219,28 @@ def test_a_statement_taking_an_observations_place_takes_its_lessons_out_of_their
     ]
     vectors = plane_vectors(seen=0.0, lesson=1.2, other=2.8, canon=0.9)  # canon~seen 0.62, lesson apart
     out = one_per_fact(ranked, vectors, 0.5, 20, 0.45)
-    assert order(out) == ["canon", "other", "lesson", "seen"] and out[0][1].total == 0.9
+    assert (
+        order(out) == ["canon", "other", "seen", "lesson"] and out[0][1].total == 0.9
+    )  # gave way in rank order
+
+
+def test_the_canonical_wording_leads_by_relevance_not_by_recency_and_only_when_stated_more_often() -> None:
+    """The lead compares how well each answers the query (``relevance``), not totals a recent
+    restatement lifts; equal counts, or no margin given, never lead."""
+    exception = hit("exception", "the reporting export writes timestamps in local time", 0.9)
+    rule = hit("rule", "timestamps go into the DB as UTC, always timezone-aware", 0.85)
+    rule[0].payload.update(restated=5)
+    rule = (rule[0], msgspec.structs.replace(rule[1], dense=0.5))  # relevance 0.5 against 0.9
+    vectors = plane_vectors(exception=0.0, rule=0.5)
+    by_dense = lambda parts: parts.dense  # noqa: E731
+    assert order(one_per_fact([exception, rule], vectors, 0.5, 20, None, 0.8, by_dense)) == [
+        "exception",
+        "rule",
+    ]
+    assert order(one_per_fact([exception, rule], vectors, 0.5, 20, None, 0.8)) == [
+        "rule",
+        "exception",
+    ]  # totals
+    assert order(one_per_fact([exception, rule], vectors, 0.5, 20)) == ["exception", "rule"]  # no margin: off
+    rule[0].payload["restated"] = 1
+    assert order(one_per_fact([exception, rule], vectors, 0.5, 20, None, 0.8)) == ["exception", "rule"]

@@ -42,18 +42,15 @@ def test_newer_wins_a_tie() -> None:
 
 
 def test_a_fact_restated_lately_is_as_recent_as_its_latest_restatement() -> None:
-    """A canonical memory's recency is when its fact was last stated (the restatements a cycle merged
-    into it), not when its best wording was first written."""
-    sources = [
-        {"memory_id": "r1", "created_at": NOW - 90 * DAY},
-        {"memory_id": "r2", "created_at": NOW - DAY},
-    ]
-    canonical = _c("canonical", 0.5, 1.0, created_at=NOW - 120 * DAY, sources=sources, restated=3)
+    """A canonical memory's recency is when its fact was last stated (the latest restatement a cycle
+    merged into it, ``last_stated``), not when its best wording was first written."""
+    canonical = _c("canonical", 0.5, 1.0, created_at=NOW - 120 * DAY, last_stated=NOW - DAY, restated=3)
     lone = _c("lone", 0.5, 1.0, created_at=NOW - 10 * DAY)
     ranked = score([lone, canonical], Weights(), ScopeHint(), NOW)
     assert [c.memory_id for c, _ in ranked] == ["canonical", "lone"]
     assert ranked[0][1].recency == recency(NOW - DAY, NOW, Weights().recency_half_life_days)
-    assert stated_at({"created_at": NOW - DAY, "sources": [{"created_at": "bad"}, "bad"]}, NOW) == NOW - DAY
+    assert stated_at({"created_at": NOW - DAY, "last_stated": "bad"}, NOW) == NOW - DAY
+    assert stated_at({"created_at": NOW - DAY, "last_stated": 0.0}, NOW) == NOW - DAY  # unmerged: none
 
 
 def test_scope_match_counts_repo_branch_and_paths() -> None:

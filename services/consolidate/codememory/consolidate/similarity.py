@@ -15,6 +15,8 @@ import numpy as np
 from codememory.consolidate.view import Remembered
 
 CROWDED = 8  # passing pairs per place in a block past which its rows' best are selected first
+SLACK = 1e-6  # how far below the threshold a block product may put a pair whose exact sum passes
+PAIRS_PER_SUM = 8192  # pairs summed at once (each side copied as float64: about 25 MB at 384 dimensions)
 
 
 @dataclass(frozen=True)
@@ -35,13 +37,18 @@ def matrix(memories: Sequence[Remembered]) -> np.ndarray:
     return np.stack(vectors).astype(np.float32, copy=False)  # type: ignore[arg-type]
 
 
-def pair_similarities(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row i of ``a`` with row i of ``b``, each pair summed the same way wherever its rows lie. A block
-    product does not: BLAS takes a column at the block's edge along another path, so one vector
-    stored twice came out 4e-8 apart from itself (on one machine and not another), and the order of
-    equal neighbours, which two replicas must agree on, changed with the hardware."""
-    summed: np.ndarray = np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64))
-    return summed
+def pair_similarities(a: np.ndarray, at: np.ndarray, b: np.ndarray, of: np.ndarray) -> np.ndarray:
+    """Row ``at[k]`` of ``a`` with row ``of[k]`` of ``b`` for each k, each pair summed the same way
+    wherever its rows lie. A block product does not: BLAS takes a column at the block's edge along
+    another path, so one vector stored twice came out 4e-8 apart from itself (on one machine and not
+    another), and the order of equal neighbours, which two replicas must agree on, changed with the
+    hardware. In slices of ``PAIRS_PER_SUM`` pairs, so a crowded block copies little at a time."""
+    out = np.empty(len(at), dtype=np.float64)
+    for start in range(0, len(at), PAIRS_PER_SUM):
+        end = start + PAIRS_PER_SUM
+        left, right = a[at[start:end]].astype(np.float64), b[of[start:end]].astype(np.float64)
+        out[start:end] = np.einsum("ij,ij->i", left, right)
+    return out
 
 
 def similar_pairs(
@@ -69,7 +76,7 @@ def similar_pairs(
         rows = new[start : start + chunk]
         mine = matrix(rows)
         sims = mine @ others.T
-        over = sims >= threshold
+        over = sims >= threshold - SLACK  # the exact sums below decide
         if np.count_nonzero(over) > CROWDED * count * len(rows):  # a low threshold: rows pass whole
             best = np.argpartition(-sims, count - 1, axis=1)[:, :count]  # (equal ones at the cut: any)
             kept_best = np.zeros_like(over)
@@ -78,7 +85,9 @@ def similar_pairs(
         at, of = np.nonzero(over)
         if not len(at):
             continue
-        values = pair_similarities(mine[at], others[of])
+        values = pair_similarities(mine, at, others, of)
+        passing = values >= threshold
+        at, of, values = at[passing], of[passing], values[passing]
         order = np.lexsort((of, -values, at))  # by row, then best first, then by place in the group
         at, of, values = at[order], of[order], values[order]
         place = np.arange(len(at)) - np.searchsorted(at, at)  # rank within its row

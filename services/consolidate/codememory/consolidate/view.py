@@ -225,7 +225,8 @@ class ConsolidationView(InMemoryPosition):
                         m.state, m.merged_into = "active", ""
                         if (c := memories.get(event.canonical_id)) is not None:
                             c.restated = max(1, c.restated - 1)
-                            c.last_stated = _last_stated(memories, c.memory_id)
+                if (c := memories.get(event.canonical_id)) is not None:
+                    c.last_stated = _last_stated(memories, c.memory_id)
             case MemorySuperseded() if m := memories.get(event.memory_id):
                 m.state = "superseded"
             case MemoriesArchived():
