@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
 import msgspec
 
@@ -174,24 +175,13 @@ class Recaller:
         points = {known.get(mid) or point_id(tenant, mid): mid for mid in ids}
         read = self._index.dense_vectors(list(points))  # the dense vectors alone (cached when wrapped)
         vectors = unit_vectors([(points[p], dense) for p, dense in read.items()])
-        weights = self.weights
+        w = self.weights
+        answer = partial(relevance, weights=w)  # how well a hit answers the query (the lead's test)
         ranked = one_per_fact(
-            ranked,
-            vectors,
-            weights.restated,
-            window,
-            weights.restated_observed,
-            weights.topic_lead_margin,
-            lambda parts: relevance(parts, weights),
+            ranked, vectors, w.restated, window, w.restated_observed, w.topic_lead_margin, answer
         )
         return crowd_topics(
-            ranked,
-            vectors,
-            weights.topic_similarity,
-            cap,
-            window,
-            weights.topic_similarity_derived,
-            weights.topic_lead_margin,
+            ranked, vectors, w.topic_similarity, cap, window, w.topic_similarity_derived, w.topic_lead_margin
         )
 
     def _candidates_for(
