@@ -70,10 +70,6 @@ def _merge_events(out: CycleOutput, tenant: str, merges: list[Merge], policy: Co
         out.add(
             deterministic_id(tenant, "merged", merge.canonical.memory_id, *ids), event, "merged", len(ids)
         )
-        latest = max(m.created_at for m in merge.merged)
-        canonical_id = merge.canonical.memory_id
-        out.stated_again[canonical_id] = max(latest, out.stated_again.get(canonical_id, 0.0))
-        out.merged_now.update(ids)
 
 
 def _repo_events(
@@ -161,8 +157,16 @@ def _convention(canonical: Remembered, superseded_now: set[str], policy: Consoli
 def _decay_events(
     out: CycleOutput, view: TenantView, tenant: str, now: float, policy: ConsolidationPolicy
 ) -> None:
-    everything = [m for m in view.memories.values() if m.memory_id not in out.merged_now]
-    moved = adjustments(everything, now, view.files, policy, out.stated_again)
+    # what this cycle merged, which the view folds only after it: the merged leave recall (nothing to
+    # decay), and each canonical memory was stated again at its latest source's time
+    merges = [e for _, e in out.events if isinstance(e, MemoriesMerged)]
+    gone = {memory_id for merge in merges for memory_id in merge.merged_ids}
+    stated_again: dict[str, float] = {}
+    for merge in merges:
+        latest = max(source.created_at for source in merge.sources)
+        stated_again[merge.canonical_id] = max(latest, stated_again.get(merge.canonical_id, 0.0))
+    everything = [m for m in view.memories.values() if m.memory_id not in gone]
+    moved = adjustments(everything, now, view.files, policy, stated_again)
     for start in range(0, len(moved), CHUNK):
         chunk = tuple(
             ImportanceAdjustment(memory_id=k, importance=v) for k, v in moved[start : start + CHUNK]

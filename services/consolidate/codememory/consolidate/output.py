@@ -20,10 +20,6 @@ class CycleOutput:
     cycle_id: str
     events: list[tuple[str, Event]] = field(default_factory=list)  # (event id, event)
     counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    # canonical id -> the latest restatement this cycle merged into it (decay counts from it), and
-    # the memories it merged (they leave recall: nothing to decay)
-    stated_again: dict[str, float] = field(default_factory=dict)
-    merged_now: set[str] = field(default_factory=set)
 
     def add(self, event_id: str, event: Event, count: str = "", n: int = 1) -> None:
         self.events.append((event_id, event))
